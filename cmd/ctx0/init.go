@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newInitCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "init [DIR]",
+		Short: "Create a vault, or add ctx0 to an existing git repository",
+		Long: `Create a vault in DIR (default: the vault folder, see ctx0 --help): the git
+repository if there is none, .ctx0/config.yaml, .gitignore, .gitattributes,
+CONTEXT.md, me.md and the standard folders, in one commit. In an existing git
+repository, existing files and history are left as they are.`,
+		Example: `  ctx0 init ~/notes
+  cd my-repo && ctx0 init .`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := a.dir()
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			v, c, err := vault.Init(cmd.Context(), dir, vault.WithClock(a.now))
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
+			}
+			a.note("Initialized ctx0 vault in %s", v.Root())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the vault and its first commit as JSON")
+	return cmd
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// app is what every command shares: the streams, the environment, the clock
+// and the --vault flag.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	now            func() time.Time
+	vaultDir       string
+}
+
+// usageError is a mistake in how a command was called: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// run executes one command line and returns the exit code. Ctrl-C cancels
+// the command's context, so long work stops cleanly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
+	if s := os.Getenv("CTX0_NOW"); s != "" {
+		// A fixed clock, for reproducible runs such as tests and demos.
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			fmt.Fprintf(stderr, "ctx0: CTX0_NOW=%q: want an RFC 3339 time such as 2026-01-28T10:00:00Z\n", s)
+			return exitUsage
+		}
+		a.now = func() time.Time { return t }
+	}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "ctx0: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ctx0",
+		Short: "A long-term memory for AI agents: markdown entries in a git vault",
+		Long: `ctx0 keeps an AI agent's long-term memory as a vault: a folder of markdown
+files with YAML frontmatter, versioned in git, that agents read with plain file
+tools and people browse in an editor such as Obsidian.
+
+The vault is --vault DIR, else $CTX0_VAULT, else the nearest folder upwards
+holding .ctx0/, else ~/.ctx0/vault.`,
+		Example: `  ctx0 init ~/notes
+  ctx0 remember "Sarah prefers email over calls" --tags contact
+  ctx0 add contacts/sarah-chen --type contact --alias Sarah --body "Partner at Example Ventures."
+  ctx0 show sarah`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&a.vaultDir, "vault", "", "the vault folder")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+	})
+	root.AddCommand(
+		a.newInitCmd(),
+		a.newQuickstartCmd(),
+		a.newAddCmd(),
+		a.newRememberCmd(),
+		a.newWriteCmd(),
+		a.newSetCmd(),
+		a.newAliasCmd(),
+		a.newRenameCmd(),
+		a.newRmCmd(),
+		a.newSupersedeCmd(),
+		a.newShowCmd(),
+		a.newListCmd(),
+		a.newHistoryCmd(),
+		a.newLogCmd(),
+	)
+	return root
+}
+
+// args checks the positional arguments as a usage error, naming the command.
+func args(n int, names string) cobra.PositionalArgs {
+	return func(c *cobra.Command, got []string) error {
+		if len(got) != n {
+			return usagef("%s takes %s (see %s --help)", c.CommandPath(), names, c.CommandPath())
+		}
+		return nil
+	}
+}
+
+// dir is the vault folder this invocation uses.
+func (a *app) dir() string {
+	cwd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	return vault.Locate(a.vaultDir, a.getenv("CTX0_VAULT"), cwd, home)
+}
+
+// open opens the vault this invocation uses.
+func (a *app) open(ctx context.Context) (*vault.Vault, error) {
+	return vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+}
+
+// printJSON writes v as indented JSON on stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// readBody reads an entry body from stdin.
+func (a *app) readBody() (string, error) {
+	data, err := io.ReadAll(a.stdin)
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return string(data), nil
+}
+
+// splitList reads a comma-separated flag value.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// note prints a message for people on stderr.
+func (a *app) note(format string, args ...any) {
+	fmt.Fprintf(a.stderr, format+"\n", args...)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite the scripts' expected files (cmp) from the actual output")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ctx0": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: ctx0 commands
+// against temporary vaults, checked with the real git binary.
+func TestScripts(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the scripts check vaults with the git binary, which is not installed")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		UpdateScripts:       *update,
+		Setup: func(env *testscript.Env) error {
+			// A home of the test's own, so ~/.ctx0/vault and git's global
+			// config never touch the developer's.
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			env.Setenv("CTX0_NOW", "2026-01-28T10:00:00Z")
+			env.Setenv("NOW", "2026-01-28T10:00:00Z")
+			env.Setenv("GIT_AUTHOR_NAME", "Test Person")
+			env.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
+			env.Setenv("GIT_COMMITTER_NAME", "Test Person")
+			env.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
+			return nil
+		},
+	})
+}

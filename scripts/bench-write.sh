@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Whole-process write benchmark: `ctx0 remember` against the git binary's
+# `git add FILE && git commit` on twin synthetic vaults of N entries, in the
+# same run, alternating so machine noise hits both alike. Prints medians.
+#
+#   scripts/bench-write.sh [N] [RUNS]      (defaults: 10000 entries, 30 runs)
+set -euo pipefail
+n=${1:-10000}
+runs=${2:-30}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+go build -o "$work/ctx0" "$root/cmd/ctx0"
+go run "$root/scripts/genvault" -n "$n" "$work/ctx0-vault"
+cp -r "$work/ctx0-vault" "$work/git-vault"
+# Warm both vaults once (the index, git's stat cache), as a user's would be.
+"$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
+git -C "$work/git-vault" status --porcelain >/dev/null
+
+now_ns() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+: >"$work/ctx0.t"
+: >"$work/git.t"
+for i in $(seq 1 "$runs"); do
+	text="Benchmark memory number $i: the deploy key for staging $RANDOM lives in the vault."
+	t0=$(now_ns)
+	"$work/ctx0" --vault "$work/ctx0-vault" remember "$text" >/dev/null
+	t1=$(now_ns)
+	echo $(((t1 - t0) / 1000)) >>"$work/ctx0.t"
+
+	f="knowledge/bench-$i.md"
+	printf -- '---\ntitle: bench %s\ntype: fact\n---\n%s\n' "$i" "$text" >"$work/git-vault/$f"
+	t0=$(now_ns)
+	(cd "$work/git-vault" && git add "$f" && git -c user.name=b -c user.email=b@b commit -q -m "add $f")
+	t1=$(now_ns)
+	echo $(((t1 - t0) / 1000)) >>"$work/git.t"
+done
+
+c=$(median <"$work/ctx0.t")
+g=$(median <"$work/git.t")
+git -C "$work/ctx0-vault" fsck --strict >/dev/null 2>&1 && fsck=clean || fsck=FAILED
+printf 'entries=%s runs=%s\n' "$n" "$runs"
+printf 'ctx0 remember           median %6.1f ms\n' "$(echo "$c/1000" | bc -l)"
+printf 'git add && git commit   median %6.1f ms\n' "$(echo "$g/1000" | bc -l)"
+printf 'ratio ctx0/git          %6.2f\n' "$(echo "$c/$g" | bc -l)"
+printf 'git fsck of the ctx0 vault: %s; git status: %s\n' "$fsck" "$(git -C "$work/ctx0-vault" status --porcelain | wc -l) lines"

@@ -1,0 +1,419 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctx0/ctx0/vault/gitindex"
+)
+
+// A change is one file that a write puts in the vault or takes out of it.
+type change struct {
+	path string // slash-separated, relative to the vault root
+	data []byte // nil removes the file
+}
+
+// Commit describes a commit ctx0 made.
+type Commit struct {
+	Hash    string   `json:"commit"`
+	Message string   `json:"message"`
+	Paths   []string `json:"paths"`
+}
+
+// errRefMoved means another writer (a person's git commit) moved the branch
+// between our read and our update.
+var errRefMoved = errors.New("branch moved")
+
+// apply is the write path: every ctx0 change to the vault goes through it.
+// Under the vault lock it writes the files atomically, stores their blobs,
+// builds new trees only along the changed paths from HEAD's tree (so the
+// person's unrelated, uncommitted edits are never swept in, and the cost does
+// not grow with the vault), writes the commit, moves the branch with a
+// compare-and-swap, and stages the changed paths in .git/index so that `git
+// status` stays clean.
+//
+// A crash between any two steps leaves the old commit or the new one; files
+// written before the crash show up as uncommitted edits, never as a broken
+// repository.
+func (v *Vault) apply(ctx context.Context, msg string, changes []change) (Commit, error) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return Commit{}, err
+	}
+	defer unlock()
+	return v.applyLocked(ctx, msg, changes)
+}
+
+func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (Commit, error) {
+	if err := ctx.Err(); err != nil {
+		return Commit{}, err
+	}
+	blobs := make(map[string]plumbing.Hash, len(changes))
+	for _, c := range changes {
+		if c.data == nil {
+			continue
+		}
+		h, err := v.storeBlob(c.data)
+		if err != nil {
+			return Commit{}, fmt.Errorf("store %s: %w", c.path, err)
+		}
+		blobs[c.path] = h
+	}
+	// Files go to disk before the commit exists: if we crash here, the next
+	// reader sees uncommitted edits, which ctx0 and git both handle.
+	updates := make([]gitindex.Update, 0, len(changes))
+	for _, c := range changes {
+		full := filepath.Join(v.root, filepath.FromSlash(c.path))
+		if c.data == nil {
+			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return Commit{}, fmt.Errorf("remove %s: %w", c.path, err)
+			}
+			removeEmptyDirs(v.root, filepath.Dir(full))
+			updates = append(updates, gitindex.Update{Path: c.path, Remove: true})
+			continue
+		}
+		if err := writeFileAtomic(full, c.data); err != nil {
+			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+		}
+		info, err := os.Lstat(full)
+		if err != nil {
+			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+		}
+		updates = append(updates, gitindex.Update{Path: c.path, Hash: blobs[c.path], Mode: filemode.Regular, Info: info})
+	}
+
+	var (
+		commit plumbing.Hash
+		err    error
+	)
+	for attempt := 0; ; attempt++ {
+		commit, err = v.commitOnHead(ctx, msg, changes, blobs)
+		if !errors.Is(err, errRefMoved) || attempt == 5 {
+			break
+		}
+	}
+	if err != nil {
+		return Commit{}, err
+	}
+	if err := gitindex.Apply(ctx, v.gitDir, updates); err != nil {
+		// The commit stands; only git's staging cache is behind, which `git
+		// status` shows as modified-but-identical files until the next refresh.
+		return Commit{}, err
+	}
+	paths := make([]string, len(changes))
+	for i, c := range changes {
+		paths[i] = c.path
+	}
+	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
+}
+
+// commitOnHead writes a commit whose tree is HEAD's with changes applied and
+// moves the branch to it if nobody else moved it meanwhile.
+func (v *Vault) commitOnHead(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
+	head, err := v.head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var baseTree plumbing.Hash
+	var parents []plumbing.Hash
+	if !head.hash.IsZero() {
+		c, err := object.GetCommit(v.repo.Storer, head.hash)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+		}
+		baseTree = c.TreeHash
+		parents = []plumbing.Hash{head.hash}
+	}
+	edits := make(map[string]plumbing.Hash, len(changes))
+	for _, c := range changes {
+		edits[c.path] = blobs[c.path] // zero hash: remove
+	}
+	tree, err := v.writeTree(ctx, baseTree, edits)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if tree.IsZero() { // a vault emptied of every file still needs a root tree
+		if tree, err = v.storeTree(nil); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	if tree == baseTree && len(parents) > 0 {
+		// Nothing changed in git's eyes (the files already held these
+		// bytes): no empty commit.
+		return head.hash, nil
+	}
+	now := v.now()
+	sig := object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: now}
+	c := &object.Commit{Author: sig, Committer: sig, Message: msg + "\n", TreeHash: tree, ParentHashes: parents}
+	obj := v.repo.Storer.NewEncodedObject()
+	if err := c.Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
+	}
+	hash, err := v.repo.Storer.SetEncodedObject(obj)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("store commit: %w", err)
+	}
+	if err := v.updateRef(ctx, head, hash, sig, msg); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return hash, nil
+}
+
+func (v *Vault) storeBlob(data []byte) (plumbing.Hash, error) {
+	obj := v.repo.Storer.NewEncodedObject()
+	obj.SetType(plumbing.BlobObject)
+	obj.SetSize(int64(len(data)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return v.repo.Storer.SetEncodedObject(obj)
+}
+
+// writeTree returns the hash of tree base with edits applied (path → blob,
+// zero hash to remove), writing only the trees on the edited paths. An
+// emptied subtree disappears, as in git.
+func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[string]plumbing.Hash) (plumbing.Hash, error) {
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var entries []object.TreeEntry
+	if !base.IsZero() {
+		t, err := object.GetTree(v.repo.Storer, base)
+		if err != nil {
+			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
+		}
+		entries = append(entries, t.Entries...)
+	}
+	index := make(map[string]int, len(entries))
+	for i, e := range entries {
+		index[e.Name] = i
+	}
+	sub := map[string]map[string]plumbing.Hash{}
+	for p, h := range edits {
+		if dir, rest, ok := strings.Cut(p, "/"); ok {
+			if sub[dir] == nil {
+				sub[dir] = map[string]plumbing.Hash{}
+			}
+			sub[dir][rest] = h
+			continue
+		}
+		if i, ok := index[p]; ok {
+			if h.IsZero() {
+				entries[i].Name = "" // dropped below
+			} else {
+				entries[i] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h}
+			}
+		} else if !h.IsZero() {
+			index[p] = len(entries)
+			entries = append(entries, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h})
+		}
+	}
+	for dir, subEdits := range sub {
+		var subBase plumbing.Hash
+		i, exists := index[dir]
+		if exists && entries[i].Mode == filemode.Dir {
+			subBase = entries[i].Hash
+		}
+		h, err := v.writeTree(ctx, subBase, subEdits)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		switch {
+		case h.IsZero() && exists:
+			entries[i].Name = ""
+		case h.IsZero():
+		case exists:
+			entries[i] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+		default:
+			index[dir] = len(entries)
+			entries = append(entries, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
+		}
+	}
+	kept := entries[:0]
+	for _, e := range entries {
+		if e.Name != "" {
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		return plumbing.ZeroHash, nil
+	}
+	sortTreeEntries(kept)
+	return v.storeTree(kept)
+}
+
+func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	obj := v.repo.Storer.NewEncodedObject()
+	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	}
+	return v.repo.Storer.SetEncodedObject(obj)
+}
+
+// sortTreeEntries orders entries the way git does: by name, with a folder
+// compared as if its name ended in "/".
+func sortTreeEntries(es []object.TreeEntry) {
+	key := func(e object.TreeEntry) string {
+		if e.Mode == filemode.Dir {
+			return e.Name + "/"
+		}
+		return e.Name
+	}
+	sort.Slice(es, func(i, j int) bool { return key(es[i]) < key(es[j]) })
+}
+
+// removeEmptyDirs removes dir and its parents up to (not including) root
+// while they are empty, as git does when a checkout empties a folder.
+func removeEmptyDirs(root, dir string) {
+	for dir != root && strings.HasPrefix(dir, root) {
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+// headState is what HEAD points at: a branch (possibly unborn) or, when
+// detached, HEAD itself.
+type headState struct {
+	ref  plumbing.ReferenceName
+	hash plumbing.Hash // zero on an unborn branch
+}
+
+func (v *Vault) head() (headState, error) {
+	raw, err := v.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil {
+		return headState{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	if raw.Type() == plumbing.HashReference {
+		return headState{ref: plumbing.HEAD, hash: raw.Hash()}, nil
+	}
+	target, err := v.repo.Storer.Reference(raw.Target())
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return headState{ref: raw.Target()}, nil
+	}
+	if err != nil {
+		return headState{}, fmt.Errorf("read %s: %w", raw.Target(), err)
+	}
+	return headState{ref: raw.Target(), hash: target.Hash()}, nil
+}
+
+// updateRef moves head.ref from head.hash to next the way git does, so that
+// ctx0 and a person's git commands exclude each other: take "<ref>.lock"
+// with O_EXCL, check the ref still holds the old value, write the new one
+// into the lock file, fsync, and rename it over the ref. go-git's own
+// CheckAndSetReference truncates the ref file in place under flock, which
+// git does not honour and which a crash can leave empty.
+func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Hash, who object.Signature, msg string) (err error) {
+	refPath := filepath.Join(v.gitDir, filepath.FromSlash(head.ref.String()))
+	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	lockPath := refPath + ".lock"
+	f, err := createLockFile(ctx, lockPath)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(lockPath)
+		}
+	}()
+	cur, err := v.head()
+	if err != nil {
+		return err
+	}
+	if cur.ref != head.ref || cur.hash != head.hash {
+		return errRefMoved
+	}
+	if _, err := f.WriteString(next.String() + "\n"); err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	if err := os.Rename(lockPath, refPath); err != nil {
+		return fmt.Errorf("update %s: %w", head.ref, err)
+	}
+	v.appendReflog(head, next, who, msg)
+	return nil
+}
+
+// createLockFile takes a git-style lock file, waiting briefly for a git
+// command that holds it to finish.
+func createLockFile(ctx context.Context, p string) (*os.File, error) {
+	delay := time.Millisecond
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s exists: another git process is running, or one crashed (remove the file if so)", p)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
+// appendReflog records the move in the branch's and HEAD's reflogs, as git
+// does, so `git reflog` can bring back anything ctx0 replaced. A reflog that
+// cannot be written does not undo the commit.
+func (v *Vault) appendReflog(head headState, next plumbing.Hash, who object.Signature, msg string) {
+	subject, _, _ := strings.Cut(msg, "\n")
+	var line bytes.Buffer
+	_, offset := who.When.Zone()
+	sign := '+'
+	if offset < 0 {
+		sign, offset = '-', -offset
+	}
+	fmt.Fprintf(&line, "%s %s %s <%s> %d %c%02d%02d\tcommit: %s\n", head.hash, next, who.Name, who.Email,
+		who.When.Unix(), sign, offset/3600, offset%3600/60, subject)
+	logs := []string{path.Join("logs", head.ref.String())}
+	if head.ref != plumbing.HEAD {
+		logs = append(logs, "logs/HEAD")
+	}
+	for _, l := range logs {
+		p := filepath.Join(v.gitDir, filepath.FromSlash(l))
+		if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
+			continue
+		}
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			continue
+		}
+		f.Write(line.Bytes())
+		f.Close()
+	}
+}

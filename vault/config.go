@@ -1,0 +1,156 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ConfigFile is the vault's settings, committed with the vault.
+const ConfigFile = ".ctx0/config.yaml"
+
+// Config is what .ctx0/config.yaml may say. Every field has a default, so an
+// empty file is a valid configuration.
+type Config struct {
+	Author   Author              `yaml:"author"`
+	Remember RememberConfig      `yaml:"remember"`
+	Types    map[string]TypeInfo `yaml:"types"`
+}
+
+// Author is the identity on the commits ctx0 makes.
+type Author struct {
+	Name  string `yaml:"name"`
+	Email string `yaml:"email"`
+}
+
+// RememberConfig tunes quick capture.
+type RememberConfig struct {
+	// MaxChars is the longest text remember accepts; longer text is refused
+	// so agents save concise, standalone facts rather than transcripts.
+	MaxChars int `yaml:"max_chars"`
+}
+
+// TypeInfo describes an entry type.
+type TypeInfo struct {
+	// Folder is where entries of this type go when no folder is named.
+	// Episodes add a YYYY-MM subfolder.
+	Folder string `yaml:"folder"`
+	// Merge is how concurrent edits of the body combine: field-merge,
+	// append-only or last-write-wins.
+	Merge string `yaml:"merge,omitempty"`
+}
+
+// builtinTypes are the types every vault knows.
+var builtinTypes = map[string]TypeInfo{
+	"note":       {Folder: "knowledge"},
+	"fact":       {Folder: "knowledge"},
+	"archive":    {Folder: "archive"},
+	"contact":    {Folder: "contacts"},
+	"project":    {Folder: "projects"},
+	"decision":   {Folder: "decisions"},
+	"preference": {Folder: "preferences"},
+	"episode":    {Folder: "episodes", Merge: "append-only"},
+	"insight":    {Folder: "insights"},
+	"milestone":  {Folder: "milestones"},
+	"log":        {Folder: "logs", Merge: "append-only"},
+	"scratch":    {Folder: "inbox", Merge: "last-write-wins"},
+}
+
+// Sources are the values the source field may take.
+var Sources = []string{"user", "agent", "auto", "librarian", "curator"}
+
+// DefaultConfig is the configuration of a vault whose config file says nothing.
+func DefaultConfig() Config {
+	return Config{
+		Author:   Author{Name: "ctx0", Email: "ctx0@localhost"},
+		Remember: RememberConfig{MaxChars: 2000},
+	}
+}
+
+// LoadConfig reads the config of the vault at root; a missing file gives the
+// defaults.
+func LoadConfig(root string) (Config, error) {
+	cfg := DefaultConfig()
+	p := filepath.Join(root, ConfigFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read config: %w", err)
+	}
+	if err := yaml.Unmarshal(data, &cfg); err != nil {
+		return cfg, fmt.Errorf("parse config %s: %w", p, err)
+	}
+	for name, t := range cfg.Types {
+		n, err := NormalizeName(name)
+		if err != nil || n != name {
+			return cfg, fmt.Errorf("parse config %s: type %q: use lowercase letters, digits and hyphens", p, name)
+		}
+		if t.Folder != "" {
+			if _, err := NormalizeName(t.Folder); err != nil {
+				return cfg, fmt.Errorf("parse config %s: type %q: folder: %w", p, name, err)
+			}
+		}
+		switch t.Merge {
+		case "", "field-merge", "append-only", "last-write-wins":
+		default:
+			return cfg, fmt.Errorf("parse config %s: type %q: merge %q: want field-merge, append-only or last-write-wins", p, name, t.Merge)
+		}
+	}
+	if cfg.Remember.MaxChars <= 0 {
+		cfg.Remember.MaxChars = DefaultConfig().Remember.MaxChars
+	}
+	if cfg.Author.Name == "" || cfg.Author.Email == "" {
+		def := DefaultConfig().Author
+		if cfg.Author.Name == "" {
+			cfg.Author.Name = def.Name
+		}
+		if cfg.Author.Email == "" {
+			cfg.Author.Email = def.Email
+		}
+	}
+	return cfg, nil
+}
+
+// Type returns what the vault knows of type t: a type declared in the config
+// overrides a built-in one field by field.
+func (c Config) Type(t string) (TypeInfo, bool) {
+	b, builtin := builtinTypes[t]
+	d, declared := c.Types[t]
+	if !builtin && !declared {
+		return TypeInfo{}, false
+	}
+	if d.Folder != "" {
+		b.Folder = d.Folder
+	}
+	if d.Merge != "" {
+		b.Merge = d.Merge
+	}
+	if b.Folder == "" {
+		b.Folder = t + "s"
+	}
+	if b.Merge == "" {
+		b.Merge = "field-merge"
+	}
+	return b, true
+}
+
+// TypeNames lists the built-in and declared types, sorted.
+func (c Config) TypeNames() []string {
+	var out []string
+	for t := range builtinTypes {
+		out = append(out, t)
+	}
+	for t := range c.Types {
+		if _, ok := builtinTypes[t]; !ok {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,264 @@
+// Package gitindex stages and unstages a few paths in a git index file
+// (.git/index) without decoding and re-encoding the whole index.
+//
+// ctx0 commits with go-git plumbing and then calls Apply for just the paths
+// it changed, so that `git status` stays clean and whatever a person staged
+// elsewhere stays staged. Decoding and re-encoding a 10,000-entry index with
+// go-git's plumbing/format/index costs tens of milliseconds; Apply instead
+// walks the entry headers to find byte ranges, copies the untouched entries
+// verbatim and splices the changed ones in. See
+// https://git-scm.com/docs/index-format.
+//
+// What Apply does, and how it matches `git add` / `git rm --cached`:
+//
+//   - Locking is git's: it creates index.lock exclusively (retrying for
+//     about two seconds while a git command holds it), writes the new index
+//     there, fsyncs it and renames it over index. On error the lock file is
+//     removed and the index is left as it was.
+//   - Versions 2, 3 and 4 are all spliced. In version 4 (path prefix
+//     compression) an entry's name is stored relative to the previous
+//     entry's, so the first untouched entry after each change has its name
+//     re-encoded; the rest is still copied verbatim. (go-git's encoder is not
+//     used as a fallback: it would drop every extension, the assume-unchanged
+//     bit and entries' order within a name.) The version is kept; a missing
+//     index is created as version 2.
+//   - Updating a path drops all its entries, including the stages 1-3 of an
+//     unresolved conflict, and adds one stage-0 entry. Like `git add`, an
+//     added path also displaces index entries it conflicts with: a file
+//     where it needs a directory ("a" when adding "a/b") and everything
+//     under it when it was a directory ("a/..." when adding "a"). Dropped
+//     unmerged stages are recorded in the resolve-undo extension (REUC) as
+//     git does, so `git checkout -m PATH` can re-create the conflict.
+//   - The cache tree (TREE) is invalidated along each changed path, exactly
+//     like git's cache_tree_invalidate_path: the directories on the path get
+//     entry count -1, and a subtree the path itself named is removed. The
+//     rest stays valid, so git can still skip unchanged directories.
+//   - Resolve-undo (REUC) is kept. The other optional extensions are dropped,
+//     because they describe the entries by position or by file presence:
+//     UNTR (untracked cache), FSMN (fsmonitor), EOIE and IEOT (entry
+//     offsets), and any unknown one whose signature starts with 'A'..'Z'.
+//     git rebuilds them when it needs them.
+//   - Required extensions (signature not starting with 'A'..'Z') make Apply
+//     fail without writing: a split index ("link", ErrSplitIndex), a sparse
+//     index ("sdir", ErrSparseIndex) or any unknown one.
+//   - The trailing checksum is verified before and recomputed after. If it
+//     is all zero bytes (index.skipHash), it is neither verified nor
+//     computed: a zero trailer is written again.
+//   - Only SHA-1 repositories are supported (go-git v5's plumbing.Hash).
+package gitindex
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+)
+
+// Update is one path to stage or unstage.
+type Update struct {
+	Path   string            // slash-separated, relative to the work tree root
+	Hash   plumbing.Hash     // blob hash; ignored when Remove
+	Mode   filemode.FileMode // filemode.Regular usually; ignored when Remove
+	Info   os.FileInfo       // os.Lstat of the work-tree file right after ctx0 wrote it: fills git's stat cache so `git status` doesn't rehash it; nil leaves it zero (git then rehashes the file once). Ignored when Remove.
+	Remove bool              // drop the path from the index
+}
+
+// lockTimeout is how long Apply waits for another process's index.lock.
+var lockTimeout = 2 * time.Second
+
+// Apply writes updates into the index file of the repository whose git dir
+// is gitDir. It is a no-op when updates is empty. Errors name the index file;
+// a cancelled ctx gives an error that wraps ctx.Err().
+func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
+	indexPath := filepath.Join(gitDir, "index")
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("update git index %s: %w", indexPath, err)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(updates) == 0 {
+		return nil
+	}
+	ops, err := prepareOps(updates)
+	if err != nil {
+		return err
+	}
+
+	lockPath := indexPath + ".lock"
+	f, err := lockIndex(ctx, lockPath)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			if f != nil {
+				f.Close()
+			}
+			os.Remove(lockPath)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	var ix *indexFile
+	data, err := os.ReadFile(indexPath)
+	switch {
+	case err == nil:
+		if ix, err = parseIndex(data); err != nil {
+			return err
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		ix = newIndexFile()
+	default:
+		return err
+	}
+	out, err := splice(ix, ops)
+	if err != nil {
+		return err
+	}
+	if out == nil {
+		// Nothing to change: release the lock, leave the index alone.
+		err = f.Close()
+		f = nil
+		if rmErr := os.Remove(lockPath); err == nil {
+			err = rmErr
+		}
+		return err
+	}
+
+	if _, err := f.Write(out); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	err = f.Close()
+	f = nil
+	if err != nil {
+		return err
+	}
+	return os.Rename(lockPath, indexPath)
+}
+
+// lockIndex creates lockPath exclusively, retrying with backoff while another
+// process holds it, for up to lockTimeout.
+func lockIndex(ctx context.Context, lockPath string) (*os.File, error) {
+	deadline := time.Now().Add(lockTimeout)
+	delay := time.Millisecond
+	for {
+		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, err
+		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return nil, fmt.Errorf("%w (another git process seems to be running in this repository; if none is, remove the lock file)", err)
+		}
+		t := time.NewTimer(min(delay, wait))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		delay = min(2*delay, 100*time.Millisecond)
+	}
+}
+
+// prepareOps validates updates, builds their entry headers and sorts them by
+// path in git's order.
+func prepareOps(updates []Update) ([]op, error) {
+	if len(plumbing.ZeroHash) != hashLen {
+		return nil, errors.New("only SHA-1 repositories are supported")
+	}
+	ops := make([]op, len(updates))
+	added := make(map[string]bool, len(updates))
+	for i, u := range updates {
+		if err := checkPath(u.Path); err != nil {
+			return nil, fmt.Errorf("path %q: %w", u.Path, err)
+		}
+		o := &ops[i]
+		o.path = []byte(u.Path)
+		o.remove = u.Remove
+		if u.Remove {
+			continue
+		}
+		mode := u.Mode
+		switch mode {
+		case filemode.Regular, filemode.Executable, filemode.Symlink, filemode.Submodule:
+		case filemode.Deprecated:
+			mode = filemode.Regular
+		default:
+			return nil, fmt.Errorf("path %q: mode %o cannot be staged", u.Path, uint32(u.Mode))
+		}
+		if u.Hash.IsZero() {
+			return nil, fmt.Errorf("path %q: zero object hash", u.Path)
+		}
+		if u.Info != nil {
+			fillStat(&o.hdr, u.Info)
+		}
+		be := binary.BigEndian
+		be.PutUint32(o.hdr[modeOffset:], uint32(mode))
+		copy(o.hdr[hashOffset:hashOffset+hashLen], u.Hash[:])
+		be.PutUint16(o.hdr[flagsOffset:], uint16(min(len(u.Path), flagNameMask)))
+		added[u.Path] = true
+	}
+	slices.SortFunc(ops, func(a, b op) int { return bytes.Compare(a.path, b.path) })
+	for i := 1; i < len(ops); i++ {
+		if bytes.Equal(ops[i-1].path, ops[i].path) {
+			return nil, fmt.Errorf("path %q: updated twice", ops[i].path)
+		}
+	}
+	for p := range added {
+		for dir := p; ; {
+			j := strings.LastIndexByte(dir, '/')
+			if j < 0 {
+				break
+			}
+			dir = dir[:j]
+			if added[dir] {
+				return nil, fmt.Errorf("path %q: staged as a file and as a directory of %q", dir, p)
+			}
+		}
+	}
+	return ops, nil
+}
+
+// checkPath applies the rules of git's verify_path that matter on any
+// platform: a relative, normalized path without ".git" components.
+func checkPath(p string) error {
+	if p == "" {
+		return errors.New("empty path")
+	}
+	if strings.IndexByte(p, 0) >= 0 {
+		return errors.New("NUL in path")
+	}
+	for comp := range strings.SplitSeq(p, "/") {
+		switch {
+		case comp == "":
+			return errors.New("empty path component (absolute path, or a doubled or trailing slash)")
+		case comp == "." || comp == "..":
+			return fmt.Errorf("%q path component", comp)
+		case strings.EqualFold(comp, ".git"):
+			return errors.New(".git path component")
+		}
+	}
+	return nil
+}

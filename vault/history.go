@@ -1,0 +1,230 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// LogEntry is one commit as history and log show it.
+type LogEntry struct {
+	Hash    string    `json:"commit"`
+	Author  string    `json:"author"`
+	Email   string    `json:"email"`
+	When    time.Time `json:"date"`
+	Subject string    `json:"subject"`
+	Path    string    `json:"path,omitempty"` // the entry's file at that commit, for history
+}
+
+func logEntry(c *object.Commit) LogEntry {
+	subject, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+	return LogEntry{Hash: c.Hash.String(), Author: c.Author.Name, Email: c.Author.Email, When: c.Author.When, Subject: subject}
+}
+
+// Log returns the last n commits on the current branch, newest first (all
+// of them when n <= 0).
+func (v *Vault) Log(ctx context.Context, n int) ([]LogEntry, error) {
+	out := []LogEntry{}
+	err := v.walkCommits(ctx, func(c *object.Commit) error {
+		out = append(out, logEntry(c))
+		if n > 0 && len(out) >= n {
+			return storer.ErrStop
+		}
+		return nil
+	})
+	return out, err
+}
+
+// History returns the commits that changed an entry, newest first,
+// following it back through renames (ctx0's own and git's).
+func (v *Vault) History(ctx context.Context, ref string) ([]LogEntry, error) {
+	name, err := v.Resolve(ctx, ref)
+	if errors.Is(err, ErrNotFound) {
+		// A purged entry still has a history.
+		if n, nerr := NormalizeName(ref); nerr == nil {
+			name, err = n, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := entryPath(name)
+	out := []LogEntry{}
+	err = v.walkCommits(ctx, func(c *object.Commit) error {
+		if p == "" {
+			return storer.ErrStop
+		}
+		cur, err := blobAt(c, p)
+		if err != nil {
+			return err
+		}
+		var parent *object.Commit
+		if c.NumParents() > 0 {
+			if parent, err = c.Parent(0); err != nil {
+				return fmt.Errorf("read parent of %s: %w", c.Hash, err)
+			}
+		}
+		var prev plumbing.Hash
+		if parent != nil {
+			if prev, err = blobAt(parent, p); err != nil {
+				return err
+			}
+		}
+		if cur == prev {
+			return nil
+		}
+		e := logEntry(c)
+		e.Path = p
+		out = append(out, e)
+		if prev.IsZero() && !cur.IsZero() && parent != nil {
+			// Added here: if it came from a rename, keep following the old path.
+			from, err := renamedFrom(ctx, parent, c, p)
+			if err != nil {
+				return err
+			}
+			p = from
+		}
+		return nil
+	})
+	if len(out) == 0 && err == nil {
+		return nil, fmt.Errorf("history %s: no commit has touched %s", name, entryPath(name))
+	}
+	return out, err
+}
+
+// walkCommits visits the first-parent history of HEAD, newest first.
+func (v *Vault) walkCommits(ctx context.Context, fn func(*object.Commit) error) error {
+	head, err := v.head()
+	if err != nil {
+		return err
+	}
+	if head.hash.IsZero() {
+		return nil
+	}
+	c, err := object.GetCommit(v.repo.Storer, head.hash)
+	for ; err == nil; c, err = c.Parent(0) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := fn(c); errors.Is(err, storer.ErrStop) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if c.NumParents() == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("read history: %w", err)
+}
+
+// blobAt is the blob of path in commit c, zero if absent.
+func blobAt(c *object.Commit, p string) (plumbing.Hash, error) {
+	t, err := c.Tree()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+	}
+	e, err := t.FindEntry(p)
+	if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
+		return plumbing.ZeroHash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read %s at %s: %w", p, c.Hash, err)
+	}
+	return e.Hash, nil
+}
+
+// renamedFrom is the path that p was renamed from between parent and c, or
+// "" if p was new. git's rename detection (similar content) finds renames
+// made with plain git; ctx0's own renames also leave the old name as an
+// alias, which settles cases where the content changed a lot.
+func renamedFrom(ctx context.Context, parent, c *object.Commit, p string) (string, error) {
+	from, to, err := parentTrees(parent, c)
+	if err != nil {
+		return "", err
+	}
+	changes, err := object.DiffTreeWithOptions(ctx, from, to, &object.DiffTreeOptions{DetectRenames: true, RenameScore: 50})
+	if err != nil {
+		return "", fmt.Errorf("diff %s: %w", c.Hash, err)
+	}
+	for _, ch := range changes {
+		if ch.To.Name == p && ch.From.Name != "" && ch.From.Name != p {
+			return ch.From.Name, nil
+		}
+	}
+	// Fall back to the aliases: a ctx0 rename records the old name there.
+	f, err := c.File(p)
+	if err != nil {
+		return "", nil
+	}
+	text, err := f.Contents()
+	if err != nil {
+		return "", nil
+	}
+	e, err := entry.Parse([]byte(text))
+	if err != nil {
+		return "", nil
+	}
+	for _, ch := range changes {
+		if ch.To.Name != "" || ch.From.Name == "" {
+			continue
+		}
+		if old, ok := nameOf(ch.From.Name); ok && ownsAlias(e, old) {
+			return ch.From.Name, nil
+		}
+	}
+	return "", nil
+}
+
+func parentTrees(parent, c *object.Commit) (*object.Tree, *object.Tree, error) {
+	from, err := parent.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree of %s: %w", parent.Hash, err)
+	}
+	to, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+	}
+	return from, to, nil
+}
+
+// GetAt reads an entry as it was at revision rev (a commit hash, branch, tag
+// or expression such as HEAD~2).
+func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
+	h, err := v.repo.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return Doc{}, fmt.Errorf("revision %q: %w", rev, err)
+	}
+	c, err := object.GetCommit(v.repo.Storer, *h)
+	if err != nil {
+		return Doc{}, fmt.Errorf("revision %q: %w", rev, err)
+	}
+	name, err := v.Resolve(ctx, ref)
+	if errors.Is(err, ErrNotFound) {
+		name, err = NormalizeName(ref)
+	}
+	if err != nil {
+		return Doc{}, err
+	}
+	f, err := c.File(entryPath(name))
+	if err != nil {
+		return Doc{}, fmt.Errorf("%w %q at %s", ErrNotFound, name, rev)
+	}
+	text, err := f.Contents()
+	if err != nil {
+		return Doc{}, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
+	}
+	e, err := entry.Parse([]byte(text))
+	if err != nil {
+		return Doc{}, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
+	}
+	return Doc{Name: name, Entry: e}, nil
+}

@@ -1,0 +1,219 @@
+// Package vault is the store: a folder of markdown entries in a git work
+// tree. It owns names and their resolution, the vault's config, the write
+// path (lock, atomic files, one commit per change), and history. Git lives
+// here, behind the vault's own API.
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ctx0/ctx0/templates"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// ErrNotVault is returned by Open for a folder without .ctx0/.
+var ErrNotVault = errors.New("not a ctx0 vault")
+
+// Vault is an open vault. Its methods are safe to call from several
+// processes at once: writes queue on the vault lock.
+type Vault struct {
+	root    string
+	gitDir  string
+	repo    *git.Repository
+	cfg     Config
+	now     func() time.Time
+	catalog Catalog
+}
+
+// Option adjusts an opened vault.
+type Option func(*Vault)
+
+// WithClock makes the vault read the time from now, for tests.
+func WithClock(now func() time.Time) Option { return func(v *Vault) { v.now = now } }
+
+// WithCatalog answers whole-vault questions (name resolution, alias
+// uniqueness, duplicate content) from c instead of reading every entry.
+func WithCatalog(c Catalog) Option { return func(v *Vault) { v.catalog = c } }
+
+// Open opens the vault whose root is dir.
+func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, ".ctx0")); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("open vault %s: %w (run `ctx0 init %s` to create one)", root, ErrNotVault, dir)
+	}
+	repo, err := git.PlainOpen(root)
+	if err != nil {
+		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
+	}
+	cfg, err := LoadConfig(root)
+	if err != nil {
+		return nil, err
+	}
+	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, cfg: cfg, now: time.Now}
+	for _, o := range opts {
+		o(v)
+	}
+	if v.catalog == nil {
+		v.catalog = &scanCatalog{v: v}
+	}
+	return v, nil
+}
+
+// Root is the vault's folder.
+func (v *Vault) Root() string { return v.root }
+
+// Config is the vault's configuration.
+func (v *Vault) Config() Config { return v.cfg }
+
+// SetCatalog replaces the catalog after Open, for a catalog that itself needs
+// the open vault.
+func (v *Vault) SetCatalog(c Catalog) { v.catalog = c }
+
+// Init makes dir a vault: it creates the git repository if there is none,
+// writes the vault's files where they do not exist yet (an existing
+// .gitignore or .gitattributes gets ctx0's lines appended), and commits them.
+// Existing files and history are left as they are.
+func Init(ctx context.Context, dir string, opts ...Option) (*Vault, Commit, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ConfigFile)); err == nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: already a ctx0 vault", root)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".ctx0"), 0o755); err != nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
+	}
+	if _, err := git.PlainOpen(root); errors.Is(err, git.ErrRepositoryNotExists) {
+		_, err = git.PlainInitWithOptions(root, &git.PlainInitOptions{
+			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+		})
+		if err != nil {
+			return nil, Commit{}, fmt.Errorf("init vault %s: git init: %w", root, err)
+		}
+	} else if err != nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: open git repository: %w", root, err)
+	}
+	v, err := Open(ctx, root, opts...)
+	if err != nil {
+		return nil, Commit{}, err
+	}
+	if err := v.ensureGitConfig(); err != nil {
+		return nil, Commit{}, err
+	}
+	var changes []change
+	now := v.now().UTC().Truncate(time.Second)
+	for _, f := range templates.Vault() {
+		full := filepath.Join(root, filepath.FromSlash(f.Path))
+		old, err := os.ReadFile(full)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			data := f.Data
+			if _, ok := nameOf(f.Path); ok {
+				data, err = stampNew(data, now)
+				if err != nil {
+					return nil, Commit{}, fmt.Errorf("init vault %s: template %s: %w", root, f.Path, err)
+				}
+			}
+			changes = append(changes, change{path: f.Path, data: data})
+		case err != nil:
+			return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
+		case f.Path == ".gitignore" || f.Path == ".gitattributes":
+			if merged, changed := appendMissingLines(old, f.Data); changed {
+				changes = append(changes, change{path: f.Path, data: merged})
+			}
+		}
+	}
+	folders := map[string]bool{}
+	for _, t := range v.cfg.TypeNames() {
+		info, _ := v.cfg.Type(t)
+		if _, err := os.Stat(filepath.Join(root, info.Folder)); errors.Is(err, os.ErrNotExist) && !folders[info.Folder] {
+			folders[info.Folder] = true
+			changes = append(changes, change{path: info.Folder + "/.gitkeep", data: []byte{}})
+		}
+	}
+	c, err := v.apply(ctx, "init: ctx0 vault", changes)
+	if err != nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
+	}
+	return v, c, nil
+}
+
+// ensureGitConfig turns off git's CRLF conversion for the vault, so the
+// bytes in a commit are the bytes in the file.
+func (v *Vault) ensureGitConfig() error {
+	cfg, err := v.repo.Config()
+	if err != nil {
+		return fmt.Errorf("read git config: %w", err)
+	}
+	raw := cfg.Raw
+	if raw.Section("core").Option("autocrlf") == "" {
+		raw.Section("core").SetOption("autocrlf", "false")
+		if err := v.repo.Storer.SetConfig(cfg); err != nil {
+			return fmt.Errorf("write git config: %w", err)
+		}
+	}
+	return nil
+}
+
+// stampNew sets created and updated on a template entry.
+func stampNew(data []byte, now time.Time) ([]byte, error) {
+	e, err := entry.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range []string{entry.FieldCreated, entry.FieldUpdated} {
+		if err := e.Set(k, now); err != nil {
+			return nil, err
+		}
+	}
+	return e.Bytes(), nil
+}
+
+// appendMissingLines adds the lines of add that old lacks, keeping old as is.
+func appendMissingLines(old, add []byte) ([]byte, bool) {
+	have := map[string]bool{}
+	for _, l := range splitLines(old) {
+		have[l] = true
+	}
+	out := append([]byte{}, old...)
+	changed := false
+	for _, l := range splitLines(add) {
+		if l == "" || have[l] {
+			continue
+		}
+		if !changed && len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, l...)
+		out = append(out, '\n')
+		changed = true
+	}
+	return out, changed
+}
+
+func splitLines(b []byte) []string {
+	var out []string
+	start := 0
+	for i, c := range b {
+		if c == '\n' {
+			out = append(out, string(b[start:i]))
+			start = i + 1
+		}
+	}
+	if start < len(b) {
+		out = append(out, string(b[start:]))
+	}
+	return out
+}

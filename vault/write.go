@@ -1,0 +1,393 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/templates"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// ErrExists is returned when a new entry's name is taken.
+var ErrExists = errors.New("entry exists")
+
+// ErrTooLong is returned when remembered text is over the configured limit.
+var ErrTooLong = errors.New("memory too long")
+
+// update runs one write: under the vault lock, fn reads what it needs and
+// returns the changes; they are committed as one commit, and the catalog
+// hears of them. Deciding under the lock is what keeps two writers from
+// picking the same new name or overwriting each other's edit.
+func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []change, err error)) (Commit, error) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return Commit{}, err
+	}
+	defer unlock()
+	msg, changes, err := fn()
+	if err != nil || len(changes) == 0 {
+		return Commit{}, err
+	}
+	c, err := v.applyLocked(ctx, msg, changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	if o, ok := v.catalog.(Observer); ok {
+		if err := o.Changed(ctx, c.Paths); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// Meta is what a new entry's frontmatter says.
+type Meta struct {
+	Title   string
+	Type    string
+	Aliases []string
+	Tags    []string
+	Project string
+	Pinned  bool
+	Source  string
+}
+
+// AddOptions is a new entry.
+type AddOptions struct {
+	Meta
+	Name string  // as typed; a name without a folder goes to the type's folder
+	Body *string // nil: the type's template
+}
+
+// Add creates an entry.
+func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
+	if o.Type == "" {
+		o.Type = "note"
+	}
+	if o.Source == "" {
+		o.Source = "user"
+	}
+	if err := v.checkMeta(o.Meta); err != nil {
+		return "", Commit{}, err
+	}
+	name, err := NormalizeName(o.Name)
+	if err != nil {
+		return "", Commit{}, err
+	}
+	if !strings.Contains(name, "/") {
+		name = v.folderFor(o.Type) + "/" + name
+	}
+	if o.Title == "" {
+		o.Title = titleFromName(o.Name)
+	}
+	body := templates.Body(o.Type)
+	if o.Body != nil {
+		body = withNewline(*o.Body)
+	}
+	var created string
+	c, err := v.update(ctx, func() (string, []change, error) {
+		if _, err := os.Stat(v.path(name)); err == nil {
+			return "", nil, fmt.Errorf("add %s: %w", name, ErrExists)
+		}
+		for _, a := range o.Aliases {
+			if err := v.checkAliasFree(ctx, a, name); err != nil {
+				return "", nil, err
+			}
+		}
+		e, err := v.newEntry(o.Meta, body)
+		if err != nil {
+			return "", nil, err
+		}
+		created = name
+		return "add " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+	})
+	return created, c, err
+}
+
+// RememberOptions is a quick capture.
+type RememberOptions struct {
+	Text    string
+	Type    string // default note
+	Tags    []string
+	Project string
+	Pinned  bool
+	Source  string // default agent
+}
+
+// Remembered is the result of Remember.
+type Remembered struct {
+	Name      string `json:"name"`
+	Duplicate bool   `json:"duplicate"` // the text was already an entry; nothing was written
+	Commit    Commit `json:"commit,omitzero"`
+}
+
+// Remember files a short text as a new entry, choosing its folder from the
+// type and its name from the text. Text over the configured limit is refused;
+// text already held by an entry returns that entry and writes nothing.
+func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, error) {
+	text := strings.TrimSpace(o.Text)
+	if text == "" {
+		return Remembered{}, errors.New("remember: nothing to remember: the text is empty")
+	}
+	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
+		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
+	}
+	if !utf8.ValidString(text) {
+		return Remembered{}, fmt.Errorf("remember: %w", entry.ErrInvalidUTF8)
+	}
+	if o.Type == "" {
+		o.Type = "note"
+	}
+	if o.Source == "" {
+		o.Source = "agent"
+	}
+	meta := Meta{Title: titleFromText(text), Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source}
+	if err := v.checkMeta(meta); err != nil {
+		return Remembered{}, err
+	}
+	var r Remembered
+	c, err := v.update(ctx, func() (string, []change, error) {
+		dups, err := v.catalog.SameBody(ctx, BodySum(text))
+		if err != nil {
+			return "", nil, fmt.Errorf("remember: check duplicates: %w", err)
+		}
+		if len(dups) > 0 {
+			slices.Sort(dups)
+			r = Remembered{Name: dups[0], Duplicate: true}
+			return "", nil, nil
+		}
+		name, err := v.freeName(v.folderFor(o.Type) + "/" + slugFromText(meta.Title))
+		if err != nil {
+			return "", nil, err
+		}
+		e, err := v.newEntry(meta, text+"\n")
+		if err != nil {
+			return "", nil, err
+		}
+		r.Name = name
+		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+	})
+	r.Commit = c
+	return r, err
+}
+
+// Write replaces an entry's body, keeping its frontmatter.
+func (v *Vault) Write(ctx context.Context, ref, body string) (string, Commit, error) {
+	return v.edit(ctx, ref, "write", func(_ string, e *entry.Entry) error {
+		e.SetBody(withNewline(body))
+		return nil
+	})
+}
+
+// Set changes one frontmatter field. Known fields are checked: pinned must be
+// a boolean, dates RFC 3339, type a known type, source a known source; lists
+// (aliases, tags, links) take "a, b" or a YAML list. Other fields take any
+// YAML value.
+func (v *Vault) Set(ctx context.Context, ref, field, value string) (string, Commit, error) {
+	field = strings.TrimSpace(field)
+	if field == "" {
+		return "", Commit{}, errors.New("set: empty field name")
+	}
+	return v.edit(ctx, ref, "set "+field+" on", func(name string, e *entry.Entry) error {
+		return v.setField(ctx, name, e, field, value)
+	})
+}
+
+// Alias binds another name to an entry. Aliases are unique across the vault.
+func (v *Vault) Alias(ctx context.Context, ref, alias string) (string, Commit, error) {
+	alias = strings.TrimSpace(alias)
+	if alias == "" {
+		return "", Commit{}, errors.New("alias: empty alias")
+	}
+	return v.edit(ctx, ref, "alias "+alias+" for", func(name string, e *entry.Entry) error {
+		if ownsAlias(e, alias) {
+			return nil
+		}
+		if err := v.checkAliasFree(ctx, alias, name); err != nil {
+			return err
+		}
+		return e.Set(entry.FieldAliases, append(e.Aliases(), alias))
+	})
+}
+
+// edit is a read-modify-write of one entry: resolve, change, bump updated,
+// commit "<verb> <name>". No change, no commit. It returns the entry's name.
+func (v *Vault) edit(ctx context.Context, ref, verb string, fn func(name string, e *entry.Entry) error) (string, Commit, error) {
+	name, err := v.Resolve(ctx, ref)
+	if err != nil {
+		return "", Commit{}, err
+	}
+	c, err := v.update(ctx, func() (string, []change, error) {
+		e, err := v.read(name)
+		if err != nil {
+			return "", nil, err
+		}
+		before := e.Bytes()
+		if err := fn(name, e); err != nil {
+			return "", nil, err
+		}
+		if string(e.Bytes()) == string(before) {
+			return "", nil, nil
+		}
+		if err := v.touch(e); err != nil {
+			return "", nil, err
+		}
+		return verb + " " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+	})
+	return name, c, err
+}
+
+// touch bumps updated, unless the edit set it explicitly.
+func (v *Vault) touch(e *entry.Entry) error {
+	return e.Set(entry.FieldUpdated, v.now().UTC().Truncate(time.Second))
+}
+
+// newEntry builds a new entry with its fields in the documented order.
+func (v *Vault) newEntry(m Meta, body string) (*entry.Entry, error) {
+	now := v.now().UTC().Truncate(time.Second)
+	e := entry.New()
+	set := func(k string, val any) error { return e.Set(k, val) }
+	steps := []struct {
+		key  string
+		val  any
+		skip bool
+	}{
+		{entry.FieldTitle, m.Title, m.Title == ""},
+		{entry.FieldType, m.Type, false},
+		{entry.FieldAliases, m.Aliases, len(m.Aliases) == 0},
+		{entry.FieldTags, m.Tags, len(m.Tags) == 0},
+		{entry.FieldProject, m.Project, m.Project == ""},
+		{entry.FieldPinned, true, !m.Pinned},
+		{entry.FieldSource, m.Source, m.Source == ""},
+		{entry.FieldCreated, now, false},
+		{entry.FieldUpdated, now, false},
+	}
+	for _, s := range steps {
+		if s.skip {
+			continue
+		}
+		if err := set(s.key, s.val); err != nil {
+			return nil, fmt.Errorf("set %s: %w", s.key, err)
+		}
+	}
+	e.SetBody(body)
+	return e, nil
+}
+
+func (v *Vault) checkMeta(m Meta) error {
+	if _, ok := v.cfg.Type(m.Type); !ok {
+		return fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", m.Type, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile)
+	}
+	if m.Source != "" && !slices.Contains(Sources, m.Source) {
+		return fmt.Errorf("unknown source %q: use one of %s", m.Source, strings.Join(Sources, ", "))
+	}
+	if m.Project != "" && strings.ContainsAny(m.Project, "\n\r") {
+		return fmt.Errorf("project %q: must be one line", m.Project)
+	}
+	return nil
+}
+
+// checkAliasFree fails if alias already names an entry other than owner.
+func (v *Vault) checkAliasFree(ctx context.Context, alias, owner string) error {
+	ms, err := v.catalog.Lookup(ctx, alias)
+	if err != nil {
+		return fmt.Errorf("check alias %q: %w", alias, err)
+	}
+	for _, m := range ms {
+		if m.Name != owner && m.By != "title" {
+			return fmt.Errorf("alias %q is taken: it is the %s of %s", alias, m.By, m.Name)
+		}
+	}
+	return nil
+}
+
+// folderFor is where a new entry of type t goes.
+func (v *Vault) folderFor(t string) string {
+	info, _ := v.cfg.Type(t)
+	if t == "episode" {
+		return info.Folder + "/" + v.now().UTC().Format("2006-01")
+	}
+	return info.Folder
+}
+
+// freeName returns name, or name-2, name-3, … the first that no file uses.
+// Call it under the vault lock.
+func (v *Vault) freeName(name string) (string, error) {
+	for i := 1; i < 10000; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		if _, err := os.Lstat(v.path(n)); errors.Is(err, os.ErrNotExist) {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("no free name for %s", name)
+}
+
+// titleFromName makes "Sarah Chen" of "contacts/sarah-chen" or of "Sarah Chen".
+func titleFromName(typed string) string {
+	last := typed
+	if i := strings.LastIndexAny(typed, "/\\"); i >= 0 {
+		last = typed[i+1:]
+	}
+	last = strings.TrimSuffix(strings.TrimSpace(last), ".md")
+	if strings.ContainsAny(last, " ") || strings.ToLower(last) != last {
+		return last
+	}
+	words := strings.FieldsFunc(last, func(r rune) bool { return r == '-' || r == '_' })
+	for i, w := range words {
+		r, size := utf8.DecodeRuneInString(w)
+		words[i] = strings.ToUpper(string(r)) + w[size:]
+	}
+	return strings.Join(words, " ")
+}
+
+// titleFromText is the first line of text, cut at a sentence end or a word
+// boundary so it reads as a title.
+func titleFromText(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#-* "))
+	const max = 80
+	if i := strings.IndexAny(line, ".!?"); i > 20 && i < max && (i+1 == len(line) || line[i+1] == ' ') {
+		return line[:i]
+	}
+	if utf8.RuneCountInString(line) <= max {
+		return line
+	}
+	cut := string([]rune(line)[:max])
+	if i := strings.LastIndex(cut, " "); i > max/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:") + "…"
+}
+
+// slugFromText is a short file name from the first words of a title: as
+// many whole words as fit in 60 bytes.
+func slugFromText(title string) string {
+	s := ""
+	for _, w := range strings.Fields(title) {
+		next := normalizeSegment(s + " " + w)
+		if len(next) > 60 && s != "" {
+			break
+		}
+		s = next
+	}
+	if s == "" {
+		return "memory"
+	}
+	return s
+}
+
+// withNewline ends a non-empty body with a newline, as text files should.
+func withNewline(body string) string {
+	if body != "" && !strings.HasSuffix(body, "\n") {
+		return body + "\n"
+	}
+	return body
+}
