@@ -52,7 +52,9 @@ func (e *Entry) Fields() map[string]any {
 // already holds a list written in block style.
 //
 // An existing field keeps its place and comments, and only its lines
-// change; a new field is added at the end.
+// change; a new field is added at the end. In the rare frontmatter whose
+// layout defeats this, such as a flow mapping or an anchor used by another
+// field, the whole frontmatter is rendered afresh: same content, new layout.
 func (e *Entry) Set(key string, value any) error {
 	if t, ok := value.(time.Time); ok {
 		value = t.UTC().Truncate(time.Second)
@@ -90,10 +92,14 @@ func (e *Entry) SetYAML(key, text string) error {
 	if doc != nil {
 		v = doc.Content[0]
 	}
+	if _, err := decode(v); err != nil {
+		return fmt.Errorf("%w: value of %s: %w", ErrFrontmatter, key, err)
+	}
 	return e.set(key, v)
 }
 
-// Delete removes a field, and its lines, and reports whether it was there.
+// Delete removes a field and its lines, as Set changes them, and reports
+// whether the field was there.
 func (e *Entry) Delete(key string) bool {
 	i := e.index(key)
 	if i < 0 {
@@ -106,38 +112,38 @@ func (e *Entry) Delete(key string) bool {
 
 func (e *Entry) set(key string, v *yaml.Node) error {
 	pairs := slices.Clone(e.pairs())
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	compact := false
 	i := e.index(key)
 	if i < 0 {
-		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
-		text, err := encode(pair(k, v), false, e.indent(), e.eol())
-		if err != nil {
-			return fmt.Errorf("entry: set %s: %w", key, err)
-		}
-		if err := e.update(append(pairs, k, v), e.front+text, true); err != nil {
-			return fmt.Errorf("entry: set %s: %w", key, err)
-		}
-		return nil
+		pairs = append(pairs, k, v)
+	} else {
+		// The key's comment lines lie outside its span and stay in place;
+		// what it has on its line goes with the new value.
+		c := *pairs[i]
+		c.HeadComment, c.FootComment = "", ""
+		k = &c
+		old := pairs[i+1]
+		restyle(v, old)
+		// Sequences whose dashes line up with the key, as in
+		//	tags:
+		//	- a
+		// are written that way again.
+		compact = old.Kind == yaml.SequenceNode && old.Style&yaml.FlowStyle == 0 &&
+			len(old.Content) > 0 && old.Content[0].Column-2 <= k.Column
+		pairs[i], pairs[i+1] = k, v
 	}
-
-	// The key's own comment lines are outside its span and stay in place;
-	// what it carries on its line goes with the new value.
-	k := *pairs[i]
-	k.HeadComment, k.FootComment = "", ""
-	old := pairs[i+1]
-	restyle(v, old)
-	pairs[i], pairs[i+1] = &k, v
-	// Sequences whose dashes line up with the key, as in
-	//	tags:
-	//	- a
-	// are written that way again.
-	compact := old.Kind == yaml.SequenceNode && old.Style&yaml.FlowStyle == 0 &&
-		len(old.Content) > 0 && old.Content[0].Column-2 <= k.Column
-	text, err := encode(pair(&k, v), compact, e.indent(), e.eol())
+	text, err := encode(pair(k, v), compact, e.indent(), e.eol())
 	if err != nil {
 		return fmt.Errorf("entry: set %s: %w", key, err)
 	}
-	start, end, ok := e.span(i)
-	if err := e.update(pairs, e.front[:start]+text+e.front[end:], ok); err != nil {
+	spliced, ok := e.front+text, true
+	if i >= 0 {
+		var start, end int
+		start, end, ok = e.span(i)
+		spliced = e.front[:start] + text + e.front[end:]
+	}
+	if err := e.update(pairs, spliced, ok); err != nil {
 		return fmt.Errorf("entry: set %s: %w", key, err)
 	}
 	return nil
@@ -167,12 +173,12 @@ func restyle(v, old *yaml.Node) {
 // that keep trailing blank lines, '...' markers, anchors used elsewhere);
 // then the whole mapping is rendered afresh, which keeps the content but not
 // the layout.
-func (e *Entry) update(pairs []*yaml.Node, spliced string, ok bool) error {
+func (e *Entry) update(pairs []*yaml.Node, spliced string, spliceable bool) error {
 	want, err := fields(pairs)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrFrontmatter, err)
+		return err
 	}
-	if ok && e.try(spliced, want) {
+	if spliceable && e.try(spliced, want) {
 		return nil
 	}
 	m := &yaml.Node{Kind: yaml.MappingNode, Content: pairs}
@@ -193,6 +199,9 @@ func (e *Entry) update(pairs []*yaml.Node, spliced string, ok bool) error {
 
 // try makes front the frontmatter if its fields are want.
 func (e *Entry) try(front string, want []field) bool {
+	if !framed(front) {
+		return false
+	}
 	doc, err := parseFront(front)
 	if err != nil {
 		return false
@@ -205,6 +214,20 @@ func (e *Entry) try(front string, want []field) bool {
 		e.open, e.close = "---"+e.eol(), "---"+e.eol()
 	}
 	e.front, e.doc = front, doc
+	return true
+}
+
+// framed reports whether front fits between the delimiter lines: whole
+// lines, none a delimiter. A splice can break that where yaml.v3 sees line
+// breaks that split does not, such as a CR alone.
+func framed(front string) bool {
+	for front != "" {
+		line := firstLine(front)
+		if isDelimiter(line) || !strings.HasSuffix(line, "\n") {
+			return false
+		}
+		front = front[len(line):]
+	}
 	return true
 }
 
@@ -387,7 +410,7 @@ func encode(n *yaml.Node, compact bool, indent, eol string) (string, error) {
 // replaced by what they point to, and anchors dropped, as an anchor may
 // have been in a value that is replaced or deleted; this costs no more than
 // decoding n, which Parse has done. Nulls written as nothing are spelled
-// out, which yaml.v3 would render as ” in a key.
+// out: yaml.v3 would turn such a null in a key into an empty string.
 func renderable(n *yaml.Node) *yaml.Node {
 	if n.Kind == yaml.AliasNode {
 		return renderable(n.Alias)

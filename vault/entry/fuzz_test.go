@@ -48,6 +48,13 @@ func FuzzParse(f *testing.F) {
 func FuzzSet(f *testing.F) {
 	f.Add([]byte("---\ntitle: x\n---\nbody\n"), "title", "y")
 	f.Add([]byte(""), "tags", "[a, b]")
+	for _, p := range fixturePaths(f) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, "title", "- x\n- y")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, key, value string) {
 		if _, err := Parse(data); err != nil {
 			return
@@ -112,8 +119,10 @@ func must(t *testing.T, err error) {
 }
 
 func FuzzLinks(f *testing.F) {
-	f.Add([]byte("See [[projects/bot0|Bot]] and [x](../a.md#h).\n"))
 	f.Add([]byte(""))
+	for _, tt := range linkTests {
+		f.Add([]byte(tt.body))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, l := range Links(body) {
 			if l.Start < 0 || l.End > len(body) || string(body[l.Start:l.End]) != l.Target {

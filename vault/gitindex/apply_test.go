@@ -287,3 +287,59 @@ func TestLongNames(t *testing.T) {
 		}
 	}
 }
+
+// withExtension appends an extension to a git-made index and fixes the
+// checksum.
+func withExtension(data []byte, sig string, payload []byte) []byte {
+	out := bytes.Clone(data[:len(data)-trailerLen])
+	out = appendExtension(out, sig, func(b []byte) []byte { return append(b, payload...) })
+	sum := sha1.Sum(out)
+	return append(out, sum[:]...)
+}
+
+func TestExtensions(t *testing.T) {
+	for _, tc := range []struct {
+		sig     string
+		wantErr error // nil: the extension is dropped
+	}{
+		{"sdir", ErrSparseIndex},
+		{"link", ErrSplitIndex},
+		{"abcd", errors.New("required")},
+		{"FSMN", nil},
+		{"EOIE", nil},
+		{"IEOT", nil},
+		{"ZZZZ", nil},
+	} {
+		t.Run(tc.sig, func(t *testing.T) {
+			t.Parallel()
+			testExtension(t, tc.sig, tc.wantErr)
+		})
+	}
+}
+
+func testExtension(t *testing.T, sig string, wantErr error) {
+	r := newRepo(t)
+	r.commitFiles("base", "a.md", "a\n")
+	data := withExtension(r.readIndex(), sig, []byte("payload"))
+	if err := os.WriteFile(r.indexPath(), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u := stageUpdate(t, r, "b.md", "b\n")
+	err := Apply(context.Background(), r.gitDir(), []Update{u})
+	switch {
+	case wantErr == nil && err != nil:
+		t.Errorf("%s: %v", sig, err)
+	case wantErr == nil:
+		if sigs := extensionSigs(t, r.readIndex()); len(sigs) != 1 || sigs[0] != "TREE" {
+			t.Errorf("%s: extensions after: %q", sig, sigs)
+		}
+		if got := r.git("diff", "--cached", "--name-status"); got != "A\tb.md\n" {
+			t.Errorf("%s: staged %q", sig, got)
+		}
+	case err == nil || !errors.Is(err, wantErr) && !strings.Contains(err.Error(), wantErr.Error()):
+		t.Errorf("%s: error %v, want %v", sig, err, wantErr)
+	default:
+		assertUnchanged(t, r, data)
+		assertNoLock(t, r)
+	}
+}

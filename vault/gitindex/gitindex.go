@@ -18,10 +18,13 @@
 //   - Versions 2, 3 and 4 are all spliced. In version 4 (path prefix
 //     compression) an entry's name is stored relative to the previous
 //     entry's, so the first untouched entry after each change has its name
-//     re-encoded; the rest is still copied verbatim. (go-git's encoder is not
-//     used as a fallback: it would drop every extension, the assume-unchanged
-//     bit and entries' order within a name.) The version is kept; a missing
-//     index is created as version 2.
+//     re-encoded; the rest is still copied verbatim. go-git's decoder and
+//     encoder are not used as a fallback for version 4: besides costing the
+//     full decode and encode, the encoder writes no extensions at all (TREE
+//     and REUC would be lost), has no assume-unchanged bit, and sorts by
+//     name only with an unstable sort, which may reorder the stages of an
+//     unmerged path. The version is kept; a missing index is created as
+//     version 2.
 //   - Updating a path drops all its entries, including the stages 1-3 of an
 //     unresolved conflict, and adds one stage-0 entry. Like `git add`, an
 //     added path also displaces index entries it conflicts with: a file
@@ -77,8 +80,10 @@ type Update struct {
 var lockTimeout = 2 * time.Second
 
 // Apply writes updates into the index file of the repository whose git dir
-// is gitDir. It is a no-op when updates is empty. Errors name the index file;
-// a cancelled ctx gives an error that wraps ctx.Err().
+// is gitDir. It does not write when updates change nothing (none, or only
+// removals of paths the index lacks). Errors name the index file and wrap
+// the cause: fs.ErrExist when another process held index.lock throughout,
+// ctx.Err() when ctx ended first, ErrSplitIndex, ErrSparseIndex.
 func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
 	indexPath := filepath.Join(gitDir, "index")
 	defer func() {

@@ -23,6 +23,11 @@ const (
 	flagStageMask   = 0x3000
 	flagStageShift  = 12
 	flagNameMask    = 0x0fff
+
+	// maxNamesFactor bounds the rebuilt names of a version 4 index to this
+	// many times its size. Every entry takes at least 64 bytes on disk, so
+	// only names averaging over 4096 bytes (Linux's PATH_MAX) reach it.
+	maxNamesFactor = 64
 )
 
 var errCorrupt = errors.New("corrupt index")
@@ -219,6 +224,10 @@ func (ix *indexFile) parseEntriesV4(limit int) error {
 			return corruptf("entry %d: unterminated name", i)
 		}
 		keep := prevLen - int(strip)
+		if len(ix.names)+keep+suffixLen > maxNamesFactor*len(data) {
+			// Refuse rather than rebuild them all in memory.
+			return corruptf("entry %d: names too long", i)
+		}
 		nameOff := len(ix.names)
 		if ix.names == nil {
 			ix.names = make([]byte, 0, 64*len(ix.entries))

@@ -1,0 +1,24 @@
+package merge
+
+import "github.com/ctx0/ctx0/vault/entry"
+
+// lastWriteWins returns, whole, the version whose updated field is later,
+// the winner's if neither is. The other version is returned as a conflict,
+// so that it can still be found.
+func (m *merger) lastWriteWins(base, ours, theirs []byte, o, t *entry.Entry) []byte {
+	kept := m.opt.Winner
+	switch ou, tu := o.Updated(), t.Updated(); {
+	case tu.After(ou):
+		kept = Theirs
+	case ou.After(tu):
+		kept = Ours
+	}
+	m.conflicts = append(m.conflicts, Conflict{
+		Hunk: "whole entry (last-write-wins: the later updated is kept)",
+		Base: string(base), Ours: string(ours), Theirs: string(theirs), Kept: kept,
+	})
+	if kept == Ours {
+		return ours
+	}
+	return theirs
+}

@@ -1,0 +1,123 @@
+package vault
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestNormalizeName(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"contacts/sarah-chen", "contacts/sarah-chen"},
+		{"Contacts/Sarah_Chen", "contacts/sarah-chen"},
+		{"Sarah Chen", "sarah-chen"},
+		{"  spaced   out  ", "spaced-out"},
+		{"a__b--c  d", "a-b-c-d"},
+		{"contacts/sarah-chen.md", "contacts/sarah-chen"},
+		{"/contacts/x/", ""}, // absolute
+		{"what? why! (really)", "what-why-really"},
+		{"C++ tips & tricks", "c-tips-tricks"},
+		{"Café Zürich", "café-zürich"},
+		{"日本語のメモ", "日本語のメモ"},
+		{"v1.2 release", "v1.2-release"},
+		{"-leading-and-trailing-", "leading-and-trailing"},
+		{"windows\\style\\path", "windows/style/path"},
+		{"episodes/2026-01/standup", "episodes/2026-01/standup"},
+	}
+	for _, tt := range tests {
+		got, err := NormalizeName(tt.in)
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("NormalizeName(%q) = %q, want an error", tt.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("NormalizeName(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestNormalizeNameRejectsEscapes(t *testing.T) {
+	for _, in := range []string{
+		"", "   ", "/", "..", "../x", "a/../../x", "/etc/passwd", "C:/x", ".git/config",
+		".ctx0/config", "a/.hidden/b", "???", "a/!!!/b", "./x",
+	} {
+		if got, err := NormalizeName(in); !errors.Is(err, ErrBadName) {
+			t.Errorf("NormalizeName(%q) = %q, %v; want ErrBadName", in, got, err)
+		}
+	}
+}
+
+func TestNormalizeNameIsIdempotent(t *testing.T) {
+	for _, in := range []string{"Sarah Chen", "a/B_c/D e", "Café", "x.y.z", "日本 語"} {
+		once, err := NormalizeName(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		twice, err := NormalizeName(once)
+		if err != nil || twice != once {
+			t.Errorf("NormalizeName(NormalizeName(%q)) = %q, %v; want %q", in, twice, err, once)
+		}
+	}
+}
+
+func FuzzNormalizeName(f *testing.F) {
+	f.Add("contacts/Sarah Chen")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, in string) {
+		n, err := NormalizeName(in)
+		if err != nil {
+			return
+		}
+		again, err := NormalizeName(n)
+		if err != nil || again != n {
+			t.Fatalf("not idempotent: %q -> %q -> %q, %v", in, n, again, err)
+		}
+		if name, ok := nameOf(entryPath(n)); !ok || name != n {
+			t.Fatalf("normalized name %q is not an entry path", n)
+		}
+	})
+}
+
+func TestSlugFromText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sarah prefers email over calls; reply within a day", "sarah-prefers-email-over-calls-reply-within-a-day"},
+		{"!!!", "memory"},
+		{"Supercalifragilisticexpialidocious is a very long word that keeps going and going on", "supercalifragilisticexpialidocious-is-a-very-long-word-that"},
+	}
+	for _, tt := range tests {
+		if got := slugFromText(tt.in); got != tt.want {
+			t.Errorf("slugFromText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTitleFromText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Sarah prefers email over calls; reply within a day.", "Sarah prefers email over calls; reply within a day"},
+		{"# Heading line\nmore text", "Heading line"},
+		{"Short.", "Short."},
+		{"A long sentence without any full stop that goes on and on past the limit of eighty characters for sure", "A long sentence without any full stop that goes on and on past the limit of…"},
+	}
+	for _, tt := range tests {
+		if got := titleFromText(tt.in); got != tt.want {
+			t.Errorf("titleFromText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTitleFromName(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"contacts/sarah-chen", "Sarah Chen"},
+		{"Sarah Chen", "Sarah Chen"},
+		{"projects/bot0", "Bot0"},
+		{"iPhone", "iPhone"},
+	}
+	for _, tt := range tests {
+		if got := titleFromName(tt.in); got != tt.want {
+			t.Errorf("titleFromName(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
