@@ -56,7 +56,7 @@ func (v *Vault) apply(ctx context.Context, msg string, changes []change) (Commit
 	return v.applyLocked(ctx, msg, changes)
 }
 
-func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (Commit, error) {
+func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (_ Commit, err error) {
 	if err := ctx.Err(); err != nil {
 		return Commit{}, err
 	}
@@ -72,7 +72,17 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		blobs[c.path] = h
 	}
 	// Files go to disk before the commit exists: if we crash here, the next
-	// reader sees uncommitted edits, which ctx0 and git both handle.
+	// reader sees uncommitted edits, which ctx0 and git both handle. If we
+	// fail instead, the files are put back as they were.
+	undo, err := v.snapshot(changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	defer func() {
+		if err != nil {
+			undo()
+		}
+	}()
 	updates := make([]gitindex.Update, 0, len(changes))
 	for _, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
@@ -94,10 +104,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		updates = append(updates, gitindex.Update{Path: c.path, Hash: blobs[c.path], Mode: filemode.Regular, Info: info})
 	}
 
-	var (
-		commit plumbing.Hash
-		err    error
-	)
+	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
 		commit, err = v.commitOnHead(ctx, msg, changes, blobs)
 		if !errors.Is(err, errRefMoved) || attempt == 5 {
@@ -107,10 +114,10 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 	if err != nil {
 		return Commit{}, err
 	}
-	if err := gitindex.Apply(ctx, v.gitDir, updates); err != nil {
-		// The commit stands; only git's staging cache is behind, which `git
-		// status` shows as modified-but-identical files until the next refresh.
-		return Commit{}, err
+	if ierr := gitindex.Apply(ctx, v.gitDir, updates); ierr != nil {
+		// The commit stands, so the files must too; only git's staging cache
+		// is behind, which the next `git status` or ctx0 write catches up.
+		return Commit{Hash: commit.String(), Message: msg}, ierr
 	}
 	paths := make([]string, len(changes))
 	for i, c := range changes {
@@ -169,6 +176,34 @@ func (v *Vault) commitOnHead(ctx context.Context, msg string, changes []change, 
 		return plumbing.ZeroHash, err
 	}
 	return hash, nil
+}
+
+// snapshot records the current content of the files changes will touch and
+// returns a function that puts them back.
+func (v *Vault) snapshot(changes []change) (undo func(), err error) {
+	type saved struct {
+		full string
+		data []byte // nil: the file did not exist
+	}
+	var files []saved
+	for _, c := range changes {
+		full := filepath.Join(v.root, filepath.FromSlash(c.path))
+		data, err := os.ReadFile(full)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: %w", c.path, err)
+		}
+		files = append(files, saved{full, data})
+	}
+	return func() {
+		for _, f := range files {
+			if f.data == nil {
+				os.Remove(f.full)
+				removeEmptyDirs(v.root, filepath.Dir(f.full))
+			} else {
+				writeFileAtomic(f.full, f.data)
+			}
+		}
+	}, nil
 }
 
 func (v *Vault) storeBlob(data []byte) (plumbing.Hash, error) {
@@ -362,6 +397,10 @@ func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Has
 	return nil
 }
 
+// staleLock is the age past which a ref lock file is taken to be a crashed
+// writer's leftover.
+const staleLock = 10 * time.Second
+
 // createLockFile takes a git-style lock file, waiting briefly for a git
 // command that holds it to finish.
 func createLockFile(ctx context.Context, p string) (*os.File, error) {
@@ -374,6 +413,13 @@ func createLockFile(ctx context.Context, p string) (*os.File, error) {
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
+		}
+		// git holds a ref lock for milliseconds, and other ctx0 writers are
+		// shut out by the vault lock we hold: an old lock file is what a
+		// killed writer left behind, and waiting will not make it go away.
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleLock {
+			os.Remove(p)
+			continue
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%s exists: another git process is running, or one crashed (remove the file if so)", p)

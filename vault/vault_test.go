@@ -163,3 +163,28 @@ func TestApplyCancelled(t *testing.T) {
 	}
 	checkClean(t, v)
 }
+
+func TestApplyRefLock(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	lock := filepath.Join(v.Root(), ".git", "refs", "heads", "main.lock")
+	// A fresh lock is a running git command: wait, then give up naming it.
+	os.WriteFile(lock, nil, 0o644)
+	_, err := v.apply(ctx, "blocked", []change{{path: "x.md", data: []byte("x\n")}})
+	if err == nil || !strings.Contains(err.Error(), "main.lock exists") {
+		t.Fatalf("apply with a held ref lock: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(v.Root(), "x.md")); !os.IsNotExist(err) {
+		t.Fatalf("a failed write left its file behind: %v", err)
+	}
+	// An old one is a crashed writer's leftover: taken over.
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(lock, old, old)
+	if _, err := v.apply(ctx, "unblocked", []change{{path: "y.md", data: []byte("y\n")}}); err != nil {
+		t.Fatal(err)
+	}
+	runGit(t, v, "fsck", "--strict")
+	if got := runGit(t, v, "log", "-1", "--format=%s"); got != "unblocked\n" {
+		t.Errorf("HEAD: %q", got)
+	}
+}

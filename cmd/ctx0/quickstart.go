@@ -61,9 +61,9 @@ and no keys. Running it again adds nothing twice.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "Entries:\n")
-			for _, s := range list {
-				fmt.Fprintf(a.stdout, "  %-45s %-10s %s\n", s.Name, s.Type, s.Title)
+			fmt.Fprintf(a.stdout, "$ ctx0 list\n")
+			if err := a.printSummaries(false, list); err != nil {
+				return err
 			}
 			d, err := v.Get(ctx, "Sarah")
 			if err != nil {
@@ -78,7 +78,7 @@ and no keys. Running it again adds nothing twice.`,
 			if err := a.printLog(false, log); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "\nNext: cd %s and try `ctx0 remember \"...\"`, `ctx0 list`, `ctx0 history sarah`,\nor open the folder in an editor such as Obsidian. CONTEXT.md there tells agents how to use it.\n", v.Root())
+			fmt.Fprintf(a.stdout, "\nNext: install the command (go install ./cmd/ctx0), cd %s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah; or open the folder in an editor such as\nObsidian. CONTEXT.md there tells agents how to use it.\n", v.Root())
 			return nil
 		},
 	}

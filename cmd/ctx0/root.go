@@ -68,7 +68,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "ctx0: %v\n", err)
 	var ue usageError
-	if errors.As(err, &ue) {
+	// cobra reports an unknown subcommand as a plain error.
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitUsage
 	}
 	return exitFailure

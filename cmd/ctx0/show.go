@@ -81,14 +81,7 @@ func (a *app) newListCmd() *cobra.Command {
 			for _, p := range problems {
 				a.note("ctx0: skipped: %v", p)
 			}
-			if asJSON {
-				return a.printJSON(list)
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
-			}
-			return tw.Flush()
+			return a.printSummaries(asJSON, list)
 		},
 	}
 	cmd.Flags().StringVar(&f.Type, "type", "", "only entries of this type")
@@ -97,4 +90,16 @@ func (a *app) newListCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&f.Pinned, "pinned", false, "only pinned entries")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	return cmd
+}
+
+// printSummaries prints listed entries, a line each, or as a JSON array.
+func (a *app) printSummaries(asJSON bool, list []vault.Summary) error {
+	if asJSON {
+		return a.printJSON(list)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
+	}
+	return tw.Flush()
 }

@@ -27,9 +27,9 @@ var (
 	ErrTooLarge    = errors.New("entry: file too large")
 	ErrBinary      = errors.New("entry: binary content")
 	ErrInvalidUTF8 = errors.New("entry: invalid UTF-8")
-	// ErrFrontmatter covers YAML syntax errors (whose messages carry the line
-	// number in the file), frontmatter that is not a mapping of fields, and
-	// an opening '---' line without a closing one.
+	// ErrFrontmatter covers YAML errors, with yaml.v3's line numbers
+	// counted in the file; frontmatter that is not a mapping of fields or
+	// repeats one; and an opening '---' line without a closing one.
 	ErrFrontmatter = errors.New("entry: malformed frontmatter")
 )
 
@@ -72,7 +72,8 @@ func Parse(data []byte) (*Entry, error) {
 	return e, nil
 }
 
-// Bytes renders the entry.
+// Bytes renders the entry: the file it was parsed from, unless something
+// was changed.
 func (e *Entry) Bytes() []byte {
 	return []byte(e.open + e.front + e.close + e.body)
 }

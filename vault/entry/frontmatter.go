@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -34,7 +35,8 @@ func (e *Entry) Get(key string) (any, bool) {
 	return v, err == nil
 }
 
-// Fields returns all fields as Get returns them, ready for encoding/json.
+// Fields returns all fields as Get returns them, ready for encoding/json
+// (but for the floats .nan and .inf, which JSON has no numbers for).
 func (e *Entry) Fields() map[string]any {
 	pairs := e.pairs()
 	fields := make(map[string]any, len(pairs)/2)
@@ -72,6 +74,10 @@ func (e *Entry) Set(key string, value any) error {
 // toNode encodes value. yaml.v3 panics, rather than fail, on values it has
 // no encoding for, such as funcs and channels.
 func toNode(value any) (n *yaml.Node, err error) {
+	if s, ok := value.(string); ok && strings.HasPrefix(s, "\t") && strings.Contains(s, "\n") && utf8.ValidString(s) {
+		// yaml.v3 would write a literal block that it cannot read back.
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}, nil
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%v", r)
@@ -244,9 +250,10 @@ func (e *Entry) span(i int) (start, end int, ok bool) {
 		last = pairs[i+2].Line - 2
 	}
 	if first < 0 || first >= last || last >= len(starts) {
-		return 0, 0, false // lines yaml.v3 and lineStarts count differently
+		return 0, 0, false // as in a flow mapping, {a: 1, b: 2}
 	}
-	for last-1 > first && isTrailer(e.front[starts[last-1]:starts[last]], e.indent()) {
+	indent := e.indent()
+	for last-1 > first && isTrailer(e.front[starts[last-1]:starts[last]], indent) {
 		last--
 	}
 	return starts[first], starts[last], true
@@ -260,8 +267,9 @@ func isTrailer(line, indent string) bool {
 	return blank || s[0] == '#' && len(line)-len(s) <= len(indent)
 }
 
-// lineStarts returns the offset of each line of s, then len(s). It breaks
-// lines where yaml.v3 does, which is also at CR, NEL, LS and PS.
+// lineStarts returns the offset of each line of s, which ends with a line
+// break, and then len(s). It breaks lines where yaml.v3 does, which is also
+// at CR, NEL, LS and PS.
 func lineStarts(s string) []int {
 	starts := []int{0}
 	for i := 0; i < len(s); {
@@ -280,9 +288,6 @@ func lineStarts(s string) []int {
 		}
 		i += n
 		starts = append(starts, i)
-	}
-	if starts[len(starts)-1] != len(s) {
-		starts = append(starts, len(s))
 	}
 	return starts
 }

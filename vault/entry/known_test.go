@@ -93,6 +93,7 @@ list: [a, 1]
 map: {b: [x], 1: one, 2026-01-01: new year}
 ref: &r {k: v}
 again: *r
+inner: {a: &i [x], b: *i}
 ---
 `)
 	want := map[string]any{
@@ -107,6 +108,7 @@ again: *r
 		"map":     map[string]any{"b": []any{"x"}, "1": "one", "2026-01-01": "new year"},
 		"ref":     map[string]any{"k": "v"},
 		"again":   map[string]any{"k": "v"},
+		"inner":   map[string]any{"a": []any{"x"}, "b": []any{"x"}},
 	}
 	if got := e.Fields(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fields() = %#v, want %#v", got, want)

@@ -175,8 +175,6 @@ func plainText(n ast.Node, src []byte) string {
 			if n.SoftLineBreak() {
 				b.WriteByte(' ')
 			}
-		case *ast.String:
-			b.Write(n.Value)
 		}
 		return ast.WalkContinue, nil
 	})

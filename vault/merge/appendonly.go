@@ -12,9 +12,11 @@ type section struct {
 	key   string // the heading line, with a count if it repeats
 	date  string // "2026-01-28", "2026-01-28 10:30"
 	lines []string
-	// spaced is whether a blank line (or nothing) comes before the
-	// heading, so that a section moved after one that ended the body
-	// keeps its distance.
+	// after is the key of the section before this one, "" if it is the
+	// first, and spaced whether a blank line (or nothing) comes before its
+	// heading: so that a section placed after another than before, which
+	// may have ended the body without a blank line, keeps its distance.
+	after  string
 	spaced bool
 }
 
@@ -57,8 +59,8 @@ func (m *merger) appendBody(base, ours, theirs string) ([]string, []pending) {
 		order = insertByDate(order, s, desc)
 	}
 
-	for _, s := range order {
-		if n := len(lines); n > 0 && !isBlank(lines[n-1]) && s.spaced {
+	for i, s := range order {
+		if n := len(lines); n > 0 && !isBlank(lines[n-1]) && s.spaced && i > 0 && order[i-1].key != s.after {
 			lines = append(lines, m.eol)
 		}
 		b, inB := inBase[s.key]
@@ -113,7 +115,11 @@ func sections(body string) (string, []section) {
 				if n := seen[key]; n > 1 {
 					key = fmt.Sprintf("%s\x00%d", key, n)
 				}
-				secs = append(secs, section{key: key, date: strings.TrimSpace(d[1] + " " + d[2]), spaced: isBlank(prev)})
+				after := ""
+				if len(secs) > 0 {
+					after = secs[len(secs)-1].key
+				}
+				secs = append(secs, section{key: key, date: strings.TrimSpace(d[1] + " " + d[2]), after: after, spaced: isBlank(prev)})
 			}
 		}
 		if len(secs) == 0 {

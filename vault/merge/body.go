@@ -109,7 +109,7 @@ func (m *merger) block(title string, lines []string) string {
 	var b strings.Builder
 	b.WriteString("> [!conflict] Merge conflict: " + title + m.eol)
 	for _, l := range lines {
-		l = strings.TrimRight(l, "\r\n")
+		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
 		if l == "" {
 			b.WriteString(">" + m.eol)
 		} else {

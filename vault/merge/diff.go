@@ -1,12 +1,17 @@
 package merge
 
-// maxEdits bounds the line diff. Past it, the lines between the common
-// start and end of two texts count as one replacement: a merge of such
-// texts keeps both but may see a conflict where a finer diff would not.
-// The bound keeps the cost of the diff (time and memory grow with the
-// square of the edits) at a few milliseconds and megabytes, and, unlike a
-// timeout, gives the same answer on every machine.
-const maxEdits = 1000
+// maxEdits and maxWork bound the line diff. Past them, the lines between
+// the common start and end of two texts count as one replacement: a merge
+// of such texts keeps both but may see a conflict where a finer diff would
+// not. The diff's memory grows with the square of the edits, and its time
+// with the edits times the lines, so the bounds keep it to milliseconds
+// and megabytes for entries of normal size, and well under a second for
+// the largest; and, unlike a timeout, they give the same answer on every
+// machine.
+const (
+	maxEdits = 1000
+	maxWork  = 50_000_000
+)
 
 // hunk is one edit from a base text to another version: lines replace
 // base[start:end]. An insertion has start == end.
@@ -66,10 +71,10 @@ func intern(x, y []string) ([]int, []int) {
 
 // myers returns the pairs of positions of x and y that a shortest edit
 // script leaves unchanged, in order, or false if the script is longer than
-// maxEdits.
+// the bounds allow.
 func myers(x, y []int) ([][2]int, bool) {
 	n, m := len(x), len(y)
-	limit := min(n+m, maxEdits)
+	limit := min(n+m, maxEdits, max(100, maxWork/(n+m)))
 	off := limit + 1
 	v := make([]int, 2*limit+3)
 	// trace[d] is v over diagonals -d..d as it was when step d began.

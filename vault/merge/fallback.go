@@ -20,7 +20,7 @@ func (m *merger) fallback(texts [3]string, errs [3]error) []byte {
 	case len(aside) > 0:
 		merged = m.setAside(lines, aside, 0)
 	case m.open(texts[0], texts[1], texts[2]):
-		merged = unterminate(merged)
+		merged = unterminate(merged, m.eol)
 	}
 	_, err := entry.Parse([]byte(merged))
 	if err == nil || errs[1] != nil && errs[2] != nil {

@@ -40,7 +40,11 @@ func (m *merger) front(b, o, t *entry.Entry) *entry.Entry {
 			merged.WriteString(l)
 		}
 	}
-	for _, h := range []string{merged.String(), ho} {
+	h := merged.String()
+	if m.open(hb, ho, ht) {
+		h = unterminate(h, m.eol)
+	}
+	for _, h := range []string{h, ho} {
 		if e, ok := m.fit(h, want); ok {
 			return e
 		}

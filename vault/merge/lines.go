@@ -42,11 +42,13 @@ func terminated(lines []string, eol string) []string {
 	return lines
 }
 
-// unterminate removes the break after the last line of s, for a merge of
-// texts whose last line had none.
-func unterminate(s string) string {
-	s = strings.TrimSuffix(s, "\n")
-	return strings.TrimSuffix(s, "\r")
+// unterminate removes the break after the last line of s, as terminated
+// added it, for a merge of texts whose last line had none.
+func unterminate(s, eol string) string {
+	if strings.HasSuffix(s, eol) {
+		return s[:len(s)-len(eol)]
+	}
+	return strings.TrimSuffix(s, "\n")
 }
 
 // endsOpen reports whether s is non-empty text whose last line has no break.

@@ -131,10 +131,7 @@ func Entry(base, ours, theirs []byte, opt Options) ([]byte, []Conflict, error) {
 	}
 	// Both sides changed the file. Texts whose line breaks differ from
 	// ours' are converted, or every line would differ.
-	m := &merger{opt: opt, eol: eolOf(string(theirs))}
-	if bytes.IndexByte(ours, '\n') >= 0 {
-		m.eol = eolOf(string(ours))
-	}
+	m := &merger{opt: opt, eol: eolFor(ours, theirs)}
 	texts := [3]string{withEOL(string(base), m.eol), string(ours), withEOL(string(theirs), m.eol)}
 	var es [3]*entry.Entry
 	var errs [3]error
@@ -148,6 +145,15 @@ func Entry(base, ours, theirs []byte, opt Options) ([]byte, []Conflict, error) {
 		return bytes.Clone(m.lastWriteWins(base, ours, theirs, es[1], es[2])), m.conflicts, nil
 	}
 	return m.entries(es[0], es[1], es[2]), m.conflicts, nil
+}
+
+// eolFor is the line break of the merged file: ours', unless ours is one
+// line.
+func eolFor(ours, theirs []byte) string {
+	if bytes.IndexByte(ours, '\n') >= 0 {
+		return eolOf(string(ours))
+	}
+	return eolOf(string(theirs))
 }
 
 func (opt *Options) check() error {
@@ -177,7 +183,7 @@ func (opt *Options) check() error {
 // merger holds what one merge collects along the way.
 type merger struct {
 	opt       Options
-	eol       string // of the merged file: ours', unless ours is one line
+	eol       string // of the merged file (see eolFor)
 	conflicts []Conflict
 	canons    map[*yaml.Node]string // see canon
 }
@@ -195,7 +201,7 @@ func (m *merger) entries(b, o, t *entry.Entry) []byte {
 	}
 	body := strings.Join(lines, "")
 	if m.open(b.Body(), o.Body(), t.Body()) {
-		body = unterminate(body)
+		body = unterminate(body, m.eol)
 	}
 	if len(aside) > 0 {
 		body = m.setAside(lines, aside, headerLines(e, body))
@@ -204,8 +210,8 @@ func (m *merger) entries(b, o, t *entry.Entry) []byte {
 	return e.Bytes()
 }
 
-// open merges whether texts end without a line break, as any change is
-// merged: ours' if both changed it.
+// open merges whether texts end without a line break: a side's change of
+// it is taken.
 func (m *merger) open(base, ours, theirs string) bool {
 	b, o, t := endsOpen(base), endsOpen(ours), endsOpen(theirs)
 	if o != t && b == o {

@@ -34,11 +34,14 @@ func (m *merger) value(path string, b, o, t *yaml.Node) *yaml.Node {
 		return m.sequence(b, o, t)
 	}
 	// The last edit's time, and the first creation's, are no conflict.
-	switch ot, tt, ok := times(o, t); {
-	case ok && path == entry.FieldUpdated && tt.After(ot),
-		ok && path == entry.FieldCreated && tt.Before(ot):
-		return t
-	case ok && (path == entry.FieldUpdated || path == entry.FieldCreated):
+	if ot, tt, ok := times(o, t); ok && (path == entry.FieldUpdated || path == entry.FieldCreated) {
+		theirs := tt.After(ot)
+		if path == entry.FieldCreated {
+			theirs = tt.Before(ot)
+		}
+		if theirs || tt.Equal(ot) && m.opt.Winner == Theirs {
+			return t
+		}
 		return o
 	}
 	kept := m.opt.Winner
