@@ -56,13 +56,14 @@ func (v *Vault) apply(ctx context.Context, msg string, changes []change) (Commit
 	return v.applyLocked(ctx, msg, changes)
 }
 
-func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (_ Commit, err error) {
+func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (Commit, error) {
 	if err := ctx.Err(); err != nil {
 		return Commit{}, err
 	}
 	blobs := make(map[string]plumbing.Hash, len(changes))
 	for _, c := range changes {
 		if c.data == nil {
+			blobs[c.path] = plumbing.ZeroHash // remove
 			continue
 		}
 		h, err := v.storeBlob(c.data)
@@ -71,6 +72,37 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		blobs[c.path] = h
 	}
+	return v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, []plumbing.Hash, error) {
+		var baseTree plumbing.Hash
+		var parents []plumbing.Hash
+		if !head.hash.IsZero() {
+			c, err := object.GetCommit(v.repo.Storer, head.hash)
+			if err != nil {
+				return plumbing.ZeroHash, nil, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+			}
+			baseTree = c.TreeHash
+			parents = []plumbing.Hash{head.hash}
+		}
+		tree, err := v.writeTree(ctx, baseTree, blobs)
+		if err != nil {
+			return plumbing.ZeroHash, nil, err
+		}
+		if tree == baseTree && len(parents) > 0 {
+			// The files already held these bytes in git's eyes: no empty commit.
+			return tree, nil, nil
+		}
+		return tree, parents, nil
+	})
+}
+
+// planFunc decides the tree and parents of the commit to make on head; nil
+// parents on a branch that exists mean there is nothing to commit.
+type planFunc func(head headState) (tree plumbing.Hash, parents []plumbing.Hash, err error)
+
+// commitFiles writes changes into the work tree, commits the tree plan
+// gives on the current HEAD, moves the branch, and stages the changed paths
+// with blobs (their hashes; zero for removals).
+func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
 	// Files go to disk before the commit exists: if we crash here, the next
 	// reader sees uncommitted edits, which ctx0 and git both handle. If we
 	// fail instead, the files are put back as they were.
@@ -106,7 +138,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 
 	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
-		commit, err = v.commitOnHead(ctx, msg, changes, blobs)
+		commit, err = v.commitOnHead(ctx, msg, plan)
 		if !errors.Is(err, errRefMoved) || attempt == 5 {
 			break
 		}
@@ -126,43 +158,26 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
 }
 
-// commitOnHead writes a commit whose tree is HEAD's with changes applied and
-// moves the branch to it if nobody else moved it meanwhile.
-func (v *Vault) commitOnHead(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash) (plumbing.Hash, error) {
+// commitOnHead writes the commit plan makes of the current HEAD and moves
+// the branch to it if nobody else moved it meanwhile.
+func (v *Vault) commitOnHead(ctx context.Context, msg string, plan planFunc) (plumbing.Hash, error) {
 	head, err := v.head()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	var baseTree plumbing.Hash
-	var parents []plumbing.Hash
-	if !head.hash.IsZero() {
-		c, err := object.GetCommit(v.repo.Storer, head.hash)
-		if err != nil {
-			return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
-		}
-		baseTree = c.TreeHash
-		parents = []plumbing.Hash{head.hash}
-	}
-	edits := make(map[string]plumbing.Hash, len(changes))
-	for _, c := range changes {
-		edits[c.path] = blobs[c.path] // zero hash: remove
-	}
-	tree, err := v.writeTree(ctx, baseTree, edits)
+	tree, parents, err := plan(head)
 	if err != nil {
 		return plumbing.ZeroHash, err
+	}
+	if parents == nil && !head.hash.IsZero() {
+		return head.hash, nil
 	}
 	if tree.IsZero() { // a vault emptied of every file still needs a root tree
 		if tree, err = v.storeTree(nil); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
-	if tree == baseTree && len(parents) > 0 {
-		// Nothing changed in git's eyes (the files already held these
-		// bytes): no empty commit.
-		return head.hash, nil
-	}
-	now := v.now()
-	sig := object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: now}
+	sig := object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: v.now()}
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg + "\n", TreeHash: tree, ParentHashes: parents}
 	obj := v.repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {

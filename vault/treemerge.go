@@ -1,0 +1,258 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/utils/merkletrie"
+
+	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vault/merge"
+)
+
+// treeMerge is the result of merging two commits' trees.
+type treeMerge struct {
+	// edits turn ours' tree into the merged one: path → blob, zero hash to
+	// delete.
+	edits map[string]plumbing.Hash
+	// data holds the content of every edited blob, for the work tree.
+	data      map[string][]byte
+	conflicts []PathConflict
+}
+
+// PathConflict is a merge conflict in one file.
+type PathConflict struct {
+	Path string
+	merge.Conflict
+}
+
+// sideChange is what one side did to a base path: moved it to path (the same
+// path when only edited; "" when deleted) with content hash.
+type sideChange struct {
+	path string
+	hash plumbing.Hash
+}
+
+// mergeTrees merges theirs into ours, path by path, from their merge base.
+// Entries merge field by field (vault/merge); other files take the side that
+// changed, or keep both as name.conflict-theirs.ext when both did. A file
+// changed on one side and deleted on the other is kept; a rename on one side
+// and an edit on the other both survive.
+func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree, labels [2]string) (*treeMerge, error) {
+	oc, _, err := sideChanges(ctx, base, ours)
+	if err != nil {
+		return nil, err
+	}
+	tc, tAdded, err := sideChanges(ctx, base, theirs)
+	if err != nil {
+		return nil, err
+	}
+	m := &treeMerge{edits: map[string]plumbing.Hash{}, data: map[string][]byte{}}
+	final := map[string]plumbing.Hash{} // destination → merged blob
+	var deleted []string
+	put := func(p string, b, o, t plumbing.Hash) error {
+		if prev, ok := final[p]; ok { // two paths landed on one name: merge them as both-added
+			b, o = plumbing.ZeroHash, prev
+		}
+		h, err := v.mergeBlobs(ctx, m, p, b, o, t, labels)
+		if err != nil {
+			return err
+		}
+		final[p] = h
+		return nil
+	}
+	touched := map[string]bool{}
+	for p := range oc {
+		touched[p] = true
+	}
+	for p := range tc {
+		touched[p] = true
+	}
+	for p := range touched {
+		b := entryHash(base, p)
+		o, ok := oc[p]
+		if !ok {
+			o = sideChange{p, b}
+		}
+		t, ok := tc[p]
+		if !ok {
+			t = sideChange{p, b}
+		}
+		switch {
+		case o.path == "" && t.path == "":
+		case o.path == "":
+			// Ours deleted it. If theirs changed or moved it, the change
+			// survives; otherwise the deletion stands.
+			if t.path != p || t.hash != b {
+				if err := put(t.path, plumbing.ZeroHash, entryHash(ours, t.path), t.hash); err != nil {
+					return nil, err
+				}
+			}
+		case t.path == "":
+			if o.path == p && o.hash == b {
+				deleted = append(deleted, p)
+			}
+		default:
+			dest := o.path
+			if o.path == p {
+				dest = t.path
+			}
+			if dest != o.path {
+				deleted = append(deleted, o.path)
+			}
+			if err := put(dest, b, o.hash, t.hash); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for p, h := range tAdded {
+		if err := put(p, plumbing.ZeroHash, entryHash(ours, p), h); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range deleted {
+		if _, kept := final[p]; !kept {
+			m.edits[p] = plumbing.ZeroHash
+		}
+	}
+	for p, h := range final {
+		if entryHash(ours, p) != h {
+			m.edits[p] = h
+		}
+	}
+	for p, h := range m.edits {
+		if _, ok := m.data[p]; !ok && !h.IsZero() {
+			if m.data[p], err = v.blob(h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m, nil
+}
+
+// mergeBlobs merges the three versions of one file and returns the merged
+// blob, stored.
+func (v *Vault) mergeBlobs(ctx context.Context, m *treeMerge, p string, b, o, t plumbing.Hash, labels [2]string) (plumbing.Hash, error) {
+	switch {
+	case o == t, b == t, t.IsZero():
+		return o, nil
+	case b == o, o.IsZero():
+		return t, nil
+	}
+	bd, err := v.blob(b)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	od, err := v.blob(o)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	td, err := v.blob(t)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, isEntry := nameOf(p); !isEntry {
+		// Not an entry: no way to merge its content, so keep both.
+		side := conflictPath(p, "theirs")
+		h, err := v.storeBlob(td)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		m.edits[side], m.data[side] = h, td
+		m.conflicts = append(m.conflicts, PathConflict{Path: p, Conflict: merge.Conflict{
+			Hunk: "whole file: theirs kept as " + side, Kept: merge.Ours}})
+		return o, nil
+	}
+	out, cs, err := merge.Entry(bd, od, td, merge.Options{Strategy: v.strategyFor(od, td), OursLabel: labels[0], TheirsLabel: labels[1]})
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("merge %s: %w", p, err)
+	}
+	for _, c := range cs {
+		m.conflicts = append(m.conflicts, PathConflict{Path: p, Conflict: c})
+	}
+	h, err := v.storeBlob(out)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	m.data[p] = out
+	return h, ctx.Err()
+}
+
+// strategyFor is the body merge strategy of an entry's type, read from
+// ours (or theirs when ours does not parse).
+func (v *Vault) strategyFor(versions ...[]byte) merge.Strategy {
+	for _, d := range versions {
+		if e, err := entry.Parse(d); err == nil {
+			if t, ok := v.cfg.Type(e.Type()); ok {
+				return merge.Strategy(t.Merge)
+			}
+			return merge.FieldMerge
+		}
+	}
+	return merge.FieldMerge
+}
+
+// conflictPath is "notes/a.conflict-theirs.txt" for "notes/a.txt".
+func conflictPath(p, side string) string {
+	ext := path.Ext(p)
+	return strings.TrimSuffix(p, ext) + ".conflict-" + side + ext
+}
+
+func (v *Vault) blob(h plumbing.Hash) ([]byte, error) {
+	if h.IsZero() {
+		return nil, nil
+	}
+	b, err := object.GetBlob(v.repo.Storer, h)
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	r, err := b.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// sideChanges lists what one side did relative to base: changes keyed by
+// base path (rename, edit, delete), and files added.
+func sideChanges(ctx context.Context, base, side *object.Tree) (map[string]sideChange, map[string]plumbing.Hash, error) {
+	changes, err := object.DiffTreeWithOptions(ctx, base, side, &object.DiffTreeOptions{DetectRenames: true, RenameScore: 50})
+	if err != nil {
+		return nil, nil, fmt.Errorf("diff trees: %w", err)
+	}
+	byBase := map[string]sideChange{}
+	added := map[string]plumbing.Hash{}
+	for _, c := range changes {
+		action, err := c.Action()
+		if err != nil {
+			return nil, nil, err
+		}
+		switch action {
+		case merkletrie.Insert:
+			added[c.To.Name] = c.To.TreeEntry.Hash
+		case merkletrie.Delete:
+			byBase[c.From.Name] = sideChange{}
+		case merkletrie.Modify:
+			byBase[c.From.Name] = sideChange{path: c.To.Name, hash: c.To.TreeEntry.Hash}
+		}
+	}
+	return byBase, added, nil
+}
+
+// entryHash is the blob of p in tree t, zero when absent (or t is nil).
+func entryHash(t *object.Tree, p string) plumbing.Hash {
+	if t == nil {
+		return plumbing.ZeroHash
+	}
+	e, err := t.FindEntry(p)
+	if err != nil || !e.Mode.IsFile() {
+		return plumbing.ZeroHash
+	}
+	return e.Hash
+}
