@@ -72,32 +72,32 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		blobs[c.path] = h
 	}
-	return v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, []plumbing.Hash, error) {
+	return v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
 		var baseTree plumbing.Hash
 		var parents []plumbing.Hash
 		if !head.hash.IsZero() {
 			c, err := object.GetCommit(v.repo.Storer, head.hash)
 			if err != nil {
-				return plumbing.ZeroHash, nil, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+				return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
 			}
 			baseTree = c.TreeHash
 			parents = []plumbing.Hash{head.hash}
 		}
 		tree, err := v.writeTree(ctx, baseTree, blobs)
 		if err != nil {
-			return plumbing.ZeroHash, nil, err
+			return plumbing.ZeroHash, err
 		}
 		if tree == baseTree && len(parents) > 0 {
 			// The files already held these bytes in git's eyes: no empty commit.
-			return tree, nil, nil
+			return plumbing.ZeroHash, nil
 		}
-		return tree, parents, nil
+		return v.newCommit(tree, parents, msg)
 	})
 }
 
-// planFunc decides the tree and parents of the commit to make on head; nil
-// parents on a branch that exists mean there is nothing to commit.
-type planFunc func(head headState) (tree plumbing.Hash, parents []plumbing.Hash, err error)
+// planFunc returns the commit to move the branch to from head, writing it
+// if it is new; the zero hash means there is nothing to commit.
+type planFunc func(head headState) (plumbing.Hash, error)
 
 // commitFiles writes changes into the work tree, commits the tree plan
 // gives on the current HEAD, moves the branch, and stages the changed paths
@@ -158,39 +158,46 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
 }
 
-// commitOnHead writes the commit plan makes of the current HEAD and moves
-// the branch to it if nobody else moved it meanwhile.
+// commitOnHead moves the branch to the commit plan makes of the current
+// HEAD, if nobody else moved it meanwhile.
 func (v *Vault) commitOnHead(ctx context.Context, msg string, plan planFunc) (plumbing.Hash, error) {
 	head, err := v.head()
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	tree, parents, err := plan(head)
-	if err != nil {
+	next, err := plan(head)
+	if err != nil || next.IsZero() {
+		return head.hash, err
+	}
+	if err := v.updateRef(ctx, head, next, v.signature(), msg); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	if parents == nil && !head.hash.IsZero() {
-		return head.hash, nil
-	}
+	return next, nil
+}
+
+func (v *Vault) signature() object.Signature {
+	return object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: v.now()}
+}
+
+// newCommit writes a commit object by the vault's author.
+func (v *Vault) newCommit(tree plumbing.Hash, parents []plumbing.Hash, msg string) (plumbing.Hash, error) {
 	if tree.IsZero() { // a vault emptied of every file still needs a root tree
+		var err error
 		if tree, err = v.storeTree(nil); err != nil {
 			return plumbing.ZeroHash, err
 		}
 	}
-	sig := object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: v.now()}
+	sig := v.signature()
 	c := &object.Commit{Author: sig, Committer: sig, Message: msg + "\n", TreeHash: tree, ParentHashes: parents}
 	obj := v.repo.Storer.NewEncodedObject()
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	hash, err := v.repo.Storer.SetEncodedObject(obj)
+	h, err := v.repo.Storer.SetEncodedObject(obj)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("store commit: %w", err)
 	}
-	if err := v.updateRef(ctx, head, hash, sig, msg); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return hash, nil
+	return h, nil
 }
 
 // snapshot records the current content of the files changes will touch and

@@ -28,9 +28,11 @@ type Link struct {
 	// [[projects/bot0#Intro|Bot]], "../projects/bot0.md" in
 	// [Bot](../projects/bot0.md#intro). A markdown link's target keeps its
 	// escapes (\_) and percent-encoding (%20).
-	Target  string
-	Label   string // the text after '|' or between '[' and ']'
-	Heading string // the part after '#', without it
+	Target string
+	// Label is a wikilink's text after '|', if any, or a markdown link's
+	// text between the brackets, without markup.
+	Label   string
+	Heading string // the part of the target after '#'; not in Target
 	// Start and End are the offsets of Target in the body, so that a
 	// caller can rewrite exactly that text.
 	Start, End int
@@ -52,16 +54,15 @@ func Links(body []byte) []Link {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
-		var l Link
-		ok := false
 		switch n := n.(type) {
 		case *wikilink.Node:
-			l, ok = wikiLink(n, body)
+			if l, ok := wikiLink(n, body); ok {
+				links = append(links, l)
+			}
 		case *ast.Link:
-			l, ok = markdownLink(n, body)
-		}
-		if ok {
-			links = append(links, l)
+			if l, ok := markdownLink(n, body); ok {
+				links = append(links, l)
+			}
 		}
 		return ast.WalkContinue, nil
 	})
@@ -88,7 +89,8 @@ func RewriteLinks(body []byte, rewrite func(Link) (newTarget string, ok bool)) [
 }
 
 func wikiLink(n *wikilink.Node, body []byte) (Link, bool) {
-	// goldmark records where the inline parser started: at "[[" or "![[".
+	// goldmark sets an inline node's Pos to where its parser started: at
+	// "[[", or "![[" for an embed.
 	start := n.Pos() + len("[[")
 	if n.Embed {
 		start++
@@ -166,13 +168,9 @@ func hasScheme(s string) bool {
 func plainText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
-		if !entering {
-			return ast.WalkContinue, nil
-		}
-		switch n := n.(type) {
-		case *ast.Text:
-			b.Write(n.Segment.Value(src))
-			if n.SoftLineBreak() {
+		if t, ok := n.(*ast.Text); ok && entering {
+			b.Write(t.Segment.Value(src))
+			if t.SoftLineBreak() {
 				b.WriteByte(' ')
 			}
 		}
