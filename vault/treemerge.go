@@ -168,19 +168,32 @@ func (v *Vault) mergeBlobs(ctx context.Context, m *treeMerge, p string, b, o, t 
 			Hunk: "whole file: theirs kept as " + side, Kept: merge.Ours}})
 		return o, nil
 	}
-	out, cs, err := merge.Entry(bd, od, td, merge.Options{Strategy: v.strategyFor(od, td), OursLabel: labels[0], TheirsLabel: labels[1]})
+	out, cs, err := v.MergeEntry(p, bd, od, td, labels)
 	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("merge %s: %w", p, err)
+		return plumbing.ZeroHash, err
 	}
-	for _, c := range cs {
-		m.conflicts = append(m.conflicts, PathConflict{Path: p, Conflict: c})
-	}
+	m.conflicts = append(m.conflicts, cs...)
 	h, err := v.storeBlob(out)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
 	m.data[p] = out
 	return h, ctx.Err()
+}
+
+// MergeEntry merges three versions of the entry file at path p (base may be
+// nil) with its type's strategy; labels name ours and theirs in conflict
+// blocks.
+func (v *Vault) MergeEntry(p string, base, ours, theirs []byte, labels [2]string) ([]byte, []PathConflict, error) {
+	out, cs, err := merge.Entry(base, ours, theirs, merge.Options{Strategy: v.strategyFor(ours, theirs), OursLabel: labels[0], TheirsLabel: labels[1]})
+	if err != nil {
+		return nil, nil, fmt.Errorf("merge %s: %w", p, err)
+	}
+	pcs := make([]PathConflict, len(cs))
+	for i, c := range cs {
+		pcs[i] = PathConflict{Path: p, Conflict: c}
+	}
+	return out, pcs, nil
 }
 
 // strategyFor is the body merge strategy of an entry's type, read from

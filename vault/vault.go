@@ -150,8 +150,10 @@ func Init(ctx context.Context, dir string, opts ...Option) (*Vault, Commit, erro
 	return v, c, nil
 }
 
-// ensureGitConfig turns off git's CRLF conversion for the vault, so the
-// bytes in a commit are the bytes in the file.
+// ensureGitConfig sets up the vault's .git/config: ctx0's merge driver, so
+// that a plain `git merge` or `git pull` merges entries field by field as
+// .gitattributes asks, and no CRLF conversion, so the bytes in a commit are
+// the bytes in the file.
 func (v *Vault) ensureGitConfig() error {
 	cfg, err := v.repo.Config()
 	if err != nil {
@@ -160,9 +162,12 @@ func (v *Vault) ensureGitConfig() error {
 	raw := cfg.Raw
 	if raw.Section("core").Option("autocrlf") == "" {
 		raw.Section("core").SetOption("autocrlf", "false")
-		if err := v.repo.Storer.SetConfig(cfg); err != nil {
-			return fmt.Errorf("write git config: %w", err)
-		}
+	}
+	driver := raw.Section("merge").Subsection("ctx0")
+	driver.SetOption("name", "ctx0 field-level entry merge")
+	driver.SetOption("driver", "ctx0 merge-driver %O %A %B %P")
+	if err := v.repo.Storer.SetConfig(cfg); err != nil {
+		return fmt.Errorf("write git config: %w", err)
 	}
 	return nil
 }

@@ -111,6 +111,11 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newListCmd(),
 		a.newHistoryCmd(),
 		a.newLogCmd(),
+		a.newSyncCmd(),
+		a.newRemoteCmd(),
+		a.newCloneCmd(),
+		a.newConflictsCmd(),
+		a.newMergeDriverCmd(),
 	)
 	return root
 }

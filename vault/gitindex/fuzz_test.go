@@ -2,7 +2,6 @@ package gitindex
 
 import (
 	"bytes"
-	"crypto/sha1"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -46,21 +45,13 @@ func FuzzParseIndex(f *testing.F) {
 		}
 		out := encodeUnchanged(ix)
 		body := len(data) - trailerLen
-		if !bytes.Equal(out[:body], data[:body]) {
+		if len(out) != len(data) || !bytes.Equal(out[:body], data[:body]) {
 			t.Fatalf("re-serialized entries or extensions differ")
 		}
-		if (ix.checksumOK || ix.zeroTrailer) && !bytes.Equal(out, data) {
+		if ix.checksumOK() && !bytes.Equal(out, data) {
 			t.Fatalf("re-serialized index differs")
 		}
 
-		if !ix.zeroTrailer {
-			fixed := bytes.Clone(data)
-			sum := sha1.Sum(fixed[:body])
-			copy(fixed[body:], sum[:])
-			if ix, err = parseIndex(fixed); err != nil {
-				t.Fatalf("parse with a fixed checksum: %v", err)
-			}
-		}
 		spliced, err := splice(ix, ops)
 		if err != nil || spliced == nil {
 			return
@@ -69,7 +60,7 @@ func FuzzParseIndex(f *testing.F) {
 		if err != nil {
 			t.Fatalf("spliced index does not parse: %v", err)
 		}
-		if !ix2.checksumOK && !ix2.zeroTrailer {
+		if !ix2.checksumOK() {
 			t.Fatalf("spliced index has a bad checksum")
 		}
 		for _, o := range ops {

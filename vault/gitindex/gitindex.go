@@ -80,7 +80,8 @@ type Update struct {
 var lockTimeout = 2 * time.Second
 
 // Apply writes updates into the index file of the repository whose git dir
-// is gitDir. It does not write when updates change nothing (none, or only
+// is gitDir (for a linked worktree, the worktree's own git dir, which holds
+// its index). It does not write when updates change nothing (none, or only
 // removals of paths the index lacks). Errors name the index file and wrap
 // the cause: fs.ErrExist when another process held index.lock throughout,
 // ctx.Err() when ctx ended first, ErrSplitIndex, ErrSparseIndex.
@@ -131,7 +132,7 @@ func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
 	default:
 		return err
 	}
-	out, err := splice(ix, ops)
+	out, err := checkAndSplice(ix, ops)
 	if err != nil {
 		return err
 	}

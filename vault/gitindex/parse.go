@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // On-disk layout constants of the git index (https://git-scm.com/docs/index-format).
@@ -66,8 +67,6 @@ type indexFile struct {
 	exts       []extension
 	// zeroTrailer: the trailing checksum is all zero bytes (index.skipHash).
 	zeroTrailer bool
-	// checksumOK: the trailing checksum matches the content.
-	checksumOK bool
 }
 
 func (ix *indexFile) name(i int) []byte {
@@ -77,14 +76,17 @@ func (ix *indexFile) name(i int) []byte {
 
 // newIndexFile is the empty version 2 index that a missing index file stands for.
 func newIndexFile() *indexFile {
-	return &indexFile{version: 2, entriesEnd: headerLen, checksumOK: true}
+	return &indexFile{version: 2, entriesEnd: headerLen}
 }
 
-// parseIndex parses data without verifying the trailing checksum (it records
-// whether it matched in checksumOK). It never panics, whatever data holds.
+// parseIndex parses data without verifying the trailing checksum (see
+// checksumOK). It never panics, whatever data holds.
 func parseIndex(data []byte) (*indexFile, error) {
 	if len(data) < headerLen+trailerLen {
 		return nil, corruptf("%d bytes is too short", len(data))
+	}
+	if uint64(len(data)) > math.MaxUint32 {
+		return nil, errors.New("index larger than 4 GiB")
 	}
 	if string(data[:4]) != "DIRC" {
 		return nil, corruptf("bad signature %q", data[:4])
@@ -127,11 +129,19 @@ func parseIndex(data []byte) (*indexFile, error) {
 		ix.exts = append(ix.exts, x)
 		off = x.end
 	}
-	trailer := data[limit:]
-	ix.zeroTrailer = allZero(trailer)
-	sum := sha1.Sum(data[:limit])
-	ix.checksumOK = bytes.Equal(sum[:], trailer)
+	ix.zeroTrailer = allZero(data[limit:])
 	return ix, nil
+}
+
+// checksumOK reports whether the trailing checksum matches the content, or
+// is the zero one of index.skipHash, which git does not check either.
+func (ix *indexFile) checksumOK() bool {
+	if ix.data == nil || ix.zeroTrailer {
+		return true
+	}
+	limit := len(ix.data) - trailerLen
+	sum := sha1.Sum(ix.data[:limit])
+	return bytes.Equal(sum[:], ix.data[limit:])
 }
 
 func allZero(b []byte) bool {

@@ -31,13 +31,11 @@ type op struct {
 type span struct{ lo, hi int }
 
 // splice returns the bytes of ix with ops applied, or nil if they change
-// nothing (they only remove paths the index does not have). ops must be
+// nothing (they only remove paths the index does not have). It does not
+// check ix's checksum (see checksumOK). ops must be
 // sorted by path, without duplicates, and no added path may be a directory
 // of another added path (prepareOps ensures all three).
 func splice(ix *indexFile, ops []op) ([]byte, error) {
-	if !ix.checksumOK && !ix.zeroTrailer {
-		return nil, corruptf("checksum mismatch")
-	}
 	n := len(ix.entries)
 
 	// Entries to drop: every stage of each updated path and, like `git add`
@@ -198,6 +196,19 @@ loop:
 		out = append(out, sum[:]...)
 	}
 	return out, nil
+}
+
+// checkAndSplice is splice after checking ix's checksum, which it does on
+// another goroutine while splicing: SHA-1 over the whole file is most of the
+// work, and splice needs a second one for the new checksum.
+func checkAndSplice(ix *indexFile, ops []op) ([]byte, error) {
+	checked := make(chan bool, 1)
+	go func() { checked <- ix.checksumOK() }()
+	out, err := splice(ix, ops)
+	if !<-checked {
+		return nil, corruptf("checksum mismatch")
+	}
+	return out, err
 }
 
 // appendExtension appends an extension header and the payload fill writes.

@@ -12,13 +12,14 @@ type chunk struct {
 }
 
 // diff3 merges two versions of base line by line. An edit made by one
-// side only is taken; the same edit made by both is taken once. Edits
-// that touch different lines, even adjacent ones, both apply: the sides
-// edited different lines, and keeping both loses nothing. Lines inserted
-// by both sides at the same place are all kept, first's before second's
-// (see insertBoth). Only edits that replace or delete overlapping base
-// lines differently, or insert lines inside a range the other side
-// replaced, are conflicts.
+// side only is taken; the same edit (or the same added lines) made by
+// both is taken once. Edits that touch different lines, even adjacent
+// ones, both apply: the sides edited different lines, and keeping both
+// loses nothing. Lines inserted by both sides at the same place are all
+// kept, first's before second's (see insertBoth). Only edits that replace
+// or delete overlapping base lines differently, or insert lines inside a
+// range the other side replaced, are conflicts; git would also call
+// adjacent edits and insertions at the same place conflicts.
 func diff3(base, first, second []string) []chunk {
 	a, b := diff(base, first), diff(base, second)
 	var out []chunk
@@ -34,6 +35,18 @@ func diff3(base, first, second []string) []chunk {
 	}
 	pos := 0 // base lines before pos are emitted
 	for len(a) > 0 || len(b) > 0 {
+		// The same lines added on both sides, which the two diffs split
+		// differently, are taken once.
+		if len(a) > 0 && len(b) > 0 {
+			if repeats(a[0], b[0]) {
+				b = b[1:]
+				continue
+			}
+			if repeats(b[0], a[0]) {
+				a = a[1:]
+				continue
+			}
+		}
 		// Two insertions at the same place: neither replaces the other.
 		if len(a) > 0 && len(b) > 0 && a[0].start == a[0].end && b[0].start == b[0].end && a[0].start == b[0].start {
 			emit(base[pos:a[0].start])
@@ -106,6 +119,19 @@ func before(h, g hunk) bool {
 // replaces some of them, or inserts strictly between two of them.
 func overlaps(h hunk, lo, hi int) bool {
 	return h.start < hi && lo < h.end || h.start == h.end && lo < h.start && h.start < hi
+}
+
+// repeats reports whether ins is an insertion right before or after the
+// lines r replaces, of lines r's own start or end with: as when one side
+// edits a line and adds a blank line after it, and the other only adds
+// the blank line.
+func repeats(r, ins hunk) bool {
+	if ins.start != ins.end || r.start == r.end || len(ins.lines) == 0 || len(ins.lines) > len(r.lines) {
+		return false
+	}
+	n := len(ins.lines)
+	return ins.start == r.end && slices.Equal(r.lines[len(r.lines)-n:], ins.lines) ||
+		ins.start == r.start && slices.Equal(r.lines[:n], ins.lines)
 }
 
 // apply returns base[lo:hi] with hs, which lie inside it, applied.

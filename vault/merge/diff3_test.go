@@ -27,6 +27,8 @@ func TestDiff3(t *testing.T) {
 		{"insert after replaced", "abc", "abXc", "aYc", "aYXc"},
 		{"insert inside replaced", "abcd", "abXcd", "aYd", "a[bXc|Y]d"},
 		{"empty base", "", "ab", "ac", "abc"},
+		{"addition repeated after an edit, other side", "abc", "aYZc", "abZc", "aYZc"},
+		{"addition repeated before an edit", "abc", "aZbc", "aZYc", "aZYc"},
 		{"all deleted", "abc", "", "abc", ""},
 	}
 	for _, tt := range tests {

@@ -49,13 +49,14 @@ func (m *merger) front(b, o, t *entry.Entry) *entry.Entry {
 			return e
 		}
 	}
-	// Setting a field to a value entry cannot write back faithfully is all
-	// that leads here. Ours stays, and what it lacks is reported.
-	have := pairs(mo)
+	// Only a value that entry cannot write back faithfully leads here.
+	// Ours' frontmatter stays, and each field it does not have as merged
+	// is reported.
+	bv, ov, tv := pairs(mapOf(b)), pairs(mo), pairs(mapOf(t))
 	for i := 0; i < len(want.Content); i += 2 {
-		key, v := deref(want.Content[i]).Value, want.Content[i+1]
-		if m.canon(v) != m.canon(have[key]) {
-			m.conflicts = append(m.conflicts, Conflict{Field: key, Base: render(pairs(mapOf(b))[key]), Ours: render(have[key]), Theirs: render(v), Kept: Ours})
+		key := deref(want.Content[i]).Value
+		if m.canon(want.Content[i+1]) != m.canon(ov[key]) {
+			m.conflicts = append(m.conflicts, Conflict{Field: key, Base: render(bv[key]), Ours: render(ov[key]), Theirs: render(tv[key]), Kept: Ours})
 		}
 	}
 	return headerEntry(ho)

@@ -11,9 +11,9 @@ import (
 )
 
 // FuzzEntry checks that merging any three files does not panic or fail,
-// and keeps the properties checkMerge checks; that merging a version with
-// itself or the base gives it back, byte for byte, with the shortcut and
-// without it.
+// and keeps the properties checkMerge checks; that no field value is lost;
+// and that merging a version with itself or the base gives it back, byte
+// for byte, with the shortcut and without it.
 func FuzzEntry(f *testing.F) {
 	f.Add([]byte("---\ntitle: x\n---\nbody\n"), []byte("---\ntitle: y\n---\nbody\n"), []byte("---\ntitle: x\n---\nbody 2\n"), uint8(0), false)
 	f.Add([]byte(""), []byte(""), []byte(""), uint8(0), false)
@@ -50,6 +50,11 @@ func FuzzEntry(f *testing.F) {
 		}
 		if opt.Strategy == LastWriteWins || !parses(base, ours, theirs) {
 			return
+		}
+		for _, side := range [][]byte{ours, theirs} {
+			if err := fieldsKept(base, side, got, cs); err != nil {
+				t.Fatalf("%v\nmerged:\n%s", err, got)
+			}
 		}
 		for _, x := range [][]byte{ours, theirs} {
 			for _, in := range [][3][]byte{{base, x, x}, {base, base, x}, {base, x, base}} {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -109,7 +111,7 @@ func content(t *testing.T, data []byte) []any {
 
 // fieldsKept checks that every field value side changed from base is in
 // merged: the value itself, a list's added items, a map's changed keys;
-// or else that it is a reported conflict. updated and created may hold
+// or else that it, or a map it is in, is a reported conflict. updated and created may hold
 // the other side's later or earlier time.
 func fieldsKept(base, side, merged []byte, cs []Conflict) error {
 	b, _ := entry.Parse(base)
@@ -130,7 +132,7 @@ func fieldsKept(base, side, merged []byte, cs []Conflict) error {
 }
 
 func kept(path string, b any, bok bool, s any, r any, rok bool, cs []Conflict) error {
-	if bok && reflect.DeepEqual(b, s) {
+	if bok && same(b, s) {
 		return nil
 	}
 	switch sv := s.(type) {
@@ -157,17 +159,24 @@ func kept(path string, b any, bok bool, s any, r any, rok bool, cs []Conflict) e
 			return nil
 		}
 	}
-	if rok && reflect.DeepEqual(r, s) || path == entry.FieldUpdated || path == entry.FieldCreated {
+	if rok && same(r, s) || path == entry.FieldUpdated || path == entry.FieldCreated {
 		return nil
 	}
-	if slices.ContainsFunc(cs, func(c Conflict) bool { return c.Field == path }) {
+	if slices.ContainsFunc(cs, func(c Conflict) bool { return c.Field == path || strings.HasPrefix(path, c.Field+".") }) {
 		return nil
 	}
 	return fmt.Errorf("value %v of %s is lost, and no conflict says so", s, path)
 }
 
 func eq(x any) func(any) bool {
-	return func(y any) bool { return reflect.DeepEqual(x, y) }
+	return func(y any) bool { return same(x, y) }
+}
+
+// same compares decoded values as YAML, where NaN is NaN.
+func same(x, y any) bool {
+	a, err1 := yaml.Marshal(x)
+	b, err2 := yaml.Marshal(y)
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
 }
 
 // gen generates entries and edits of them. Values an edit adds are

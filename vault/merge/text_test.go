@@ -66,6 +66,16 @@ func TestText(t *testing.T) {
 	}
 }
 
+// TestLabels checks that labels name the sides in blocks, on one line.
+func TestLabels(t *testing.T) {
+	opt := Options{OursLabel: "main", TheirsLabel: "laptop\n(3f2a1c9)"}
+	got, _, err := Entry([]byte("a\n"), []byte("b\n"), []byte("c\n"), opt)
+	want := "b\n\n> [!conflict] Merge conflict: laptop (3f2a1c9) had a different version of line 1\n> c\n"
+	if err != nil || string(got) != want {
+		t.Errorf("merged %q, %v; want %q", got, err, want)
+	}
+}
+
 func TestOptions(t *testing.T) {
 	for _, opt := range []Options{{Strategy: "union"}, {Winner: "base"}} {
 		if _, _, err := Entry(nil, []byte("a"), []byte("b"), opt); err == nil || !strings.HasPrefix(err.Error(), "merge: ") {

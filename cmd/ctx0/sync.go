@@ -1,0 +1,282 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newSyncCmd() *cobra.Command {
+	var (
+		o      vault.SyncOptions
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sync [REMOTE]",
+		Short: "Merge with a git remote and push",
+		Long: `Commit edits made with other tools, fetch REMOTE (default: origin, or the only
+remote), merge its branch entry by entry and field by field, and push. Conflicts
+that cannot be combined keep both versions: one in place, the other kept aside
+and listed by ctx0 conflicts. When another pusher wins the race, sync fetches,
+merges and pushes again. An unreachable remote, unrelated histories or a
+refused push leave the vault as it was.`,
+		Example: `  ctx0 remote add origin git@github.com:me/memory.git
+  ctx0 sync
+  ctx0 sync backup --push-only`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.PullOnly && o.PushOnly {
+				return usagef("sync: --pull-only and --push-only exclude each other")
+			}
+			if len(args) == 1 {
+				o.Remote = args[0]
+			}
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			res, err := v.Sync(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			if res.External != nil {
+				a.note("Committed %d file(s) edited by other tools.", len(res.External.Paths))
+			}
+			switch res.Merge {
+			case "merged":
+				a.note("Merged %s/%s: %d file(s) changed, %d conflict(s) kept aside.", res.Remote, res.Branch, res.Changed, res.Conflicts)
+			case "fast-forward":
+				a.note("Fast-forwarded to %s/%s: %d file(s) changed.", res.Remote, res.Branch, res.Changed)
+			case "up-to-date":
+				a.note("Already up to date with %s/%s.", res.Remote, res.Branch)
+			}
+			if res.Pushed {
+				a.note("Pushed to %s/%s.", res.Remote, res.Branch)
+			}
+			if res.Conflicts > 0 {
+				a.note("See them with: ctx0 conflicts")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge, do not push")
+	cmd.Flags().BoolVar(&o.PushOnly, "push-only", false, "push without fetching; fails if the remote has changes")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what sync did as JSON")
+	return cmd
+}
+
+func (a *app) newRemoteCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "remote",
+		Short: "Manage the vault's git remotes",
+		Example: `  ctx0 remote add origin https://git.example.com/me/memory.git
+  ctx0 remote list
+  ctx0 remote remove origin`,
+		Args: args(0, "a subcommand: add, remove or list"),
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	var asJSON bool
+	list := &cobra.Command{
+		Use:     "list",
+		Short:   "List remotes",
+		Example: `  ctx0 remote list --json`,
+		Args:    args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rs, err := v.Remotes()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(rs)
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			for _, r := range rs {
+				fmt.Fprintf(tw, "%s\t%s\n", r.Name, r.URL)
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	add := &cobra.Command{
+		Use:   "add NAME URL",
+		Short: "Add a remote",
+		Long: `Add a git remote: a local path, file://, git://, ssh:// (or user@host:path) or
+https:// URL. For https, credentials come from the URL, $CTX0_GIT_TOKEN (with
+$CTX0_GIT_USERNAME), or ~/.git-credentials; for ssh, from the ssh agent or
+~/.ssh/id_ed25519, id_ecdsa or id_rsa.`,
+		Example: `  ctx0 remote add origin /srv/git/memory.git`,
+		Args:    args(2, "NAME URL"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return v.AddRemote(args[0], args[1])
+		},
+	}
+	remove := &cobra.Command{
+		Use:     "remove NAME",
+		Short:   "Remove a remote",
+		Example: `  ctx0 remote remove origin`,
+		Args:    args(1, "one NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			return v.RemoveRemote(args[0])
+		},
+	}
+	cmd.AddCommand(list, add, remove)
+	return cmd
+}
+
+func (a *app) newCloneCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "clone URL [DIR]",
+		Short: "Copy a vault from a remote to this machine",
+		Long: `Clone the vault at URL into DIR (default: the last part of URL), register
+ctx0's merge driver so plain git merges entries field by field, and print the
+vault's folder.`,
+		Example: `  ctx0 clone git@github.com:me/memory.git ~/memory`,
+		Args:    cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := ""
+			if len(args) == 2 {
+				dir = args[1]
+			} else {
+				dir = filepath.Base(trimGitSuffix(args[0]))
+			}
+			v, err := vault.Clone(cmd.Context(), args[0], dir, vault.WithClock(a.now))
+			if err != nil {
+				return err
+			}
+			a.vaultDir = v.Root()
+			if _, err := a.open(cmd.Context()); err != nil { // builds the index
+				return err
+			}
+			fmt.Fprintln(a.stdout, v.Root())
+			return nil
+		},
+	}
+	return cmd
+}
+
+func trimGitSuffix(u string) string {
+	u = filepath.Clean(u)
+	if ext := filepath.Ext(u); ext == ".git" {
+		return u[:len(u)-len(ext)]
+	}
+	return u
+}
+
+func (a *app) newConflictsCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "conflicts",
+		Short: "List merge conflicts kept aside",
+		Long: `List the true conflicts merges kept aside: the entry, the field or passage, both
+values and both commits. The version that stayed in place is in the entry; the
+other one is here (and, for body text, in a marked block at the end of the
+entry). Fix the entry, then mark the conflict resolved.`,
+		Example: `  ctx0 conflicts
+  ctx0 conflicts resolve contacts/sarah-chen`,
+		Args: args(0, "no arguments (or the subcommand resolve)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			cs, err := v.Conflicts(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(cs)
+			}
+			for _, c := range cs {
+				where := c.Field
+				if where == "" {
+					where = c.Hunk
+				}
+				fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
+			}
+			if len(cs) == 0 {
+				a.note("No conflicts.")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	resolve := &cobra.Command{
+		Use:     "resolve NAME|ID",
+		Short:   "Mark the conflicts of an entry (or one conflict) resolved",
+		Example: `  ctx0 conflicts resolve sarah`,
+		Args:    args(1, "one NAME or conflict ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n, _, err := v.ResolveConflicts(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			a.note("Resolved %d conflict(s).", n)
+			return nil
+		},
+	}
+	cmd.AddCommand(resolve)
+	return cmd
+}
+
+func (a *app) newMergeDriverCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "merge-driver BASE OURS THEIRS PATH",
+		Short: "git's merge driver for entries (set up by ctx0 init)",
+		Long: `Merge three versions of an entry field by field for git: git calls it as
+"ctx0 merge-driver %O %A %B %P" for files .gitattributes routes to merge=ctx0.
+The result goes to OURS; conflicts that cannot be combined are kept aside in
+.ctx0/conflicts/ (see ctx0 conflicts), so git never writes conflict markers.`,
+		Example: `  git config merge.ctx0.driver "ctx0 merge-driver %O %A %B %P"`,
+		Args:    args(4, "BASE OURS THEIRS PATH"),
+		Hidden:  false,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			files := make([][]byte, 3)
+			for i, p := range args[:3] {
+				data, err := os.ReadFile(p)
+				if err != nil {
+					return fmt.Errorf("merge-driver: %w", err)
+				}
+				files[i] = data
+			}
+			v, err := vault.Open(cmd.Context(), ".", vault.WithClock(a.now))
+			if err != nil {
+				return err
+			}
+			out, cs, err := v.MergeEntry(args[3], files[0], files[1], files[2], [2]string{"ours", "theirs"})
+			if err != nil {
+				return err
+			}
+			if err := v.RecordConflicts(cs, "HEAD", "MERGE_HEAD"); err != nil {
+				return err
+			}
+			if err := os.WriteFile(args[1], out, 0o644); err != nil {
+				return fmt.Errorf("merge-driver: write %s: %w", args[1], err)
+			}
+			return nil
+		},
+	}
+}

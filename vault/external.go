@@ -1,0 +1,149 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// externalChanges finds what other tools changed in the work tree since the
+// last commit: files edited, added or deleted by a person's editor or an
+// agent's file tools. Files git ignores are left out. It trusts git's stat
+// cache in .git/index, as git status does, and hashes only files whose size
+// or mtime moved.
+func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
+	idx, err := v.readGitIndex()
+	if err != nil {
+		return nil, err
+	}
+	tracked := make(map[string]bool, len(idx.Entries))
+	var out []change
+	for _, e := range idx.Entries {
+		if e.Stage != 0 { // go-git names stage 0 nothing (its index.Merged is 1)
+			return nil, fmt.Errorf("a git merge is in progress (%s is unmerged): finish it with git first", e.Name)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		tracked[e.Name] = true
+		full := filepath.Join(v.root, filepath.FromSlash(e.Name))
+		fi, err := os.Lstat(full)
+		if errors.Is(err, os.ErrNotExist) {
+			out = append(out, change{path: e.Name})
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("stat %s: %w", e.Name, err)
+		}
+		if !fi.Mode().IsRegular() || (int64(e.Size) == fi.Size() && e.ModifiedAt.Equal(fi.ModTime())) {
+			continue
+		}
+		data, err := os.ReadFile(full)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", e.Name, err)
+		}
+		if plumbing.ComputeHash(plumbing.BlobObject, data) != e.Hash {
+			out = append(out, change{path: e.Name, data: data})
+		}
+	}
+	ignore, err := v.ignoreMatcher()
+	if err != nil {
+		return nil, err
+	}
+	err = filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(v.root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			return nil
+		}
+		parts := strings.Split(rel, "/")
+		if d.IsDir() {
+			if rel == ".git" || ignore.Match(parts, true) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if tracked[rel] || !d.Type().IsRegular() || ignore.Match(parts, false) || isTempFile(d.Name()) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+		out = append(out, change{path: rel, data: data})
+		return nil
+	})
+	return out, err
+}
+
+// isTempFile tells ctx0's own temporary files (see writeFileAtomic).
+func isTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+func (v *Vault) readGitIndex() (*index.Index, error) {
+	idx := &index.Index{Version: 2}
+	f, err := os.Open(filepath.Join(v.gitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return idx, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	defer f.Close()
+	if err := index.NewDecoder(f).Decode(idx); err != nil {
+		return nil, fmt.Errorf("read git index: %w", err)
+	}
+	return idx, nil
+}
+
+func (v *Vault) ignoreMatcher() (gitignore.Matcher, error) {
+	patterns, err := gitignore.ReadPatterns(osfs.New(v.root), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read .gitignore: %w", err)
+	}
+	return gitignore.NewMatcher(patterns), nil
+}
+
+// commitExternalLocked commits what other tools changed, as one "external
+// edits" commit, so a merge never overwrites it. Call it under the vault
+// lock.
+func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
+	changes, err := v.externalChanges(ctx)
+	if err != nil || len(changes) == 0 {
+		return nil, err
+	}
+	msg := fmt.Sprintf("external edits: %d file(s) changed by other tools", len(changes))
+	for i, c := range changes {
+		if i == 20 {
+			msg += fmt.Sprintf("\n  … and %d more", len(changes)-20)
+			break
+		}
+		if i == 0 {
+			msg += "\n"
+		}
+		msg += "\n  " + c.path
+	}
+	c, err := v.applyLocked(ctx, msg, changes)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := v.catalog.(Observer); ok {
+		if err := o.Changed(ctx, c.Paths); err != nil {
+			return &c, err
+		}
+	}
+	return &c, nil
+}

@@ -1,0 +1,477 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	"github.com/go-git/go-git/v5/storage/memory"
+	"github.com/go-git/go-git/v5/utils/merkletrie"
+)
+
+// ErrUnrelated is returned when a remote's branch shares no commit with the
+// vault's.
+var ErrUnrelated = errors.New("unrelated histories")
+
+// Remote is a configured git remote.
+type Remote struct {
+	Name string `json:"name"`
+	URL  string `json:"url"`
+}
+
+// Remotes lists the vault's remotes.
+func (v *Vault) Remotes() ([]Remote, error) {
+	cfg, err := v.repo.Config()
+	if err != nil {
+		return nil, fmt.Errorf("read git config: %w", err)
+	}
+	out := []Remote{}
+	for name, r := range cfg.Remotes {
+		url := ""
+		if len(r.URLs) > 0 {
+			url = r.URLs[0]
+		}
+		out = append(out, Remote{Name: name, URL: url})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// AddRemote adds a remote: a local path, file://, git://, ssh:// (or
+// user@host:path) or https:// URL.
+func (v *Vault) AddRemote(name, url string) error {
+	if _, err := transport.NewEndpoint(url); err != nil || strings.TrimSpace(url) == "" {
+		return fmt.Errorf("remote %s: %q is not a git URL or path", name, url)
+	}
+	if _, err := v.repo.CreateRemote(&config.RemoteConfig{Name: name, URLs: []string{url}}); err != nil {
+		return fmt.Errorf("add remote %s: %w", name, err)
+	}
+	return nil
+}
+
+// RemoveRemote removes a remote and its remote-tracking branches.
+func (v *Vault) RemoveRemote(name string) error {
+	if err := v.repo.DeleteRemote(name); err != nil {
+		return fmt.Errorf("remove remote %s: %w", name, err)
+	}
+	return nil
+}
+
+// SyncOptions says what a sync does.
+type SyncOptions struct {
+	Remote   string // default origin, or the only remote
+	PullOnly bool
+	PushOnly bool
+}
+
+// SyncResult says what a sync did.
+type SyncResult struct {
+	Remote    string  `json:"remote"`
+	Branch    string  `json:"branch"`
+	External  *Commit `json:"external_edits,omitempty"` // the commit of edits made with other tools
+	Merge     string  `json:"merge"`                    // up-to-date, fast-forward, merged, skipped
+	Commit    string  `json:"commit,omitempty"`         // the branch after the merge
+	Changed   int     `json:"changed"`                  // files the merge changed here
+	Conflicts int     `json:"conflicts"`                // true conflicts kept aside (see ctx0 conflicts)
+	Pushed    bool    `json:"pushed"`
+	Attempts  int     `json:"attempts"`
+}
+
+// maxSyncAttempts bounds the fetch-merge-push cycle when another pusher
+// keeps winning the race.
+const maxSyncAttempts = 5
+
+// Sync brings the vault and a remote together: it commits edits made with
+// other tools, fetches, merges the remote branch field by field, and pushes.
+// When the push loses a race with another pusher, the cycle runs again. An
+// unreachable remote, unrelated histories or a refused push leave the
+// vault's branch and files as they were.
+func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+	res := SyncResult{Merge: "skipped"}
+	remote, err := v.pickRemote(o.Remote)
+	if err != nil {
+		return res, err
+	}
+	res.Remote = remote.Name
+	head, err := v.head()
+	if err != nil {
+		return res, err
+	}
+	if !head.ref.IsBranch() {
+		return res, fmt.Errorf("sync %s: HEAD is detached; check out a branch first", remote.Name)
+	}
+	res.Branch = head.ref.Short()
+	auth, err := authFor(remote.URL)
+	if err != nil {
+		return res, err
+	}
+	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
+	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
+		if !o.PushOnly {
+			if err := v.fetch(ctx, remote, res.Branch, tracking, auth); err != nil {
+				return res, err
+			}
+		}
+		before, err := v.syncLocal(ctx, &res, o, tracking)
+		if err != nil {
+			return res, err
+		}
+		if o.PullOnly {
+			return res, nil
+		}
+		err = v.push(ctx, remote, head.ref, auth)
+		if err == nil {
+			res.Pushed = true
+			return res, nil
+		}
+		if !isPushRace(err) || o.PushOnly {
+			// Leave the branch and files as they were before the merge.
+			if rerr := v.resetAfterFailedPush(ctx, before, res.Commit); rerr != nil {
+				return res, fmt.Errorf("%w (and restoring the vault: %v)", err, rerr)
+			}
+			if o.PushOnly && isPushRace(err) {
+				return res, fmt.Errorf("%w; the remote has changes this vault lacks: run ctx0 sync without --push-only", err)
+			}
+			return res, err
+		}
+	}
+	return res, fmt.Errorf("sync %s: the remote kept changing; gave up after %d attempts", remote.Name, maxSyncAttempts)
+}
+
+// syncLocal commits external edits and merges the fetched branch, under the
+// vault lock. It returns the branch's commit before the merge.
+func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, tracking plumbing.ReferenceName) (plumbing.Hash, error) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer unlock()
+	ext, err := v.commitExternalLocked(ctx)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if ext != nil {
+		res.External = ext
+	}
+	head, err := v.head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	res.Commit = head.hash.String()
+	if o.PushOnly {
+		return head.hash, nil
+	}
+	ref, err := v.repo.Storer.Reference(tracking)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		res.Merge = "up-to-date" // the remote has no such branch yet; the push creates it
+		return head.hash, nil
+	}
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", tracking, err)
+	}
+	mr, err := v.mergeLocked(ctx, ref.Hash(), tracking.Short())
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	res.Merge, res.Changed, res.Conflicts = mr.kind, mr.changed, mr.conflicts
+	if !mr.commit.IsZero() {
+		res.Commit = mr.commit.String()
+	}
+	return head.hash, nil
+}
+
+func (v *Vault) pickRemote(name string) (Remote, error) {
+	rs, err := v.Remotes()
+	if err != nil {
+		return Remote{}, err
+	}
+	if name == "" {
+		switch {
+		case len(rs) == 0:
+			return Remote{}, errors.New("sync: no remote; add one with `ctx0 remote add origin URL`")
+		case len(rs) == 1:
+			return rs[0], nil
+		}
+		name = "origin"
+	}
+	for _, r := range rs {
+		if r.Name == name {
+			return r, nil
+		}
+	}
+	return Remote{}, fmt.Errorf("sync: no remote named %q (see ctx0 remote list)", name)
+}
+
+func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
+	spec := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, tracking))
+	err := v.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	switch {
+	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
+		return nil
+	case strings.Contains(err.Error(), "couldn't find remote ref"):
+		return nil // the remote lacks this branch; the push creates it
+	}
+	return fmt.Errorf("sync %s: fetch %s: %w", r.Name, r.URL, err)
+}
+
+func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) error {
+	spec := config.RefSpec(fmt.Sprintf("%s:%s", branch, branch))
+	err := v.repo.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
+		return nil
+	}
+	return fmt.Errorf("sync %s: push to %s: %w", r.Name, r.URL, err)
+}
+
+// isPushRace tells a push refused because the remote moved on (fetch, merge
+// and try again) from one refused for good.
+func isPushRace(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first") || strings.Contains(s, "stale info")
+}
+
+// resetAfterFailedPush moves the branch back from the merge to before, with
+// the files, when a push is refused for good.
+func (v *Vault) resetAfterFailedPush(ctx context.Context, before plumbing.Hash, merged string) error {
+	if merged == "" || merged == before.String() {
+		return nil
+	}
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	_, err = v.moveLocked(ctx, "sync: push refused; back to "+before.String()[:10], plumbing.NewHash(merged), before)
+	return err
+}
+
+// mergeResult says what mergeLocked did.
+type mergeResult struct {
+	kind      string // up-to-date, fast-forward, merged
+	commit    plumbing.Hash
+	changed   int
+	conflicts int
+}
+
+// mergeLocked merges commit theirs into the current branch: nothing when
+// it is already contained, a fast-forward when the branch is behind, else a
+// merge commit with two parents whose tree merges entries field by field.
+// The work tree and .git/index follow. Call it under the vault lock with the
+// work tree committed.
+func (v *Vault) mergeLocked(ctx context.Context, theirs plumbing.Hash, label string) (mergeResult, error) {
+	head, err := v.head()
+	if err != nil {
+		return mergeResult{}, err
+	}
+	if head.hash == theirs {
+		return mergeResult{kind: "up-to-date"}, nil
+	}
+	tc, err := object.GetCommit(v.repo.Storer, theirs)
+	if err != nil {
+		return mergeResult{}, fmt.Errorf("read %s: %w", label, err)
+	}
+	if head.hash.IsZero() {
+		n, err := v.moveLocked(ctx, "sync: fast-forward to "+label, plumbing.ZeroHash, theirs)
+		return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
+	}
+	oc, err := object.GetCommit(v.repo.Storer, head.hash)
+	if err != nil {
+		return mergeResult{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	bases, err := oc.MergeBase(tc)
+	if err != nil {
+		return mergeResult{}, fmt.Errorf("find merge base with %s: %w", label, err)
+	}
+	if len(bases) == 0 {
+		return mergeResult{}, fmt.Errorf("merge %s: %w: it shares no commit with this vault (clone it instead: ctx0 clone URL)", label, ErrUnrelated)
+	}
+	switch bases[0].Hash {
+	case theirs:
+		return mergeResult{kind: "up-to-date"}, nil
+	case head.hash:
+		n, err := v.moveLocked(ctx, "sync: fast-forward to "+label, head.hash, theirs)
+		return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
+	}
+	trees := make([]*object.Tree, 3)
+	for i, c := range []*object.Commit{bases[0], oc, tc} {
+		if trees[i], err = c.Tree(); err != nil {
+			return mergeResult{}, fmt.Errorf("read tree of %s: %w", c.Hash, err)
+		}
+	}
+	short := func(h plumbing.Hash) string { return h.String()[:10] }
+	oursLabel := head.ref.Short() + " " + short(head.hash)
+	tm, err := v.mergeTrees(ctx, trees[0], trees[1], trees[2], [2]string{oursLabel, label + " " + short(theirs)})
+	if err != nil {
+		return mergeResult{}, err
+	}
+	records, err := conflictFiles(tm.conflicts, head.hash.String(), theirs.String(), v.now())
+	if err != nil {
+		return mergeResult{}, err
+	}
+	changes := make([]change, 0, len(tm.edits)+len(records))
+	for p, h := range tm.edits {
+		if h.IsZero() {
+			changes = append(changes, change{path: p})
+		} else {
+			changes = append(changes, change{path: p, data: tm.data[p]})
+		}
+	}
+	for _, r := range records {
+		h, err := v.storeBlob(r.data)
+		if err != nil {
+			return mergeResult{}, err
+		}
+		tm.edits[r.path] = h
+		changes = append(changes, r)
+	}
+	msg := fmt.Sprintf("sync: merge %s into %s", label, head.ref.Short())
+	if len(records) > 0 {
+		msg += fmt.Sprintf("\n\n%d conflict(s) kept aside; see ctx0 conflicts.", len(records))
+	}
+	ourTree := oc.TreeHash
+	c, err := v.commitFiles(ctx, msg, changes, tm.edits, func(h headState) (plumbing.Hash, error) {
+		if h.hash != head.hash {
+			return plumbing.ZeroHash, fmt.Errorf("merge %s: the branch moved during the merge; run it again", label)
+		}
+		tree, err := v.writeTree(ctx, ourTree, tm.edits)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		return v.newCommit(tree, []plumbing.Hash{head.hash, theirs}, msg)
+	})
+	if err != nil {
+		return mergeResult{}, err
+	}
+	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: len(records)}, nil
+}
+
+// moveLocked moves the branch from commit from to commit to (a
+// fast-forward, or back after a refused push), and the work tree and
+// .git/index with it. It returns how many files changed.
+func (v *Vault) moveLocked(ctx context.Context, msg string, from, to plumbing.Hash) (int, error) {
+	var fromTree *object.Tree
+	if !from.IsZero() {
+		c, err := object.GetCommit(v.repo.Storer, from)
+		if err != nil {
+			return 0, fmt.Errorf("read %s: %w", from, err)
+		}
+		if fromTree, err = c.Tree(); err != nil {
+			return 0, fmt.Errorf("read tree of %s: %w", from, err)
+		}
+	}
+	tc, err := object.GetCommit(v.repo.Storer, to)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", to, err)
+	}
+	toTree, err := tc.Tree()
+	if err != nil {
+		return 0, fmt.Errorf("read tree of %s: %w", to, err)
+	}
+	if fromTree == nil {
+		fromTree = &object.Tree{}
+	}
+	diff, err := object.DiffTreeWithOptions(ctx, fromTree, toTree, nil)
+	if err != nil {
+		return 0, fmt.Errorf("diff %s..%s: %w", from, to, err)
+	}
+	blobs := map[string]plumbing.Hash{}
+	var changes []change
+	for _, d := range diff {
+		action, err := d.Action()
+		if err != nil {
+			return 0, err
+		}
+		if action == merkletrie.Delete {
+			changes = append(changes, change{path: d.From.Name})
+			blobs[d.From.Name] = plumbing.ZeroHash
+			continue
+		}
+		data, err := v.blob(d.To.TreeEntry.Hash)
+		if err != nil {
+			return 0, err
+		}
+		if d.From.Name != "" && d.From.Name != d.To.Name {
+			changes = append(changes, change{path: d.From.Name})
+		}
+		changes = append(changes, change{path: d.To.Name, data: data})
+		blobs[d.To.Name] = d.To.TreeEntry.Hash
+	}
+	_, err = v.commitFiles(ctx, msg, changes, blobs, func(h headState) (plumbing.Hash, error) {
+		if h.hash != from {
+			return plumbing.ZeroHash, fmt.Errorf("the branch moved meanwhile; run it again")
+		}
+		return to, nil
+	})
+	return len(changes), err
+}
+
+// Clone makes a second machine's copy of a vault: it clones url into dir
+// and registers ctx0's merge driver. The remote must be a ctx0 vault.
+func Clone(ctx context.Context, url, dir string, opts ...Option) (*Vault, error) {
+	if _, err := os.Stat(dir); err == nil {
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			return nil, fmt.Errorf("clone %s: %s exists and is not empty", url, dir)
+		}
+	}
+	auth, err := authFor(url)
+	if err != nil {
+		return nil, err
+	}
+	branch, err := remoteBranch(ctx, url, auth)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch}); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("clone %s: %w", url, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ctx0")); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("clone %s: %w: it has no .ctx0/ folder", url, ErrNotVault)
+	}
+	v, err := Open(ctx, dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return v, v.ensureGitConfig()
+}
+
+// remoteBranch picks the branch to clone: the one the remote's HEAD names
+// if it exists (a bare repository's HEAD may name a branch never pushed),
+// else main, else master, else the first.
+func remoteBranch(ctx context.Context, url string, auth transport.AuthMethod) (plumbing.ReferenceName, error) {
+	r := git.NewRemote(memory.NewStorage(), &config.RemoteConfig{Name: "origin", URLs: []string{url}})
+	refs, err := r.ListContext(ctx, &git.ListOptions{Auth: auth})
+	if err != nil {
+		return "", fmt.Errorf("clone %s: %w", url, err)
+	}
+	branches := map[plumbing.ReferenceName]bool{}
+	var head plumbing.ReferenceName
+	var first plumbing.ReferenceName
+	for _, ref := range refs {
+		switch {
+		case ref.Name() == plumbing.HEAD && ref.Type() == plumbing.SymbolicReference:
+			head = ref.Target()
+		case ref.Name().IsBranch():
+			branches[ref.Name()] = true
+			if first == "" || ref.Name() < first {
+				first = ref.Name()
+			}
+		}
+	}
+	for _, b := range []plumbing.ReferenceName{head, plumbing.NewBranchReferenceName("main"), plumbing.NewBranchReferenceName("master"), first} {
+		if branches[b] {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("clone %s: the remote has no branches", url)
+}
