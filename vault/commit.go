@@ -147,9 +147,11 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 		return Commit{}, err
 	}
 	if ierr := gitindex.Apply(ctx, v.gitDir, updates); ierr != nil {
-		// The commit stands, so the files must too; only git's staging cache
-		// is behind, which the next `git status` or ctx0 write catches up.
-		return Commit{Hash: commit.String(), Message: msg}, ierr
+		// The commit stands, so the files must too. Only git's staging area
+		// is behind: it still holds the old blobs, which git status would
+		// show as staged changes undoing the commit.
+		return Commit{Hash: commit.String(), Message: msg},
+			fmt.Errorf("%w (commit %s was made; run `git reset -q` in the vault to bring git's staging area up to date)", ierr, commit.String()[:10])
 	}
 	paths := make([]string, len(changes))
 	for i, c := range changes {

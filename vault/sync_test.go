@@ -1,0 +1,178 @@
+package vault
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestSyncConvergesLocal and TestSyncConvergesGitDaemon: two clones make
+// 200 divergent edits each to the same entries (different fields, different
+// places in the body), sync both ways, and must end identical, with every
+// edit present, git fsck clean and no conflict markers.
+func TestSyncConvergesLocal(t *testing.T) {
+	remote := bareRemote(t)
+	testConverge(t, remote, remote)
+}
+
+func TestSyncConvergesGitDaemon(t *testing.T) {
+	remote := bareRemote(t)
+	url := gitDaemon(t, filepath.Dir(remote)) + "/" + filepath.Base(remote)
+	testConverge(t, remote, url)
+}
+
+func bareRemote(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs the git binary")
+	}
+	dir := filepath.Join(t.TempDir(), "remote.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init --bare: %v\n%s", err, out)
+	}
+	return dir
+}
+
+// gitDaemon serves dir over git:// on 127.0.0.1 with pushes allowed, for
+// the test's lifetime, and returns its base URL.
+func gitDaemon(t *testing.T, dir string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	cmd := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
+		"--base-path="+dir, "--listen=127.0.0.1", fmt.Sprintf("--port=%d", port), "--informative-errors", dir)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Skipf("git daemon: %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	go bufio.NewScanner(stderr).Scan() // drain
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("git daemon did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "git://" + addr
+}
+
+func testConverge(t *testing.T, remoteDir, url string) {
+	ctx := t.Context()
+	a := testVault(t)
+	const entries, edits = 20, 200
+	for i := range entries {
+		body := fmt.Sprintf("# Entry %d\n\nTop line.\n\nMiddle line.\n\nBottom line.\n", i)
+		if _, _, err := a.Add(ctx, AddOptions{Name: fmt.Sprintf("knowledge/e%d", i), Meta: Meta{Type: "fact", Tags: []string{"shared"}}, Body: &body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Clone(ctx, url, filepath.Join(t.TempDir(), "b"), WithClock(a.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each side: fields of its own, tags of its own, and the body line of
+	// its own, on every entry, 10 rounds.
+	edit := func(v *Vault, side string, k int) {
+		name := fmt.Sprintf("knowledge/e%d", k%entries)
+		round := k / entries
+		if _, _, err := v.Set(ctx, name, side+"_round", fmt.Sprint(round)); err != nil {
+			t.Fatal(err)
+		}
+		e, err := v.read(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := e.Body()
+		if side == "a" {
+			body = strings.Replace(body, "Top line.", fmt.Sprintf("Top line. a%d", round), 1)
+		} else {
+			body = strings.Replace(body, "Bottom line.", fmt.Sprintf("Bottom line. b%d", round), 1)
+		}
+		if _, _, err := v.Write(ctx, name, body); err != nil {
+			t.Fatal(err)
+		}
+		tags := append(e.Tags(), fmt.Sprintf("%s%d", side, round))
+		if err := e.Set("tags", tags); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := v.Set(ctx, name, "tags", strings.Join(tags, ", ")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range edits / 2 {
+		edit(a, "a", k)
+		edit(b, "b", k)
+		if k%50 == 49 { // sync now and then, both ways, as machines do
+			for _, v := range []*Vault{a, b} {
+				if _, err := v.Sync(ctx, SyncOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, v := range []*Vault{a, b, a} {
+		if _, err := v.Sync(ctx, SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ha, hb := runGit(t, a, "rev-parse", "HEAD"), runGit(t, b, "rev-parse", "HEAD"); ha != hb {
+		t.Fatalf("heads differ after sync: %s vs %s", ha, hb)
+	}
+	for _, v := range []*Vault{a, b} {
+		checkClean(t, v)
+	}
+	for i := range entries {
+		name := fmt.Sprintf("knowledge/e%d", i)
+		data, err := os.ReadFile(a.path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(data)
+		last := (edits/2 - 1) / entries
+		for _, want := range []string{
+			fmt.Sprintf("a_round: %d", last), fmt.Sprintf("b_round: %d", last),
+			fmt.Sprintf("Top line. a%d", last), fmt.Sprintf("Bottom line. b%d", last),
+			fmt.Sprintf("a%d", last), fmt.Sprintf("b%d", last), "Middle line.",
+		} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", name, want, text)
+			}
+		}
+		if strings.Contains(text, "<<<<<<<") || strings.Contains(text, ">>>>>>>") {
+			t.Errorf("%s has conflict markers:\n%s", name, text)
+		}
+		e, err := a.read(name)
+		if err != nil {
+			t.Fatalf("%s does not parse after merging: %v", name, err)
+		}
+		for r := 0; r <= last; r++ {
+			for _, tag := range []string{fmt.Sprintf("a%d", r), fmt.Sprintf("b%d", r)} {
+				if !strings.Contains(strings.Join(e.Tags(), ","), tag) {
+					t.Errorf("%s lost tag %s: %v", name, tag, e.Tags())
+				}
+			}
+		}
+	}
+	runGit(t, &Vault{root: remoteDir}, "fsck", "--strict")
+}
