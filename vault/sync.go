@@ -236,7 +236,12 @@ func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceNam
 // and try again) from one refused for good.
 func isPushRace(err error) bool {
 	s := err.Error()
-	return strings.Contains(s, "non-fast-forward") || strings.Contains(s, "fetch first") || strings.Contains(s, "stale info")
+	for _, race := range []string{"non-fast-forward", "fetch first", "stale info", "failed to update ref", "cannot lock ref"} {
+		if strings.Contains(s, race) {
+			return true
+		}
+	}
+	return false
 }
 
 // resetAfterFailedPush moves the branch back from the merge to before, with

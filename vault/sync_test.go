@@ -176,3 +176,54 @@ func testConverge(t *testing.T, remoteDir, url string) {
 	}
 	runGit(t, &Vault{root: remoteDir}, "fsck", "--strict")
 }
+
+// TestSyncConcurrentPushers: two machines sync at the same moment; the one
+// that loses the push race fetches, merges and pushes again, and both end
+// with everything.
+func TestSyncConcurrentPushers(t *testing.T) {
+	ctx := t.Context()
+	url := bareRemote(t)
+	a := testVault(t)
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Clone(ctx, url, filepath.Join(t.TempDir(), "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 5 {
+		for _, v := range []*Vault{a, b} {
+			if _, err := v.Remember(ctx, RememberOptions{Text: fmt.Sprintf("Round %d from %s.", round, v.Root())}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		errs := make(chan error, 2)
+		for _, v := range []*Vault{a, b} {
+			go func() {
+				_, err := v.Sync(ctx, SyncOptions{})
+				errs <- err
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+	for _, v := range []*Vault{a, b} {
+		if _, err := v.Sync(ctx, SyncOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ha, hb := runGit(t, a, "rev-parse", "HEAD"), runGit(t, b, "rev-parse", "HEAD"); ha != hb {
+		t.Fatalf("heads differ: %s vs %s", ha, hb)
+	}
+	if n := strings.Count(runGit(t, a, "ls-files", "knowledge/*.md"), "\n"); n != 10 {
+		t.Errorf("%d memories after syncing, want 10", n)
+	}
+	checkClean(t, a)
+	checkClean(t, b)
+}
