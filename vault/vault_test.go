@@ -188,3 +188,39 @@ func TestApplyRefLock(t *testing.T) {
 		t.Errorf("HEAD: %q", got)
 	}
 }
+
+func TestImport(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	files := []ImportFile{
+		{Name: "contacts/sam", Data: []byte("---\ntitle: Sam\ntype: contact\ntags: [billing]\n---\nOwns billing.\n")},
+		{Name: "me", Data: []byte("---\ntitle: Me\ntype: contact\ntags: [self, imported]\n---\nNew words.\n")},
+	}
+	res, err := v.Import(ctx, files, "backup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 1 || res.Merged != 1 {
+		t.Errorf("import: %+v", res)
+	}
+	checkClean(t, v)
+	if got := runGit(t, v, "show", "HEAD:contacts/sam.md"); got != string(files[0].Data) {
+		t.Errorf("new entry not byte for byte: %q", got)
+	}
+	me := runGit(t, v, "show", "HEAD:me.md")
+	for _, want := range []string{"imported", "New words.", "Who the user is"} {
+		if !strings.Contains(me, want) {
+			t.Errorf("merged me.md lacks %q:\n%s", want, me)
+		}
+	}
+	// The same import again changes nothing.
+	if res, err := v.Import(ctx, files[:1], "backup.json"); err != nil || res.Unchanged != 1 || res.Commit.Hash != "" {
+		t.Errorf("re-import: %+v, %v", res, err)
+	}
+	// One bad file and nothing is written.
+	head := runGit(t, v, "rev-parse", "HEAD")
+	_, err = v.Import(ctx, []ImportFile{{Name: "ok", Data: []byte("ok\n")}, {Name: "../bad", Data: []byte("x")}}, "x")
+	if err == nil || runGit(t, v, "rev-parse", "HEAD") != head {
+		t.Errorf("bad import: %v", err)
+	}
+}

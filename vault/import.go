@@ -1,0 +1,87 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// ImportFile is one entry file to bring into the vault.
+type ImportFile struct {
+	Name string
+	Data []byte
+}
+
+// Imported says what Import did.
+type Imported struct {
+	Added     int    `json:"added"`
+	Merged    int    `json:"merged"`
+	Unchanged int    `json:"unchanged"`
+	Conflicts int    `json:"conflicts"`
+	Commit    Commit `json:"commit,omitzero"`
+}
+
+// Import writes files into the vault as entries, in one commit. A new name
+// is added as is, byte for byte; an entry that exists merges with the
+// incoming version field by field (as if both had added it), and true
+// conflicts are kept aside for ctx0 conflicts. Every file is checked first:
+// one bad name or unparseable file and nothing is written.
+func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (Imported, error) {
+	seen := map[string]bool{}
+	for _, f := range files {
+		n, err := NormalizeName(f.Name)
+		if err != nil {
+			return Imported{}, fmt.Errorf("import: %w", err)
+		}
+		if n != f.Name {
+			return Imported{}, fmt.Errorf("import: entry name %q is not normalized (it would be %q)", f.Name, n)
+		}
+		if seen[n] {
+			return Imported{}, fmt.Errorf("import: entry %s appears twice", n)
+		}
+		seen[n] = true
+		if _, err := entry.Parse(f.Data); err != nil {
+			return Imported{}, fmt.Errorf("import: entry %s: %w", n, err)
+		}
+	}
+	var res Imported
+	c, err := v.update(ctx, func() (string, []change, error) {
+		var changes []change
+		var conflicts []PathConflict
+		for _, f := range files {
+			p := entryPath(f.Name)
+			old, err := os.ReadFile(v.path(f.Name))
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				res.Added++
+				changes = append(changes, change{path: p, data: f.Data})
+				continue
+			case err != nil:
+				return "", nil, fmt.Errorf("import: read %s: %w", p, err)
+			case string(old) == string(f.Data):
+				res.Unchanged++
+				continue
+			}
+			merged, cs, err := v.MergeEntry(p, nil, old, f.Data, [2]string{"vault", label})
+			if err != nil {
+				return "", nil, err
+			}
+			res.Merged++
+			conflicts = append(conflicts, cs...)
+			changes = append(changes, change{path: p, data: merged})
+		}
+		records, err := conflictFiles(conflicts, "HEAD", label, v.now())
+		if err != nil {
+			return "", nil, err
+		}
+		res.Conflicts = len(records)
+		changes = append(changes, records...)
+		msg := fmt.Sprintf("import %s: %d added, %d merged", label, res.Added, res.Merged)
+		return msg, changes, nil
+	})
+	res.Commit = c
+	return res, err
+}
