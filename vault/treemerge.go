@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
 
@@ -53,6 +54,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		return nil, err
 	}
 	m := &treeMerge{edits: map[string]plumbing.Hash{}, data: map[string][]byte{}}
+	baseFiles, ourFiles := newTreeFiles(base), newTreeFiles(ours)
 	final := map[string]plumbing.Hash{} // destination → merged blob
 	var deleted []string
 	put := func(p string, b, o, t plumbing.Hash) error {
@@ -74,7 +76,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		touched[p] = true
 	}
 	for p := range touched {
-		b := entryHash(base, p)
+		b := baseFiles.hash(p)
 		o, ok := oc[p]
 		if !ok {
 			o = sideChange{p, b}
@@ -89,7 +91,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 			// Ours deleted it. If theirs changed or moved it, the change
 			// survives; otherwise the deletion stands.
 			if t.path != p || t.hash != b {
-				if err := put(t.path, plumbing.ZeroHash, entryHash(ours, t.path), t.hash); err != nil {
+				if err := put(t.path, plumbing.ZeroHash, ourFiles.hash(t.path), t.hash); err != nil {
 					return nil, err
 				}
 			}
@@ -111,7 +113,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		}
 	}
 	for p, h := range tAdded {
-		if err := put(p, plumbing.ZeroHash, entryHash(ours, p), h); err != nil {
+		if err := put(p, plumbing.ZeroHash, ourFiles.hash(p), h); err != nil {
 			return nil, err
 		}
 	}
@@ -121,7 +123,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		}
 	}
 	for p, h := range final {
-		if entryHash(ours, p) != h {
+		if ourFiles.hash(p) != h {
 			m.edits[p] = h
 		}
 	}
@@ -258,14 +260,53 @@ func sideChanges(ctx context.Context, base, side *object.Tree) (map[string]sideC
 	return byBase, added, nil
 }
 
-// entryHash is the blob of p in tree t, zero when absent (or t is nil).
-func entryHash(t *object.Tree, p string) plumbing.Hash {
+// treeFiles finds files in one tree, keeping every folder it opened: a merge
+// asks about many paths in the same few folders, and go-git's FindEntry
+// would decode each folder's tree again for every path.
+type treeFiles struct {
+	root *object.Tree
+	dirs map[string]*object.Tree // "" is the root; nil: no such folder
+}
+
+func newTreeFiles(t *object.Tree) *treeFiles {
+	return &treeFiles{root: t, dirs: map[string]*object.Tree{"": t}}
+}
+
+func (tf *treeFiles) dir(d string) *object.Tree {
+	if t, ok := tf.dirs[d]; ok {
+		return t
+	}
+	parent, name := path.Split(d)
+	var t *object.Tree
+	if pt := tf.dir(strings.TrimSuffix(parent, "/")); pt != nil {
+		for _, e := range pt.Entries {
+			if e.Name == name && e.Mode == filemode.Dir {
+				t, _ = pt.Tree(name)
+				break
+			}
+		}
+	}
+	tf.dirs[d] = t
+	return t
+}
+
+// hash is the blob of p, zero when absent.
+func (tf *treeFiles) hash(p string) plumbing.Hash {
+	if tf == nil || tf.root == nil {
+		return plumbing.ZeroHash
+	}
+	d, name := path.Split(p)
+	t := tf.dir(strings.TrimSuffix(d, "/"))
 	if t == nil {
 		return plumbing.ZeroHash
 	}
-	e, err := t.FindEntry(p)
-	if err != nil || !e.Mode.IsFile() {
-		return plumbing.ZeroHash
+	for _, e := range t.Entries {
+		if e.Name == name {
+			if e.Mode.IsFile() {
+				return e.Hash
+			}
+			break
+		}
 	}
-	return e.Hash
+	return plumbing.ZeroHash
 }
