@@ -29,6 +29,8 @@ g -C "$work/a" push -q origin main
 # Machine B: change each entry's tags line, commit, not yet pushed.
 for f in $files; do sed -i 's/^tags: \[/tags: [from-b, /' "$work/b/$f"; done
 g -C "$work/b" commit -qam "B: $changed edits"
+# B's index exists, as on any machine that has used ctx0 (it is copied with b).
+"$work/ctx0" --vault "$work/b" index >/dev/null 2>&1
 
 now_ns() { date +%s%N; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
