@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -51,6 +53,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 	c, err := v.update(ctx, func() (string, []change, error) {
 		var changes []change
 		var conflicts []PathConflict
+		var first *object.Commit // the init commit, read when first needed
 		for _, f := range files {
 			p := entryPath(f.Name)
 			old, err := os.ReadFile(v.path(f.Name))
@@ -65,7 +68,19 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 				res.Unchanged++
 				continue
 			}
-			merged, cs, err := v.MergeEntry(p, nil, old, f.Data, [2]string{"vault", label})
+			// The version init wrote is the common base, so a file nobody
+			// has touched since (me.md in a new vault) takes the backup's
+			// version whole instead of holding both texts.
+			if first == nil {
+				if first, err = v.firstCommit(ctx); err != nil {
+					return "", nil, err
+				}
+			}
+			base, err := v.blobAtCommit(first, p)
+			if err != nil {
+				return "", nil, err
+			}
+			merged, cs, err := v.MergeEntry(p, base, old, f.Data, [2]string{"vault", label})
 			if err != nil {
 				return "", nil, err
 			}
@@ -84,4 +99,26 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 	})
 	res.Commit = c
 	return res, err
+}
+
+// firstCommit is the root of the branch's first-parent history.
+func (v *Vault) firstCommit(ctx context.Context) (*object.Commit, error) {
+	var first *object.Commit
+	err := v.walkCommits(ctx, func(c *object.Commit) error {
+		first = c
+		return nil
+	})
+	if err == nil && first == nil {
+		err = errors.New("the branch has no commits")
+	}
+	return first, err
+}
+
+// blobAtCommit is the content of path p in commit c, nil if absent.
+func (v *Vault) blobAtCommit(c *object.Commit, p string) ([]byte, error) {
+	h, err := blobAt(c, p)
+	if err != nil || h.IsZero() {
+		return nil, err
+	}
+	return v.blob(h)
 }
