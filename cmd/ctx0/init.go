@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -27,6 +30,9 @@ repository, existing files and history are left as they are.`,
 			if err != nil {
 				return err
 			}
+			if err := a.buildIndex(cmd.Context(), v); err != nil {
+				return err
+			}
 			if asJSON {
 				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
 			}
@@ -36,4 +42,14 @@ repository, existing files and history are left as they are.`,
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the vault and its first commit as JSON")
 	return cmd
+}
+
+// buildIndex makes the index of a vault that has just come into being (init,
+// clone), quietly: its absence is no news there.
+func (a *app) buildIndex(ctx context.Context, v *vault.Vault) error {
+	ix, err := index.Open(ctx, v, index.WithClock(a.now), index.WithProgress(a.progress("indexing")))
+	if err != nil {
+		return err
+	}
+	return ix.Close()
 }

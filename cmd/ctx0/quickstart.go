@@ -41,7 +41,11 @@ and no keys. Running it again adds nothing twice.`,
 			ctx := cmd.Context()
 			v, err := a.open(ctx)
 			if errors.Is(err, vault.ErrNotVault) {
-				v, _, err = vault.Init(ctx, a.dir(), vault.WithClock(a.now))
+				if v, _, err = vault.Init(ctx, a.dir(), vault.WithClock(a.now)); err == nil {
+					if err = a.buildIndex(ctx, v); err == nil {
+						v, err = a.open(ctx)
+					}
+				}
 			}
 			if err != nil {
 				return err

@@ -116,6 +116,23 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newCloneCmd(),
 		a.newConflictsCmd(),
 		a.newMergeDriverCmd(),
+		a.newIndexCmd(),
+		a.newSearchCmd(),
+		a.newLinksCmd(),
+		a.newBacklinksCmd(),
+		a.newStatusCmd(),
+		a.newDoctorCmd(),
+		a.newExportCmd(),
+		a.newImportCmd(),
+		a.newRetrieveCmd(),
+		a.newContextCmd(),
+		a.newQueryCmd(),
+		a.newIngestCmd(),
+		a.newConversationsCmd(),
+		a.newConversationCmd(),
+		a.newHookCmd(),
+		a.newHooksCmd(),
+		a.newDumpCmd(),
 	)
 	return root
 }
@@ -137,9 +154,22 @@ func (a *app) dir() string {
 	return vault.Locate(a.vaultDir, a.getenv("CTX0_VAULT"), cwd, home)
 }
 
-// open opens the vault this invocation uses.
+// open opens the vault this invocation uses, with its index as the
+// vault's catalog.
 func (a *app) open(ctx context.Context) (*vault.Vault, error) {
-	return vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.attachIndex(ctx, v); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// The index is derived: a command that needs only the files goes
+		// on without it, reading them instead.
+		a.note("ctx0: %v; going on without the index", err)
+	}
+	return v, nil
 }
 
 // printJSON writes v as indented JSON on stdout.

@@ -163,8 +163,7 @@ vault's folder.`,
 			if err != nil {
 				return err
 			}
-			a.vaultDir = v.Root()
-			if _, err := a.open(cmd.Context()); err != nil { // builds the index
+			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, v.Root())

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/export"
+)
+
+func (a *app) newExportCmd() *cobra.Command {
+	var (
+		o                  export.Options
+		out, format, since string
+		scope, exclude     string
+		asJSON             bool
+	)
+	cmd := &cobra.Command{
+		Use:   "export --output DIR | --format json|md",
+		Short: "Export the vault: a folder for agents, a JSON backup, or one markdown document",
+		Long: `Export the vault for an agent that has no ctx0, or as a backup.
+
+--output DIR writes a folder to crawl with read, glob and grep: CONTEXT.md (how
+to read it, the layout with counts, the pinned entries), me.md and every live
+entry in its folder, an _index.md in every folder (newest first, one line
+each), links rewritten as relative markdown links (links that lead outside
+the export stay as text and are counted), and .ctx0/stats.json. Exporting
+again to the same folder rewrites only what changed and removes what is gone;
+with no change it writes nothing. The new export is built beside the folder
+and swapped in, so a reader never sees half of one. DIR must be new, empty or
+a previous export: never the vault, and a folder of other files only with
+--force, which replaces it.
+
+--format json prints a backup of every entry (its file byte for byte, its
+fields, body, aliases and links), archived and superseded ones included,
+that ctx0 import brings back. --format md prints one document to read.
+
+Entries are read from the vault's files, edits not yet committed included.
+Archived and superseded entries are left out of the folder and the document
+unless --all.`,
+		Example: `  ctx0 export --output ~/ctx0-export
+  ctx0 export --output ./context --scope contacts,projects/bot0
+  ctx0 export --output ./share --minimal --exclude scratch,inbox --redact
+  ctx0 export --output /tmp/recent --since 2026-01-20 --include-versions
+  ctx0 export --format json > backup.json
+  ctx0 export --format md --redact > all.md`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			o.Scope, o.Exclude, o.Now = splitList(scope), splitList(exclude), a.now
+			if since != "" {
+				t, err := parseSince(since)
+				if err != nil {
+					return err
+				}
+				o.Since = t
+			}
+			if err := checkExportFlags(format, out, asJSON, o); err != nil {
+				return err
+			}
+			v, err := a.open(ctx)
+			if err != nil {
+				return err
+			}
+			o.Progress = a.stageProgress()
+			switch format {
+			case "json":
+				res, err := export.JSON(ctx, v, a.stdout, o)
+				a.noteExport(res)
+				return err
+			case "md":
+				res, err := export.Markdown(ctx, v, a.stdout, o)
+				a.noteExport(res)
+				return err
+			}
+			res, err := export.Folder(ctx, v, out, o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			a.noteExport(res)
+			return a.printExport(res)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "output", "o", "", "the folder to export to")
+	f.StringVar(&format, "format", "folder", "folder (to --output), json (a backup on stdout) or md (one document on stdout)")
+	f.StringVar(&scope, "scope", "", "only these folders, entries or types, comma-separated (contacts,projects/bot0)")
+	f.StringVar(&exclude, "exclude", "", "leave out these folders, entries or types, comma-separated (inbox,scratch)")
+	f.StringVar(&since, "since", "", "only entries changed since DATE (2026-01-20 is midnight UTC; or an RFC 3339 time), by git history")
+	f.BoolVar(&o.All, "all", false, "include archived and superseded entries")
+	f.BoolVar(&o.Minimal, "minimal", false, fmt.Sprintf("keep the frontmatter and the first %d characters of each body", export.MinimalChars))
+	f.BoolVar(&o.Versions, "include-versions", false, "add each entry's earlier versions under .versions/")
+	f.BoolVar(&o.Flatten, "flatten", false, "put every entry in one folder, with names made unique")
+	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys) with [REDACTED:kind]")
+	f.BoolVar(&o.Force, "force", false, "replace a folder that is not a previous export")
+	f.BoolVar(&asJSON, "json", false, "print what was written as JSON")
+	return cmd
+}
+
+// checkExportFlags refuses combinations of flags that do not make sense.
+func checkExportFlags(format, out string, asJSON bool, o export.Options) error {
+	switch format {
+	case "folder":
+		if out == "" {
+			return usagef("export needs --output DIR, or --format json|md to print to stdout (see ctx0 export --help)")
+		}
+		return nil
+	case "json", "md":
+	default:
+		return usagef("export: --format %q: want folder, json or md", format)
+	}
+	switch {
+	case out != "":
+		return usagef("export --format %s prints to stdout: redirect it (ctx0 export --format %s > backup.%s)", format, format, format)
+	case asJSON:
+		return usagef("export: --json summarizes a folder export; --format %s prints the export itself", format)
+	case o.Flatten || o.Versions || o.Force:
+		return usagef("export: --flatten, --include-versions and --force shape a folder; they do not apply to --format %s", format)
+	case format == "json" && o.Minimal:
+		return usagef("export: --minimal would cut the bodies out of a backup; use --format md --minimal for a short document")
+	}
+	return nil
+}
+
+// parseSince reads --since: a date (midnight UTC) or an RFC 3339 time.
+func parseSince(s string) (time.Time, error) {
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usagef("export: --since %q: want a date such as 2026-01-20 or a time such as 2026-01-20T09:00:00Z", s)
+}
+
+// stageProgress shows a progress bar per stage of an export on a terminal.
+func (a *app) stageProgress() func(stage string, done, total int) {
+	bars := map[string]func(done, total int){}
+	return func(stage string, done, total int) {
+		bar, ok := bars[stage]
+		if !ok {
+			bar = a.progress(stage)
+			bars[stage] = bar
+		}
+		if bar != nil {
+			bar(done, total)
+		}
+	}
+}
+
+// noteExport tells on stderr what a person should know of an export: files
+// that could not be read, and the secrets redacted.
+func (a *app) noteExport(res export.Result) {
+	for _, s := range res.Skipped {
+		a.note("ctx0: skipped: %s", s.Error)
+	}
+	if len(res.Redacted) > 0 {
+		a.note("ctx0: redacted %s", redactedText(res.Redacted))
+	}
+}
+
+// printExport says what a folder export wrote.
+func (a *app) printExport(res export.Result) error {
+	var b strings.Builder
+	if res.Written+res.Removed == 0 {
+		fmt.Fprintf(&b, "%s is up to date: %d entries, nothing written\n", res.Output, res.Entries)
+	} else {
+		fmt.Fprintf(&b, "exported %d entries to %s: %d files written, %d unchanged, %d removed\n",
+			res.Entries, res.Output, res.Written, res.Unchanged, res.Removed)
+	}
+	if res.Versions > 0 {
+		fmt.Fprintf(&b, "earlier versions: %d\n", res.Versions)
+	}
+	l := res.Links
+	fmt.Fprintf(&b, "links: %d rewritten; left as text: %d to entries not in this export, %d broken, %d ambiguous\n",
+		l.Rewritten, l.Outside, l.Broken, l.Ambiguous)
+	_, err := a.stdout.Write([]byte(b.String()))
+	return err
+}
+
+// redactedText reads "3 secrets (openai-key 2, password 1)".
+func redactedText(counts map[string]int) string {
+	kinds := make([]string, 0, len(counts))
+	total := 0
+	for k, n := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		total += n
+	}
+	sort.Strings(kinds)
+	noun := "secrets"
+	if total == 1 {
+		noun = "secret"
+	}
+	return fmt.Sprintf("%d %s (%s)", total, noun, strings.Join(kinds, ", "))
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/librarian/hooks"
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// maxHookInput bounds what a hook reads from stdin: Claude Code's hook
+// input is a small JSON object.
+const maxHookInput = 1 << 20
+
+func (a *app) newHookCmd() *cobra.Command {
+	var (
+		deadline   time.Duration
+		background bool
+	)
+	cmd := &cobra.Command{
+		Use:   "hook claude-code",
+		Short: "Handle a Claude Code hook event (run by Claude Code)",
+		Long: `Handle the hook event Claude Code passes as JSON on stdin (see ctx0 hooks
+install). Before a compaction (PreCompact) and at the end of a session
+(SessionEnd), the session's transcript is ingested and its conversations are
+finished and queued for the librarian; when the agent stops (Stop), what the
+turn added is ingested and conversations silent for the gap are queued.
+
+The hook never breaks the session: it exits 0 whatever happens, writes what
+it did and any error to .ctx0/state/hooks.log in the vault, and returns within
+--deadline, leaving what is left to a background process.`,
+		Example: `  echo '{"session_id":"5b53…","transcript_path":"/home/sam/.claude/projects/-home-sam-app/5b53….jsonl","cwd":"/home/sam/app","hook_event_name":"SessionEnd","reason":"other"}' | ctx0 hook claude-code`,
+		// A hook must not fail on how it was called: Claude Code reads
+		// exit code 2 as "block", so every problem is logged instead.
+		Args:               cobra.ArbitraryArgs,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			input, err := io.ReadAll(io.LimitReader(a.stdin, maxHookInput))
+			if err != nil {
+				a.note("ctx0 hook: read stdin: %v", err)
+				return nil
+			}
+			root, err := a.vaultRoot(cmd.Context())
+			if err != nil {
+				a.note("ctx0 hook: %v", err)
+				return nil
+			}
+			stateDir := filepath.Join(root, filepath.FromSlash(ingest.StateDir))
+			if err := os.MkdirAll(stateDir, 0o755); err != nil {
+				a.note("ctx0 hook: %v", err)
+				return nil
+			}
+			log := hooks.OpenLog(stateDir, a.now)
+			if len(args) != 1 || args[0] != "claude-code" {
+				log.Printf("hook %v: want ctx0 hook claude-code", args)
+				return nil
+			}
+			o := hooks.Options{
+				Deadline: deadline,
+				Store: func(ctx context.Context) (*ingest.Store, error) {
+					return ingest.Open(ctx, root, ingest.WithClock(a.now))
+				},
+				Log: log,
+			}
+			if !background {
+				exe, err := os.Executable()
+				if err == nil {
+					o.Spawn = hooks.Background(exe, root, stateDir)
+				}
+			}
+			_, err = io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o))
+			return err
+		},
+	}
+	cmd.Flags().DurationVar(&deadline, "deadline", hooks.DefaultDeadline, "how long to work before leaving the rest to a background process")
+	cmd.Flags().BoolVar(&background, "background", false, "run to the end however long it takes (how the hook continues in the background)")
+	cmd.Flags().MarkHidden("background")
+	return cmd
+}
+
+func (a *app) newHooksCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hooks",
+		Short: "Install or remove ctx0's hooks in an agent's settings",
+		Example: `  ctx0 hooks install claude-code
+  ctx0 hooks uninstall claude-code --project`,
+	}
+	cmd.AddCommand(a.newHooksEditCmd("install"), a.newHooksEditCmd("uninstall"))
+	return cmd
+}
+
+// newHooksEditCmd is hooks install or hooks uninstall.
+func (a *app) newHooksEditCmd(verb string) *cobra.Command {
+	var user, project, local, asJSON bool
+	short := "Add ctx0's hooks to Claude Code's settings"
+	long := `Merge ctx0's hook into Claude Code's settings.json for the SessionStart,
+PreCompact, Stop and SessionEnd events, so that Claude Code hands every session
+to this vault (see ctx0 hook). Every other hook and setting is kept as it is;
+installing again changes nothing, or updates ctx0's hooks in place for another
+vault. The hook runs "ctx0", which must be on the PATH Claude Code runs with.`
+	if verb == "uninstall" {
+		short = "Remove ctx0's hooks from Claude Code's settings"
+		long = `Remove from Claude Code's settings.json exactly what ctx0 hooks install
+added: ctx0's hooks, and the groups and events left empty without them.`
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " claude-code [--user | --project | --local]",
+		Short: short,
+		Long: long + `
+
+--user (the default) edits ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set),
+for every project; --project edits .claude/settings.json of the git repository
+(or folder) you are in, shared with its other users; --local edits
+.claude/settings.local.json there, for you alone.`,
+		Example: fmt.Sprintf(`  ctx0 hooks %[1]s claude-code
+  ctx0 hooks %[1]s claude-code --project --json`, verb),
+		Args: args(1, "the agent, claude-code"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "claude-code" {
+				return usagef("hooks %s: agent %q: ctx0 has hooks for claude-code", verb, args[0])
+			}
+			if n := btoi(user) + btoi(project) + btoi(local); n > 1 {
+				return usagef("hooks %s: --user, --project and --local name different files; give one", verb)
+			}
+			path, err := a.settingsPath(project, local)
+			if err != nil {
+				return err
+			}
+			var ch hooks.Change
+			if verb == "install" {
+				root, err := a.vaultRoot(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if _, err := exec.LookPath("ctx0"); err != nil {
+					a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not find the hook until it is (go install ./cmd/ctx0)")
+				}
+				ch, err = hooks.Install(path, hooks.Command("ctx0", root))
+				if err != nil {
+					return err
+				}
+			} else if ch, err = hooks.Uninstall(path); err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(ch)
+			}
+			switch {
+			case !ch.Changed() && verb == "install":
+				a.note("ctx0's hooks are already in %s.", path)
+			case !ch.Changed():
+				a.note("No ctx0 hooks in %s.", path)
+			default:
+				for _, c := range []struct {
+					what   string
+					events []string
+				}{{"Added", ch.Added}, {"Updated", ch.Updated}, {"Removed", ch.Removed}} {
+					if len(c.events) > 0 {
+						a.note("%s ctx0's hook for %v in %s.", c.what, c.events, path)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&user, "user", false, "edit your user settings, for every project (the default)")
+	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .claude/settings.json")
+	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json, for you alone")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
+	return cmd
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// settingsPath is the Claude Code settings file to edit.
+func (a *app) settingsPath(project, local bool) (string, error) {
+	if !project && !local {
+		if dir := a.getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+			return filepath.Join(dir, "settings.json"), nil
+		}
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find Claude Code's settings: %w", err)
+		}
+		return filepath.Join(home, ".claude", "settings.json"), nil
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("find the project's settings: %w", err)
+	}
+	root := projectRoot(cwd)
+	if local {
+		return filepath.Join(root, ".claude", "settings.local.json"), nil
+	}
+	return filepath.Join(root, ".claude", "settings.json"), nil
+}
+
+// projectRoot is the top of the git work tree holding dir, else dir: where
+// Claude Code looks for a project's .claude folder.
+func projectRoot(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		} else if !errors.Is(err, os.ErrNotExist) || filepath.Dir(d) == d {
+			return dir
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// openIndexed opens the vault this invocation uses and its index, which
+// becomes the vault's catalog, for the commands that need the index itself.
+func (a *app) openIndexed(ctx context.Context) (*vault.Vault, *index.Index, error) {
+	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := a.attachIndex(ctx, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v, ix, nil
+}
+
+// attachIndex opens the index of v, building it if needed (with a notice
+// and, on a terminal, a progress bar), and makes it v's catalog.
+func (a *app) attachIndex(ctx context.Context, v *vault.Vault) (*index.Index, error) {
+	ix, err := index.Open(ctx, v,
+		index.WithClock(a.now),
+		index.WithNotify(func(msg string) { a.note("ctx0: %s", msg) }),
+		index.WithProgress(a.progress("indexing")))
+	if err != nil {
+		return nil, err
+	}
+	v.SetCatalog(ix)
+	return ix, nil
+}
+
+// progressMin is the size of a rebuild from which progress is shown.
+const progressMin = 300
+
+// progress returns a progress bar for long work on stderr when it is a
+// terminal, else nil.
+func (a *app) progress(what string) func(done, total int) {
+	f, ok := a.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+		if total < progressMin {
+			return
+		}
+		if bar == nil {
+			bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f), progressbar.OptionSetDescription(what),
+				progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("files"),
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		}
+		_ = bar.Set(done)
+		if done == total {
+			_ = bar.Finish()
+		}
+	}
+}
+
+func (a *app) newIndexCmd() *cobra.Command {
+	var rebuild, watch, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "index [--rebuild] [--watch]",
+		Short: "Bring the search index up to date with the files",
+		Long: `Bring the search index (.ctx0/index.db, derived from the files and safe to
+delete) up to date: files added, changed, removed or renamed by any tool are
+found by their size and mtime, then their content. Every ctx0 command does
+this for itself; ctx0 index says what it found.
+
+--rebuild builds the index from nothing. --watch keeps running and follows
+the file system, so that other commands need not check every file before
+they read: run it in the background for large vaults.`,
+		Example: `  ctx0 index
+  ctx0 index --rebuild --json
+  ctx0 index --watch &`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			v, ix, err := a.openIndexed(ctx)
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			var rep index.Report
+			switch {
+			case ix.LastCheck().Check == index.CheckRebuild:
+				rep = ix.LastCheck() // Open just built it
+			case rebuild:
+				rep, err = ix.Rebuild(ctx)
+			default:
+				rep, err = ix.Refresh(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			if !watch {
+				if asJSON {
+					return a.printJSON(rep)
+				}
+				return a.printReport(rep)
+			}
+			// One line per check or batch, JSON Lines with --json.
+			print := func(rep index.Report) {
+				if asJSON {
+					_ = json.NewEncoder(a.stdout).Encode(rep)
+				} else {
+					_ = a.printReport(rep)
+				}
+			}
+			print(rep)
+			a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
+			return ix.Watch(ctx, print)
+		},
+	}
+	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "build the index from nothing")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and follow changes to the files")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was done as JSON (one object per line with --watch)")
+	return cmd
+}
+
+// printReport prints what a check or a rebuild did.
+func (a *app) printReport(r index.Report) error {
+	took := r.Took.Round(1e6)
+	switch r.Check {
+	case index.CheckRebuild:
+		_, err := fmt.Fprintf(a.stdout, "rebuilt the index: %d entries in %v\n", r.Entries, took)
+		return err
+	case index.CheckPaths:
+		_, err := fmt.Fprintf(a.stdout, "indexed: %d added, %d updated, %d removed (%v)\n", r.Added, r.Updated, r.Removed, took)
+		return err
+	}
+	_, err := fmt.Fprintf(a.stdout, "index up to date: %d entries; %d added, %d updated, %d removed (%d files checked in %v)\n",
+		r.Entries, r.Added, r.Updated, r.Removed, r.Checked, took)
+	return err
+}

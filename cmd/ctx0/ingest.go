@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// openIngest opens the ingest state of the vault this invocation uses.
+func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
+	root, err := a.vaultRoot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.Open(ctx, root, ingest.WithClock(a.now))
+}
+
+// vaultRoot checks that the vault this invocation uses is one and returns
+// its root. Ingesting needs neither the vault's index nor its entries, so
+// unlike open it leaves the index alone: a hook must not wait for it.
+func (a *app) vaultRoot(ctx context.Context) (string, error) {
+	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	if err != nil {
+		return "", err
+	}
+	return v.Root(), nil
+}
+
+// ingestReport is what ctx0 ingest --json prints: what the ingest did, and
+// how many conversations it found finished.
+type ingestReport struct {
+	ingest.Report
+	Finished int `json:"finished"`
+}
+
+func (a *app) newIngestCmd() *cobra.Command {
+	var (
+		files, dirs   []string
+		o             ingest.Options
+		watch, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ingest [--file F | --dir D] [--reimport] [--watch]",
+		Short: "Read agents' session transcripts into conversations",
+		Long: `Read Claude Code and Codex CLI session transcripts into the vault's local
+ingest state (.ctx0/state/, never committed): their messages, with secrets
+redacted, grouped into conversations by silences longer than the gap
+(ingest.gap_minutes in .ctx0/config.yaml, default 60). Only what was added
+since the last read is read; a file rewritten in place is read again.
+
+Without --file or --dir, ctx0 reads Claude Code's sessions
+($CLAUDE_CONFIG_DIR/projects, default ~/.claude/projects) and Codex CLI's
+($CODEX_HOME/sessions, default ~/.codex/sessions).
+
+--queue hands the files' finished conversations to the librarian; --end
+says their sessions are over, so the last conversations are finished too.
+--watch keeps running and follows the sessions as agents write them; a
+conversation silent for the gap becomes ready.`,
+		Example: `  ctx0 ingest
+  ctx0 ingest --dir ~/.claude/projects-backup --json
+  ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end
+  ctx0 ingest --watch`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if watch && (len(files) > 0 || o.Reimport || o.Queue || o.End) {
+				return usagef("ingest: --watch follows folders (--dir); it takes no --file, --reimport, --queue or --end")
+			}
+			s, err := a.openIngest(ctx)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if len(files) == 0 && len(dirs) == 0 {
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return fmt.Errorf("ingest: find the session folders: %w", err)
+				}
+				dirs = ingest.DefaultDirs(home, a.getenv)
+			}
+			if watch {
+				return a.watchSessions(ctx, s, dirs, asJSON)
+			}
+			var all []ingest.File
+			for _, f := range files {
+				file, err := ingest.FileAt(f)
+				if err != nil {
+					return err
+				}
+				all = append(all, file)
+			}
+			for _, d := range dirs {
+				found, err := ingest.FindFiles(ctx, d)
+				if err != nil {
+					return err
+				}
+				all = append(all, found...)
+			}
+			o.Progress = a.progress("ingesting")
+			rep, err := s.Ingest(ctx, all, o)
+			if err != nil {
+				return err
+			}
+			finished, err := s.Refresh(ctx)
+			if err != nil {
+				return err
+			}
+			out := ingestReport{rep, len(finished)}
+			if asJSON {
+				if err := a.printJSON(out); err != nil {
+					return err
+				}
+			} else {
+				a.note("%s", out.summary())
+			}
+			for _, e := range rep.Errors {
+				a.note("ctx0: %s", e)
+			}
+			if len(rep.Errors) > 0 {
+				return fmt.Errorf("ingest: %d of %d session files could not be read", len(rep.Errors), rep.Files)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&files, "file", nil, "read this session file (repeatable)")
+	cmd.Flags().StringArrayVar(&dirs, "dir", nil, "read every *.jsonl session file in this folder, at any depth (repeatable)")
+	cmd.Flags().BoolVar(&o.Reimport, "reimport", false, "read the files again from the start")
+	cmd.Flags().BoolVar(&o.Queue, "queue", false, "hand the files' finished conversations to the librarian")
+	cmd.Flags().BoolVar(&o.End, "end", false, "the sessions are over: finish and queue all their conversations")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and follow the sessions as they are written")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was read as JSON (with --watch, a JSON object per event)")
+	return cmd
+}
+
+// summary is the report in a line for people.
+func (r ingestReport) summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Read %d of %s (%s): %s, %s",
+		r.Read, count(r.Files, "session file"), size(r.Bytes), count(r.Messages, "new message"), count(r.Conversations, "new conversation"))
+	if r.Reread > 0 {
+		fmt.Fprintf(&b, "; %s read again from the start", count(r.Reread, "file"))
+	}
+	if r.Finished > 0 {
+		fmt.Fprintf(&b, "; %s finished", count(r.Finished, "conversation"))
+	}
+	if r.Queued > 0 {
+		fmt.Fprintf(&b, "; %s queued for the librarian", count(r.Queued, "conversation"))
+	}
+	b.WriteString(".")
+	if len(r.Skipped) > 0 {
+		kinds := make([]string, 0, len(r.Skipped))
+		for k := range r.Skipped {
+			kinds = append(kinds, k)
+		}
+		sort.Slice(kinds, func(i, j int) bool {
+			if r.Skipped[kinds[i]] != r.Skipped[kinds[j]] {
+				return r.Skipped[kinds[i]] > r.Skipped[kinds[j]]
+			}
+			return kinds[i] < kinds[j]
+		})
+		b.WriteString(" Left out:")
+		for i, k := range kinds {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %d %s", r.Skipped[k], k)
+		}
+		b.WriteString(".")
+	}
+	return b.String()
+}
+
+// count is n nouns, in the singular for one.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// size is a byte count for people.
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// watchEvent is what ingest --watch --json prints per event.
+type watchEvent struct {
+	Time     string                `json:"time"`
+	Started  bool                  `json:"started,omitempty"`
+	File     string                `json:"file,omitempty"`
+	Report   *ingest.Report        `json:"report,omitempty"`
+	Finished []ingest.Conversation `json:"finished,omitempty"`
+}
+
+// printJSONLine writes v as one line of JSON on stdout, for a stream of
+// events.
+func (a *app) printJSONLine(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// watchSessions follows dirs until Ctrl-C, printing a line per event.
+func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
+	return s.Watch(ctx, dirs, ingest.WatchOptions{Notify: func(e ingest.Event) {
+		now := a.now().Local().Format("15:04:05")
+		if asJSON {
+			we := watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Started: e.Started, File: e.File, Finished: e.Finished}
+			if e.Started || e.File != "" {
+				we.Report = &e.Report
+			}
+			_ = a.printJSONLine(we)
+			return
+		}
+		switch {
+		case e.Started:
+			fmt.Fprintf(a.stdout, "%s watching %s: %s\n", now, strings.Join(dirs, ", "), ingestReport{Report: e.Report}.summary())
+		case e.File != "":
+			fmt.Fprintf(a.stdout, "%s %s: %s\n", now, e.File, count(e.Report.Messages, "new message"))
+			for _, err := range e.Report.Errors {
+				fmt.Fprintf(a.stdout, "%s ctx0: %s\n", now, err)
+			}
+		}
+		for _, c := range e.Finished {
+			fmt.Fprintf(a.stdout, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
+		}
+	}})
+}

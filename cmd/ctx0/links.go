@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/index"
+)
+
+func (a *app) newLinksCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "links NAME",
+		Short: "List the links from an entry and where they lead",
+		Long: `List the links from the entry NAME: [[wikilinks]] (with |label and #heading),
+markdown links to .md files, and the names in its links: field, each with the
+entry it leads to, or "broken" when none answers to it.`,
+		Example: `  ctx0 links projects/bot0
+  ctx0 links sarah --json`,
+		Args: args(1, "one NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, ix, err := a.openIndexed(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			name, err := v.Resolve(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			links, err := ix.Links(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			return a.printLinks(asJSON, links, false)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+func (a *app) newBacklinksCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "backlinks NAME",
+		Short: "List the entries that link to an entry",
+		Long: `List the links to the entry NAME from other entries: by its name, its bare
+slug, its title or an alias, as [[wikilinks]], markdown links or links: fields.`,
+		Example: `  ctx0 backlinks contacts/sarah-chen
+  ctx0 backlinks sarah --json`,
+		Args: args(1, "one NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			v, ix, err := a.openIndexed(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			name, err := v.Resolve(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			links, err := ix.Backlinks(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			return a.printLinks(asJSON, links, true)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+// printLinks prints links, one per line: where each leads, or for
+// backlinks where each comes from, and the link as written.
+func (a *app) printLinks(asJSON bool, links []index.Link, back bool) error {
+	if asJSON {
+		return a.printJSON(links)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for _, l := range links {
+		end := l.Status // broken or ambiguous
+		if l.To != nil {
+			end = *l.To
+		}
+		if back {
+			end = l.From
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", end, written(l))
+	}
+	return tw.Flush()
+}
+
+// written shows a link the way it is written in the entry.
+func written(l index.Link) string {
+	target := l.Target
+	if l.Heading != "" {
+		target += "#" + l.Heading
+	}
+	switch l.Kind {
+	case "wiki":
+		if l.Label != "" {
+			target += "|" + l.Label
+		}
+		return "[[" + target + "]]"
+	case "markdown":
+		return "[" + l.Label + "](" + target + ")"
+	}
+	return "links: " + target
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// openMemory opens what the extractor reads: the vault, its index, the
+// past sessions ingested into it, and the embeddings endpoint if the
+// vault's config names one. close releases them.
+func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor.Config, close func(), err error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return m, cfg, nil, err
+	}
+	if cfg, err = extractor.LoadConfig(v.Root()); err != nil {
+		ix.Close()
+		return m, cfg, nil, err
+	}
+	sessions := extractor.OpenSessions(v.Root(), ingest.WithClock(a.now))
+	m = extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: a.now}
+	if cfg.Embeddings.Configured() {
+		e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv)
+		if err != nil {
+			ix.Close()
+			return m, cfg, nil, err
+		}
+		m.Embeddings = e
+	}
+	return m, cfg, func() { sessions.Close(); ix.Close() }, nil
+}
+
+// currentProject is the project of the folder ctx0 runs in, for commands
+// not told one.
+func currentProject() string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	return extractor.ProjectOf(cwd)
+}
+
+func (a *app) newRetrieveCmd() *cobra.Command {
+	var (
+		scope, project string
+		budget         int
+		asJSON         bool
+	)
+	cmd := &cobra.Command{
+		Use:   "retrieve QUERY",
+		Short: "Answer a question from memory: the passages that matter, within a token budget",
+		Long: `Answer a question from the vault with a context bundle: a short summary, the
+passages that answer it (not whole files), each with its source file and
+lines, its score and why it was picked, and how confident the answer is.
+It fits --budget tokens (counted high, so it fits a model's count too).
+
+Offline it ranks entries by BM25, follows links from the best hits to the
+entries and the people and projects they name, favours recent episodes and
+entries of the current project, leaves out passages that repeat another,
+and searches past sessions (ctx0 ingest) for what no entry covers. A
+question one of the learned queries' phrases matches runs that query
+(ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
+vector similarity is fused with BM25.
+
+--scope limits the search to folders; "sessions" names past sessions.`,
+		Example: `  ctx0 retrieve "how does Sarah like to be contacted?"
+  ctx0 retrieve "staging deploy key" --scope knowledge,decisions --budget 500
+  ctx0 retrieve "why did we choose SQLite" --json`,
+		Args: func(c *cobra.Command, got []string) error {
+			if len(got) == 0 || strings.TrimSpace(strings.Join(got, " ")) == "" {
+				return usagef("%s takes a QUERY (see %s --help)", c.CommandPath(), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			scopes, err := parseScope(scope)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
+				return usagef("retrieve: --budget %d: want %d or more", budget, extractor.MinBudget)
+			}
+			m, cfg, closeMemory, err := a.openMemory(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer closeMemory()
+			if !cmd.Flags().Changed("budget") {
+				budget = cfg.Extractor.RetrieveBudget
+			}
+			if !cmd.Flags().Changed("project") {
+				project = currentProject()
+			}
+			b, err := extractor.Retrieve(cmd.Context(), m, extractor.Request{
+				Query: strings.Join(args, " "), Scope: scopes, Budget: budget, Project: project,
+			})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(b)
+			}
+			_, err = fmt.Fprint(a.stdout, b.Text())
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "", "only these folders, comma-separated (contacts,projects/bot0); sessions for past sessions")
+	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (default from the config's extractor.retrieve_budget)")
+	cmd.Flags().StringVar(&project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
+	return cmd
+}
+
+// parseScope reads --scope: folders of the vault, and "sessions".
+func parseScope(s string) ([]string, error) {
+	var out []string
+	for _, f := range splitList(s) {
+		if f == "sessions" {
+			out = append(out, f)
+			continue
+		}
+		n, err := vault.NormalizeName(f)
+		if err != nil {
+			return nil, usagef("--scope %q: %v", f, err)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newSearchCmd() *cobra.Command {
+	var (
+		q      index.Query
+		since  string
+		asJSON bool
+		// sessions searches what was said in agents' past sessions
+		// instead of the vault: see searchSessions.
+		sessions bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Search the vault, best matches first",
+		Long: `Search the names, titles, tags and bodies of the entries (aliases are for
+finding an entry by name, not search terms). Results are ranked by BM25, with a
+match in the name or title counting more than one in the body, and show a
+snippet with the matched terms marked «like this». Words are stemmed, so
+"deploying" finds "deploy"; accents are ignored; Chinese, Japanese and Korean
+text is found inside longer runs of characters.
+
+  deploy staging       both words, in any order
+  "staging deploy"     the words next to each other
+  deploy OR release    either word
+  deploy NOT staging   deploy but not staging (also: -staging)
+  depl*                words starting with "depl"
+  title:sarah          a word in one field: name, title, tags or body
+
+Superseded and archived entries are left out unless --all. The search sees
+every file as it is now, whoever wrote it.`,
+		Example: `  ctx0 search deploy key
+  ctx0 search '"staging deploy" OR rollback' --type decision --limit 5
+  ctx0 search sarah --scope contacts --since 2026-01-01 --json`,
+		Args: func(c *cobra.Command, got []string) error {
+			if len(got) == 0 {
+				return usagef("%s takes a QUERY (see %s --help)", c.CommandPath(), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if q.Limit < 1 {
+				return usagef("search: --limit %d: want 1 or more", q.Limit)
+			}
+			if since != "" {
+				t, err := vault.ParseTime(since)
+				if err != nil {
+					return usagef("search: --since: %v", err)
+				}
+				q.Since = t
+			}
+			q.Text = strings.Join(args, " ")
+			if sessions {
+				return a.searchSessions(cmd.Context(), q, asJSON)
+			}
+			_, ix, err := a.openIndexed(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			res, err := ix.Search(cmd.Context(), q)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			if len(res) == 0 {
+				a.note("No entries match %q.", q.Text)
+				return nil
+			}
+			for i, r := range res {
+				if i > 0 {
+					fmt.Fprintln(a.stdout)
+				}
+				title := r.Title
+				if title == "" {
+					title = "(no title)"
+				}
+				meta := []string{}
+				if r.Type != "" {
+					meta = append(meta, r.Type)
+				}
+				if !r.Updated.IsZero() {
+					meta = append(meta, r.Updated.Format("2006-01-02"))
+				}
+				meta = append(meta, fmt.Sprintf("score %.2f", r.Score))
+				fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
+				if r.Snippet != "" {
+					fmt.Fprintf(a.stdout, "  %s\n", r.Snippet)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVarP(&q.Limit, "limit", "n", index.DefaultLimit, "at most this many results")
+	cmd.Flags().StringVar(&q.Type, "type", "", "only entries of this type")
+	cmd.Flags().StringVar(&q.Tag, "tag", "", "only entries with this tag")
+	cmd.Flags().StringVar(&q.Project, "project", "", "only entries of this project")
+	cmd.Flags().StringVar(&q.Scope, "scope", "", "only entries in this folder, such as contacts or episodes/2026-01")
+	cmd.Flags().StringVar(&since, "since", "", "only entries updated since this date (2026-01-28) or time (RFC 3339)")
+	cmd.Flags().BoolVar(&q.All, "all", false, "include superseded and archived entries")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().BoolVar(&sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
+	return cmd
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/index"
+)
+
+func (a *app) newStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the vault holds and how fresh its index is",
+		Long: `Show the vault's entries by type, pinned, superseded and archived counts, its
+size, its oldest and newest entries, its last commit, and its index: where it
+is, when it was built, what the check made before this status found, and
+whether a watcher (ctx0 index --watch) keeps it up to date.`,
+		Example: `  ctx0 status
+  ctx0 status --json`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, ix, err := a.openIndexed(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer ix.Close()
+			st, err := ix.Status(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(st)
+			}
+			return a.printStatus(st)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func (a *app) printStatus(st index.Status) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "vault\t%s\n", st.Vault)
+	types := make([]string, 0, len(st.ByType))
+	for t := range st.ByType {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	var parts []string
+	for _, t := range types {
+		name := t
+		if name == "" {
+			name = "(no type)"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", name, st.ByType[t]))
+	}
+	fmt.Fprintf(tw, "entries\t%d\t%s\n", st.Entries, strings.Join(parts, ", "))
+	fmt.Fprintf(tw, "pinned\t%d\n", st.Pinned)
+	fmt.Fprintf(tw, "superseded\t%d\n", st.Superseded)
+	fmt.Fprintf(tw, "archived\t%d\n", st.Archived)
+	if st.Unparsable > 0 {
+		fmt.Fprintf(tw, "unparsable\t%d\tsee ctx0 doctor\n", st.Unparsable)
+	}
+	fmt.Fprintf(tw, "size\t%s\n", bytesString(st.Size))
+	if st.Oldest != nil {
+		fmt.Fprintf(tw, "oldest\t%s\t%s\n", st.Oldest.Created.Format("2006-01-02"), st.Oldest.Name)
+	}
+	if st.Newest != nil {
+		fmt.Fprintf(tw, "newest\t%s\t%s\n", st.Newest.Created.Format("2006-01-02"), st.Newest.Name)
+	}
+	if c := st.LastCommit; c != nil {
+		fmt.Fprintf(tw, "last commit\t%s\t%s %s\n", c.Hash[:10], c.When.UTC().Format("2006-01-02 15:04"), c.Subject)
+	}
+	ix := st.Index
+	fmt.Fprintf(tw, "index\t%s\t%s, built %s\n", ix.Path, bytesString(ix.Size), ix.Built.Format("2006-01-02 15:04"))
+	fmt.Fprintf(tw, "freshness\t%s\n", freshness(ix.Check))
+	if w := ix.Watcher; w != nil {
+		fmt.Fprintf(tw, "watcher\tpid %d since %s\n", w.PID, w.Started.Format("2006-01-02 15:04"))
+	} else {
+		fmt.Fprintf(tw, "watcher\tnone (reads check every file; ctx0 index --watch saves that)\n")
+	}
+	return tw.Flush()
+}
+
+// freshness says what the check before a read did.
+func freshness(r index.Report) string {
+	var how string
+	switch r.Check {
+	case index.CheckWatcher:
+		how = "up to date: the watcher had indexed every change"
+	case index.CheckRebuild:
+		how = "up to date: just rebuilt"
+	default:
+		how = fmt.Sprintf("up to date: compared %d files with the index", r.Checked)
+	}
+	if n := r.Changes(); n > 0 {
+		how += fmt.Sprintf(", and picked up %d changes made outside ctx0", n)
+	}
+	return how + fmt.Sprintf(" (%v)", r.Took.Round(1e5))
+}
+
+func bytesString(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,120 @@
+package extractor
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// TestBudgetNeverExceeded is a property test: over random vaults, random
+// questions and random budgets, a bundle's text and a context block never
+// take more tokens than their budget, and say how many they take.
+func TestBudgetNeverExceeded(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("the generator commits with the git binary")
+	}
+	for seed := range uint64(3) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 99))
+			m, words := randomVault(t, r)
+			for range 25 {
+				q := randomQuestion(r, words)
+				budget := MinBudget + r.IntN(1200)
+				b, err := Retrieve(t.Context(), m, Request{Query: q, Budget: budget})
+				if err != nil {
+					t.Fatalf("retrieve %q: %v", q, err)
+				}
+				if n := Tokens(b.Text()); n > budget || n != b.Tokens {
+					t.Fatalf("retrieve %q, budget %d: the bundle takes %d tokens and says %d:\n%s", q, budget, n, b.Tokens, b.Text())
+				}
+			}
+			for range 10 {
+				budget := MinContextBudget + r.IntN(1700)
+				project := []string{"", "github.com/me/alpha", "beta"}[r.IntN(3)]
+				b, err := Context(t.Context(), m, ContextOptions{Project: project, Budget: budget})
+				if err != nil {
+					t.Fatalf("context, budget %d: %v", budget, err)
+				}
+				if n := Tokens(b.Text); n > budget || n != b.Tokens {
+					t.Fatalf("context, budget %d: the block takes %d tokens and says %d:\n%s", budget, n, b.Tokens, b.Text)
+				}
+			}
+		})
+	}
+}
+
+// randomVault generates a vault of synthetic entries, then adds entries
+// with what the generator lacks: pins, projects, links, long paragraphs,
+// lists, code, CJK text. It returns the vault's words, to ask about.
+func randomVault(t *testing.T, r *rand.Rand) (Memory, []string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := synthvault.Generate(dir, 40+r.IntN(40), 200+r.IntN(1500), r.Uint64()); err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	sentence := func(n int) string {
+		w := make([]string, n)
+		for i := range w {
+			w[i] = fmt.Sprintf("%s%d", []string{"alpha", "deploy", "sarah", "queue", "vault", "東京", "naïve", "key"}[r.IntN(8)], r.IntN(5))
+			words = append(words, w[i])
+		}
+		return strings.Join(w, " ") + "."
+	}
+	for i := range 30 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "---\ntitle: %s\ntype: %s\npinned: %v\n", sentence(2+r.IntN(3)), []string{"note", "contact", "project", "episode"}[r.IntN(4)], r.IntN(4) == 0)
+		if p := []string{"", "alpha", "beta", "github.com/me/alpha"}[r.IntN(4)]; p != "" {
+			fmt.Fprintf(&b, "project: %s\n", p)
+		}
+		fmt.Fprintf(&b, "created: 2026-01-%02dT10:00:00Z\n---\n", 1+r.IntN(28))
+		for range 1 + r.IntN(5) {
+			switch r.IntN(5) {
+			case 0:
+				b.WriteString(sentence(100 + r.IntN(300)))
+			case 1:
+				for range 3 + r.IntN(20) {
+					b.WriteString("- " + sentence(3+r.IntN(12)) + "\n")
+				}
+			case 2:
+				b.WriteString("```\n" + strings.Repeat("x := f(y) // "+sentence(3)+"\n", 1+r.IntN(40)) + "```")
+			case 3:
+				fmt.Fprintf(&b, "See [[gen/n%d]] and [[gen/n%d|another]]. %s", r.IntN(30), r.IntN(30), sentence(10))
+			default:
+				b.WriteString("## " + sentence(3) + "\n" + sentence(5+r.IntN(30)))
+			}
+			b.WriteString("\n\n")
+		}
+		if err := writeFile(filepath.Join(dir, "gen", fmt.Sprintf("n%d.md", i)), []byte(b.String())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, dir)
+	v, err := vault.Open(t.Context(), dir, vault.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open(t, v), words
+}
+
+// randomQuestion asks about a few of the vault's words, with filler.
+func randomQuestion(r *rand.Rand, words []string) string {
+	q := []string{"what", "about", "the"}[:r.IntN(4)]
+	n := 1 + r.IntN(6)
+	if r.IntN(10) == 0 {
+		n = 80 // a question pasted whole
+	}
+	for range n {
+		q = append(q, words[r.IntN(len(words))])
+	}
+	if r.IntN(5) == 0 {
+		q = append(q, "NOT", words[r.IntN(len(words))])
+	}
+	return strings.Join(q, " ")
+}

@@ -1,0 +1,405 @@
+package extractor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// Context budgets, in tokens counted with Tokens.
+const (
+	// DefaultContextBudget keeps the block small: it is loaded into every
+	// session.
+	DefaultContextBudget = 1500
+	// MinContextBudget holds the block's frame and instructions and a
+	// few lines.
+	MinContextBudget = 300
+)
+
+// How the block shares its budget, after its frame, between sections.
+// Each section takes what it needs up to its share of what the sections
+// before it left, so that what one does not use goes to the next; the
+// latest entries take the rest.
+const (
+	pinnedShare  = 0.5
+	contextShare = 0.4 // the compacted summary
+	recentShare  = 0.4 // the incremental summaries since
+)
+
+// Limits on what the block lists.
+const (
+	maxPinned      = 50
+	maxLatest      = 10 // seed 000 loads the 10 newest unsummarized entries
+	projectLatest  = 5  // of which up to this many of the current project come first
+	pinnedLine     = 80 // tokens for one pinned entry
+	latestLine     = 50 // tokens for one latest entry
+	latestFetch    = 60 // entries listed to choose the latest from
+	maxSummaryRead = 20
+)
+
+// Summaries, as the curator files them: entries of type summary, tagged
+// compacted (a roll-up of older summaries) or incremental (of the entries
+// since the last summary), dated by created. The block loads the newest
+// compacted summary, the incremental ones made after it, and then only
+// entries changed after the newest summary.
+const (
+	summaryType    = "summary"
+	compactedTag   = "compacted"
+	incrementalTag = "incremental"
+)
+
+// ContextOptions say which block to make.
+type ContextOptions struct {
+	// Project is the project worked on. If it is "" and Dir is set, it is
+	// the project of the git repository at Dir (see ProjectOf).
+	Project string
+	Dir     string
+	// Budget is the most tokens the block may take; 0 means
+	// DefaultContextBudget.
+	Budget int
+}
+
+// Block is the session-start context: seed 000's <memory> block for a
+// system prompt. Text is the block; the rest says what is in it.
+type Block struct {
+	Project string      `json:"project"`
+	Items   []BlockItem `json:"items"`
+	// Omitted are the entries that did not fit the budget.
+	Omitted []string `json:"omitted,omitempty"`
+	Tokens  int      `json:"tokens"`
+	Budget  int      `json:"budget"`
+	Text    string   `json:"text"`
+}
+
+// BlockItem is one line of the block, or one summary.
+type BlockItem struct {
+	Section string    `json:"section"` // pinned, context, recent or latest
+	Name    string    `json:"name"`
+	Title   string    `json:"title"`
+	Project string    `json:"project,omitempty"`
+	Date    time.Time `json:"date,omitzero"` // updated, else created
+	Text    string    `json:"text"`
+
+	created time.Time
+}
+
+// Block sections, in the order they are printed: what changes least comes
+// first, so that a prompt cache keeps as long a prefix as it can.
+var sections = []struct{ key, heading string }{
+	{"pinned", "Pinned"},
+	{"context", "Context"},
+	{"recent", "Recent"},
+	{"latest", "Latest"},
+}
+
+// Context returns the block an agent's session starts with (seed 000's
+// loading algorithm): pinned entries first, then the curator's summaries
+// where there are some, else the latest entries; of the current project
+// and global ones (entries of no project); within the budget. The same
+// vault gives the same block, byte for byte: entries are ordered by their
+// own dates and names, never by the time of the call.
+func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
+	if opt.Budget == 0 {
+		opt.Budget = DefaultContextBudget
+	}
+	if opt.Budget < MinContextBudget {
+		return Block{}, fmt.Errorf("context: %w: %d tokens, the least is %d", ErrBudget, opt.Budget, MinContextBudget)
+	}
+	if opt.Project == "" && opt.Dir != "" {
+		opt.Project = ProjectOf(opt.Dir)
+	}
+	ctx, err := m.Index.Checked(ctx)
+	if err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	projects := projectNames(opt.Project)
+	c := &blockMaker{m: m, b: Block{Project: opt.Project, Items: []BlockItem{}, Budget: opt.Budget}}
+	pinned, err := m.Index.Latest(ctx, index.Listing{Pinned: true, Projects: projects, Limit: maxPinned})
+	if err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	summaries, err := m.Index.Latest(ctx, index.Listing{Type: summaryType, Projects: projects, Limit: maxSummaryRead})
+	if err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	compacted, incremental, since := pickSummaries(summaries)
+	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, Since: since, Limit: latestFetch})
+	if err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	if err := c.fill(ctx, pinned, compacted, incremental, latest, opt.Project); err != nil {
+		return Block{}, err
+	}
+	return c.b, nil
+}
+
+// pickSummaries returns the newest compacted summary, the incremental ones
+// made after it, newest first, and the time from which entries are not
+// summarized yet: just after the newest of those. list is newest first.
+func pickSummaries(list []index.Result) (compacted *index.Result, incremental []index.Result, since time.Time) {
+	for i := range list {
+		s := &list[i]
+		switch {
+		case compacted != nil:
+			return compacted, incremental, since
+		case slices.Contains(s.Tags, compactedTag):
+			compacted = s
+		case slices.Contains(s.Tags, incrementalTag):
+			incremental = append(incremental, *s)
+		default:
+			continue
+		}
+		if since.IsZero() && !s.Updated.IsZero() {
+			since = s.Updated.Add(time.Second)
+		}
+	}
+	return compacted, incremental, since
+}
+
+// blockMaker fills a block within its budget.
+type blockMaker struct {
+	m Memory
+	b Block
+}
+
+func (c *blockMaker) fill(ctx context.Context, pinned []index.Result, compacted *index.Result, incremental, latest []index.Result, project string) error {
+	frame := Tokens(c.render(nil))
+	for _, s := range sections {
+		frame += Tokens("## " + s.heading + "\n")
+	}
+	left := c.b.Budget - frame
+	if left <= 0 {
+		return fmt.Errorf("context: %w: the block's frame takes %d tokens of %d", ErrBudget, frame, c.b.Budget)
+	}
+	// Pinned entries, oldest first: a new pin adds a line at the end.
+	var pins []BlockItem
+	for _, r := range pinned {
+		it, err := c.line(ctx, "pinned", r, pinnedLine)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			pins = append(pins, *it)
+		}
+	}
+	slices.SortFunc(pins, func(a, b BlockItem) int { return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.Name, b.Name)) })
+	left -= c.take(pins, int(pinnedShare*float64(left)))
+	if compacted != nil {
+		it, err := c.summary(ctx, "context", *compacted, int(contextShare*float64(left)))
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			left -= c.take([]BlockItem{*it}, left)
+		}
+	}
+	// Incremental summaries, oldest first, as they were made.
+	var recent []BlockItem
+	share := int(recentShare * float64(left))
+	for i := len(incremental) - 1; i >= 0; i-- {
+		it, err := c.summary(ctx, "recent", incremental[i], share/max(len(incremental), 1))
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			recent = append(recent, *it)
+		}
+	}
+	left -= c.take(recent, share)
+	// The latest entries not pinned and not summaries, the current
+	// project's first, then newest first.
+	pickedNames := map[string]bool{}
+	for _, it := range c.b.Items {
+		pickedNames[it.Name] = true
+	}
+	var chosen []int // indexes in latest, which is newest first
+	for pass := range 2 {
+		for i, r := range latest {
+			if len(chosen) == maxLatest || pass == 0 && len(chosen) == projectLatest {
+				break
+			}
+			if pickedNames[r.Name] || r.Pinned || r.Type == summaryType || pass == 0 && !sameProject(project, r.Project) {
+				continue
+			}
+			pickedNames[r.Name] = true
+			chosen = append(chosen, i)
+		}
+	}
+	slices.Sort(chosen)
+	var lines []BlockItem
+	for _, i := range chosen {
+		it, err := c.line(ctx, "latest", latest[i], latestLine)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			lines = append(lines, *it)
+		}
+	}
+	c.take(lines, left)
+	// Sections are counted apart; the whole block is checked once more,
+	// and the last lines give way should it be over.
+	for len(c.b.Items) > 0 && Tokens(c.render(c.b.Items)) > c.b.Budget {
+		c.b.Omitted = append(c.b.Omitted, c.b.Items[len(c.b.Items)-1].Name)
+		c.b.Items = c.b.Items[:len(c.b.Items)-1]
+	}
+	c.b.Text = c.render(c.b.Items)
+	c.b.Tokens = Tokens(c.b.Text)
+	return nil
+}
+
+// take adds items while their lines fit in budget tokens, clipping the
+// text of the one that fits only in part, and returns the tokens they
+// take.
+func (c *blockMaker) take(items []BlockItem, budget int) int {
+	used := 0
+	for _, it := range items {
+		n := Tokens(formatItem(it))
+		full := it.Text
+		for room := budget - used - (n - Tokens(full)); used+n > budget && room >= minClip; room -= 2 {
+			it.Text = clip(full, room)
+			n = Tokens(formatItem(it))
+		}
+		if used+n > budget || it.Text == "" {
+			c.b.Omitted = append(c.b.Omitted, it.Name)
+			continue
+		}
+		used += n
+		c.b.Items = append(c.b.Items, it)
+	}
+	return used
+}
+
+// line makes an entry one line of at most limit tokens: its whole body
+// when it is short, else its title and the start of its lead paragraph.
+func (c *blockMaker) line(ctx context.Context, section string, r index.Result, limit int) (*BlockItem, error) {
+	e, err := c.read(ctx, r.Name)
+	if err != nil || e == nil {
+		return nil, err
+	}
+	it := c.item(section, r, e)
+	body := oneLine(e.Body())
+	text := body
+	if it.Title != "" && !strings.HasPrefix(strings.ToLower(body), strings.ToLower(it.Title)) {
+		text = it.Title + ": " + body
+	}
+	if body == "" {
+		text = it.Title
+	}
+	it.Text = clip(text, limit)
+	return &it, nil
+}
+
+// summary makes a summary entry an item of at most limit tokens.
+func (c *blockMaker) summary(ctx context.Context, section string, r index.Result, limit int) (*BlockItem, error) {
+	e, err := c.read(ctx, r.Name)
+	if err != nil || e == nil || limit < minClip {
+		return nil, err
+	}
+	it := c.item(section, r, e)
+	it.Text = clip(strings.TrimSpace(e.Body()), limit)
+	return &it, nil
+}
+
+// read reads an entry; nil if it is gone or malformed since the index saw
+// it.
+func (c *blockMaker) read(ctx context.Context, name string) (*entry.Entry, error) {
+	doc, err := c.m.Vault.Read(ctx, name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, vault.ErrNotFound) || errors.Is(err, entry.ErrFrontmatter) || errors.Is(err, entry.ErrTooLarge) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("context: %w", err)
+	}
+	return doc.Entry, nil
+}
+
+func (c *blockMaker) item(section string, r index.Result, e *entry.Entry) BlockItem {
+	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: e.Updated(), created: e.Created()}
+	if it.Date.IsZero() {
+		it.Date = e.Created()
+	}
+	if it.Title == "" {
+		it.Title = vault.Slug(r.Name)
+	}
+	return it
+}
+
+// oneLine joins a body's lines; a heading ends with a colon, so that it
+// still reads as one.
+func oneLine(body string) string {
+	var parts []string
+	for _, l := range strings.Split(body, "\n") {
+		l = strings.TrimSpace(l)
+		if h := strings.TrimLeft(l, "#"); h != l && strings.HasPrefix(h, " ") {
+			l = strings.TrimSpace(h)
+			if l != "" && !strings.ContainsRune(".:!?", rune(l[len(l)-1])) {
+				l += ":"
+			}
+		}
+		if l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatItem is an item as the block prints it: a list line for an entry,
+// the text itself for a summary.
+func formatItem(it BlockItem) string {
+	if it.Section == "context" || it.Section == "recent" {
+		return it.Text + "\n"
+	}
+	date := ""
+	if !it.Date.IsZero() {
+		date = " [" + it.Date.UTC().Format(time.DateOnly) + "]"
+	}
+	return fmt.Sprintf("- %s%s (%s)\n", it.Text, date, it.Name)
+}
+
+// render prints the block with these items, in section order.
+func (c *blockMaker) render(items []BlockItem) string {
+	var w strings.Builder
+	w.WriteString("<memory>\nYou have persistent memory from previous sessions, kept by ctx0 as a vault of markdown entries")
+	if c.b.Project != "" {
+		fmt.Fprintf(&w, " (this session's project: %s)", c.b.Project)
+	}
+	w.WriteString(".\n" + instructions)
+	if len(items) == 0 {
+		w.WriteString("Nothing is saved yet.\n")
+	}
+	for _, s := range sections {
+		first := true
+		for _, it := range items {
+			if it.Section != s.key {
+				continue
+			}
+			if first {
+				fmt.Fprintf(&w, "## %s\n", s.heading)
+				first = false
+			}
+			w.WriteString(formatItem(it))
+		}
+	}
+	w.WriteString("</memory>\n")
+	return w.String()
+}
+
+// instructions are seed 000's system-prompt instructions, cut short: when
+// to look things up and when to save them.
+const instructions = `## Using it
+- Before asking the user, look here; for more, run ctx0 retrieve "your question".
+- Save what lasts with ctx0 remember "...": what the user asks you to remember, preferences, decisions and why, people, fixes, where things live. One standalone sentence each; nothing transient, obvious or already here.
+- If something here is wrong: ctx0 supersede NAME "the correction".
+`

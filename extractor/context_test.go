@@ -1,0 +1,139 @@
+package extractor
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestContextGolden compares session-start blocks of the fixture vault with
+// testdata/context (go test -update rewrites them).
+func TestContextGolden(t *testing.T) {
+	m := fixture(t)
+	for _, c := range []struct {
+		name string
+		opt  ContextOptions
+		json bool
+	}{
+		{"bot0", ContextOptions{Project: "github.com/me/bot0"}, true},
+		{"global", ContextOptions{}, false},
+		{"small", ContextOptions{Project: "github.com/me/bot0", Budget: MinContextBudget}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b, err := Context(t.Context(), m, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBlock(t, b)
+			golden(t, "context/"+c.name+".txt", []byte(b.Text))
+			if c.json {
+				golden(t, "context/"+c.name+".json", jsonOf(t, b))
+			}
+		})
+	}
+}
+
+func checkBlock(t *testing.T, b Block) {
+	t.Helper()
+	if n := Tokens(b.Text); n > b.Budget || n != b.Tokens {
+		t.Errorf("block takes %d tokens, says %d, budget %d", n, b.Tokens, b.Budget)
+	}
+	if !strings.HasPrefix(b.Text, "<memory>\n") || !strings.HasSuffix(b.Text, "</memory>\n") {
+		t.Errorf("not a <memory> block:\n%s", b.Text)
+	}
+}
+
+// TestContextWithSummaries checks seed 000's order once the curator has
+// made summaries: the newest compacted one, the incremental ones since,
+// then only the entries changed after the newest summary.
+func TestContextWithSummaries(t *testing.T) {
+	m := fixture(t)
+	for rel, data := range map[string]string{
+		"summaries/2026-01-25-compacted.md":   "---\ntitle: Summary to 2026-01-25\ntype: summary\ntags: [compacted]\ncreated: 2026-01-25T23:00:00Z\nupdated: 2026-01-25T23:00:00Z\n---\nThe user builds bot0, a local-first agent daemon, and is raising a seed round with Sarah Chen. New TypeScript projects use Bun and strict mode.\n",
+		"summaries/2026-01-20-compacted.md":   "---\ntitle: Summary to 2026-01-20\ntype: summary\ntags: [compacted]\ncreated: 2026-01-20T23:00:00Z\nupdated: 2026-01-20T23:00:00Z\n---\nAn older roll-up that a newer one replaces.\n",
+		"summaries/2026-01-27-incremental.md": "---\ntitle: Summary of 2026-01-26 and 27\ntype: summary\ntags: [incremental]\ncreated: 2026-01-27T23:00:00Z\nupdated: 2026-01-27T23:00:00Z\n---\nThe memory spec was finalized; summaries cut the session-start context tenfold.\n",
+	} {
+		if err := writeFile(filepath.Join(m.Vault.Root(), rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Context(t.Context(), m, ContextOptions{Project: "github.com/me/bot0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBlock(t, b)
+	golden(t, "context/summaries.txt", []byte(b.Text))
+	if strings.Contains(b.Text, "older roll-up") {
+		t.Error("the block holds a compacted summary older than the newest")
+	}
+	for _, it := range b.Items {
+		if it.Section == "latest" && it.Date.Before(clock.AddDate(0, 0, -5)) {
+			t.Errorf("latest holds %s of %s, which the summaries cover", it.Name, it.Date)
+		}
+	}
+}
+
+// TestContextStable checks that the block does not change from one call to
+// the next, nor when another project gains an entry, so that a prompt
+// cache holding it stays warm.
+func TestContextStable(t *testing.T) {
+	m := fixture(t)
+	opt := ContextOptions{Project: "github.com/me/bot0"}
+	first, err := Context(t.Context(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := "---\ntitle: Other project note\nproject: elsewhere\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\nSomething about another project.\n"
+	if err := writeFile(filepath.Join(m.Vault.Root(), "knowledge", "other.md"), []byte(other)); err != nil {
+		t.Fatal(err)
+	}
+	second, err := Context(t.Context(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Text != second.Text {
+		t.Errorf("the block changed:\n%s\nthen:\n%s", first.Text, second.Text)
+	}
+}
+
+// TestContextProjectFromGitRemote checks that the project is found as
+// transcript ingestion finds it: the normalized remote of the folder's
+// git repository.
+func TestContextProjectFromGitRemote(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs the git binary")
+	}
+	m := fixture(t)
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "git@GitHub.com:me/bot0.git"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	sub := filepath.Join(dir, "src")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := ProjectOf(sub); got != "github.com/me/bot0" {
+		t.Errorf("ProjectOf = %q", got)
+	}
+	b, err := Context(t.Context(), m, ContextOptions{Dir: sub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Project != "github.com/me/bot0" || !strings.Contains(b.Text, "knowledge/staging-deploy-key") {
+		t.Errorf("project %q; block:\n%s", b.Project, b.Text)
+	}
+}
+
+func TestContextBudgetTooSmall(t *testing.T) {
+	m := fixture(t)
+	if _, err := Context(t.Context(), m, ContextOptions{Budget: MinContextBudget - 1}); !errors.Is(err, ErrBudget) {
+		t.Errorf("err = %v, want ErrBudget", err)
+	}
+}

@@ -1,0 +1,119 @@
+package extractor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// maxNamesPerHit bounds the names looked up in one hit's passage.
+const maxNamesPerHit = 8
+
+// expand follows the best hits: to the entries they link to, and to the
+// people and projects their passages name without a link. A question about
+// a decision then also brings the project it belongs to and the person
+// who made it.
+func (r *retrieval) expand(ctx context.Context) error {
+	if !r.entriesInScope() {
+		return nil
+	}
+	var from []*candidate
+	for _, c := range r.order {
+		if len(from) == expandFrom || c.score < expandScore {
+			break
+		}
+		from = append(from, c)
+	}
+	for _, p := range from {
+		links, err := r.m.Index.Links(ctx, p.name)
+		if err != nil {
+			return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+		}
+		for _, l := range links {
+			if l.To != nil {
+				if err := r.follow(ctx, p, *l.To, "linked from "+p.title, false); err != nil {
+					return err
+				}
+			}
+		}
+		for _, name := range properNames(p.passage.text, maxNamesPerHit) {
+			ms, err := r.m.Index.Lookup(ctx, name)
+			if err != nil {
+				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+			}
+			for _, m := range ms {
+				if err := r.follow(ctx, p, m.Name, fmt.Sprintf("%s names it (%q)", p.title, name), true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	list := r.sorted()
+	r.order = r.order[:0]
+	for _, c := range list {
+		if c.read && c.score > 0 && c.score >= minScore*list[0].score {
+			r.order = append(r.order, c)
+		}
+	}
+	return nil
+}
+
+// follow adds the entry name, reached from p, unless it is a candidate
+// already or out of scope; onlyEntities keeps it only if it is a person or
+// a project.
+func (r *retrieval) follow(ctx context.Context, p *candidate, name, why string, onlyEntities bool) error {
+	if _, ok := r.cands[name]; ok || !r.inScope(name) {
+		return nil
+	}
+	c := &candidate{kind: "entry", name: name, source: vault.EntryPath(name)}
+	if err := r.read(ctx, c); err != nil {
+		return err
+	}
+	if c.body == "" || onlyEntities && c.typ != "contact" && c.typ != "project" {
+		return nil
+	}
+	r.cands[name] = c
+	c.score = p.score * linkedShare
+	c.why = append(c.why, why)
+	r.judge(c)
+	return nil
+}
+
+// properNames returns the capitalized words of text and runs of two or
+// three of them ("Sarah", "Sarah Chen", "Example Ventures"), longest
+// first, at most limit, leaving out stopwords that start a sentence.
+func properNames(text string, limit int) []string {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '\''
+	})
+	capital := func(w string) bool {
+		for _, r := range w {
+			return unicode.IsUpper(r) && !stopwords[strings.ToLower(strings.TrimRight(w, ".'"))]
+		}
+		return false
+	}
+	var out []string
+	seen := map[string]bool{}
+	for n := 3; n >= 1; n-- {
+		for i := 0; i+n <= len(words); i++ {
+			run := words[i : i+n]
+			ok := true
+			for j, w := range run {
+				// A word that ends a sentence ends the name.
+				if !capital(w) || j < n-1 && strings.HasSuffix(w, ".") && len(w) > 2 {
+					ok = false
+					break
+				}
+			}
+			name := strings.TrimRight(strings.Join(run, " "), ".'")
+			if ok && !seen[name] {
+				seen[name] = true
+				out = append(out, name)
+			}
+		}
+	}
+	return out[:min(len(out), limit)]
+}

@@ -1,0 +1,133 @@
+package extractor
+
+import (
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata from the actual output")
+
+// clock is the tests' now: a few days after the fixture vault's newest
+// entries.
+var clock = time.Date(2026, 2, 1, 12, 0, 0, 0, time.UTC)
+
+func now() time.Time { return clock }
+
+// fixture makes a vault of testdata/vault in a temporary folder, opens its
+// index as the CLI does, and returns what the extractor reads.
+func fixture(t testing.TB) Memory {
+	t.Helper()
+	v := newVault(t)
+	copyTree(t, "testdata/vault", v.Root())
+	settle(t, v.Root())
+	return open(t, v)
+}
+
+// settle dates the files and folders under dir an hour back, as in a vault
+// that has been around: the index trusts the size and mtime of a file
+// changed more than a moment ago, and reads again those changed just now.
+func settle(t testing.TB, dir string) {
+	t.Helper()
+	past := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		return os.Chtimes(p, past, past)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newVault makes an empty vault with the tests' clock.
+func newVault(t testing.TB) *vault.Vault {
+	t.Helper()
+	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// open opens the index of v, makes it the vault's catalog, and returns the
+// extractor's view of both.
+func open(t testing.TB, v *vault.Vault) Memory {
+	t.Helper()
+	// The index keeps the real clock: it compares it with the files'
+	// mtimes, which are real.
+	ix, err := index.Open(t.Context(), v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	v.SetCatalog(ix)
+	return Memory{Vault: v, Index: ix, Now: now}
+}
+
+// copyTree copies the files under src into dst, as plain file writes.
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return writeFile(filepath.Join(dst, rel), data)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(p string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
+// golden compares got with the file testdata/name, or rewrites the file
+// with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := writeFile(p, got); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to write it)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", p, got)
+	}
+}
+
+// jsonOf renders v as the CLI's --json does.
+func jsonOf(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}

@@ -1,0 +1,305 @@
+package extractor
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+)
+
+// embedServer is an httptest server speaking OpenAI's embeddings API
+// (POST /v1/embeddings). Its model embeds meaning crudely but
+// deterministically: words of one concept (login, authentication) share a
+// dimension, other words hash to one of 64. fail, when set, answers a
+// request instead.
+type embedServer struct {
+	*httptest.Server
+	t    *testing.T
+	mu   sync.Mutex
+	reqs []embedRequest
+	fail func(n int) (status int, header map[string]string)
+}
+
+const embedModel = "test-embed-64"
+
+var concepts = map[string]string{
+	"login": "auth", "sign": "auth", "authentication": "auth", "auth": "auth", "password": "auth",
+	"pick": "choose", "chose": "choose", "choose": "choose", "picked": "choose", "decided": "choose",
+	"coffee": "coffee", "espresso": "coffee", "brew": "coffee",
+}
+
+func newEmbedServer(t *testing.T) *embedServer {
+	s := &embedServer{t: t}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	n := len(s.reqs)
+	var req embedRequest
+	err := json.NewDecoder(r.Body).Decode(&req)
+	s.reqs = append(s.reqs, req)
+	fail := s.fail
+	s.mu.Unlock()
+	switch {
+	case r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings":
+		s.t.Errorf("%s %s, want POST /v1/embeddings", r.Method, r.URL.Path)
+	case r.Header.Get("Content-Type") != "application/json" || r.Header.Get("Authorization") != "Bearer sk-test":
+		s.t.Errorf("headers %v", r.Header)
+	case err != nil || req.Model != embedModel || len(req.Input) == 0 || req.EncodingFormat != "float":
+		s.t.Errorf("request %+v: %v", req, err)
+	}
+	if fail != nil {
+		if status, header := fail(n); status != 0 {
+			for k, v := range header {
+				w.Header().Set(k, v)
+			}
+			w.WriteHeader(status)
+			w.Write([]byte(`{"error": {"message": "try again", "type": "server_error"}}`))
+			return
+		}
+	}
+	type datum struct {
+		Object    string    `json:"object"`
+		Index     int       `json:"index"`
+		Embedding []float32 `json:"embedding"`
+	}
+	resp := struct {
+		Object string  `json:"object"`
+		Data   []datum `json:"data"`
+		Model  string  `json:"model"`
+		Usage  struct {
+			PromptTokens int `json:"prompt_tokens"`
+			TotalTokens  int `json:"total_tokens"`
+		} `json:"usage"`
+	}{Object: "list", Model: req.Model}
+	// The API does not promise the order of data: answer backwards.
+	for i := len(req.Input) - 1; i >= 0; i-- {
+		resp.Data = append(resp.Data, datum{Object: "embedding", Index: i, Embedding: meaning(req.Input[i])})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(resp)
+}
+
+// meaning is the test model's embedding of a text: a concept weighs as
+// much as five words.
+func meaning(text string) []float32 {
+	v := make([]float32, 64)
+	for _, w := range splitWords(strings.ToLower(text)) {
+		if stopwords[w] {
+			continue
+		}
+		key, weight := w, float32(1)
+		if c, ok := concepts[w]; ok {
+			key, weight = "concept:"+c, 5
+		}
+		h := fnv.New32a()
+		h.Write([]byte(key))
+		v[h.Sum32()%64] += weight
+	}
+	return v
+}
+
+func (s *embedServer) requests() []embedRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]embedRequest(nil), s.reqs...)
+}
+
+// client returns an Embeddings client of s that does not wait between
+// retries.
+func (s *embedServer) client(t *testing.T) *Embeddings {
+	t.Helper()
+	e, err := NewEmbeddings(EmbeddingsConfig{URL: s.URL + "/v1", Model: embedModel, APIKeyEnv: "TEST_EMBED_KEY"},
+		func(k string) string { return map[string]string{"TEST_EMBED_KEY": "sk-test"}[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sleep = func(context.Context, time.Duration) error { return nil }
+	return e
+}
+
+func TestEmbeddingsWireFormat(t *testing.T) {
+	s := newEmbedServer(t)
+	got, err := s.client(t).Embed(t.Context(), []string{"staging deploy key", "espresso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !equalVec(got[0], meaning("staging deploy key")) || !equalVec(got[1], meaning("espresso")) {
+		t.Errorf("vectors out of order: %v", got)
+	}
+	if _, err := NewEmbeddings(EmbeddingsConfig{URL: s.URL, Model: embedModel, APIKeyEnv: "UNSET_KEY"}, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "$UNSET_KEY") {
+		t.Errorf("a missing key: %v", err)
+	}
+}
+
+func equalVec(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEmbeddingsRetries checks the retry policy: 429 and 5xx are retried,
+// up to 3 attempts, honouring Retry-After; other 4xx are not.
+func TestEmbeddingsRetries(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		fail     func(n int) (int, map[string]string)
+		ok       bool
+		attempts int
+		waited   []time.Duration
+	}{
+		{"429 then ok", func(n int) (int, map[string]string) {
+			if n == 0 {
+				return http.StatusTooManyRequests, map[string]string{"Retry-After": "7"}
+			}
+			return 0, nil
+		}, true, 2, []time.Duration{7 * time.Second}},
+		{"500 twice then ok", func(n int) (int, map[string]string) {
+			if n < 2 {
+				return http.StatusInternalServerError, nil
+			}
+			return 0, nil
+		}, true, 3, retryWaits},
+		{"503 always", func(int) (int, map[string]string) { return http.StatusServiceUnavailable, nil }, false, 3, retryWaits},
+		{"401", func(int) (int, map[string]string) { return http.StatusUnauthorized, nil }, false, 1, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newEmbedServer(t)
+			s.fail = c.fail
+			e := s.client(t)
+			var waited []time.Duration
+			e.sleep = func(_ context.Context, d time.Duration) error {
+				waited = append(waited, d)
+				return nil
+			}
+			_, err := e.Embed(t.Context(), []string{"x"})
+			if (err == nil) != c.ok || len(s.requests()) != c.attempts || !equalDurations(waited, c.waited) {
+				t.Errorf("err %v, %d attempts, waited %v", err, len(s.requests()), waited)
+			}
+			if err != nil && !strings.Contains(err.Error(), "try again") {
+				t.Errorf("the error does not carry the API's message: %v", err)
+			}
+		})
+	}
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEmbedIncremental checks that embedding does only what changed: all
+// entries first, nothing the second time, the edited entry after an edit,
+// and no request at all for a text whose vector is known.
+func TestEmbedIncremental(t *testing.T) {
+	m := fixture(t)
+	s := newEmbedServer(t)
+	e := s.client(t)
+	rep, err := m.Index.Embed(t.Context(), e, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Entries < 20 || rep.Embedded < rep.Entries || rep.Pending != 0 {
+		t.Errorf("first run: %+v", rep)
+	}
+	if rep, err = m.Index.Embed(t.Context(), e, 0); err != nil || rep.Entries != 0 || rep.Embedded != 0 {
+		t.Errorf("second run: %+v, %v", rep, err)
+	}
+	p := filepath.Join(m.Vault.Root(), "knowledge", "espresso-ratio.md")
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, append(data, []byte("\nGrind finer if it runs fast.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A copy of an entry's text needs no new vector.
+	if err := os.WriteFile(filepath.Join(m.Vault.Root(), "knowledge", "device-keys-copy.md"), mustRead(t, filepath.Join(m.Vault.Root(), "knowledge", "device-keys.md")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err = m.Index.Embed(t.Context(), e, 0); err != nil || rep.Entries != 2 || rep.Embedded != 1 {
+		t.Errorf("after an edit and a copy: %+v, %v", rep, err)
+	}
+	if rep, err = m.Index.Embed(t.Context(), e, 1); err != nil || rep.Pending != 0 {
+		t.Errorf("a limited run with nothing to do: %+v, %v", rep, err)
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestHybridRetrieve checks that with an embeddings endpoint, retrieve
+// finds by meaning what shares no word with the question, fusing the two
+// scores as documented, and that without the endpoint it falls back to
+// BM25.
+func TestHybridRetrieve(t *testing.T) {
+	m := fixture(t)
+	s := newEmbedServer(t)
+	m.Embeddings = s.client(t)
+	b, err := Retrieve(t.Context(), m, Request{Query: "how is login handled?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBudget(t, b)
+	if b.Plan.Hybrid != embedModel {
+		t.Errorf("plan %+v", b.Plan)
+	}
+	found := false
+	for _, it := range b.Items[:min(3, len(b.Items))] {
+		if it.Name == "knowledge/device-keys" && strings.Contains(it.Why, "close in meaning") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("knowledge/device-keys (authentication) is not in the top 3 by meaning:\n%s", b.Text())
+	}
+	res, err := m.Index.HybridSearch(t.Context(), index.Query{Text: "espresso"}, "", m.Embeddings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) == 0 || res[0].Name != "knowledge/espresso-ratio" {
+		t.Fatalf("hybrid search: %+v", res)
+	}
+	want := math.Round((0.7*res[0].Vector+0.3*res[0].Text)*1000) / 1000
+	if res[0].Text != 1 || res[0].Score != want {
+		t.Errorf("fused score %v of text %v and vector %v, want %v", res[0].Score, res[0].Text, res[0].Vector, want)
+	}
+	// The endpoint goes away: retrieval goes on with BM25 and says so.
+	s.Close()
+	b, err = Retrieve(t.Context(), m, Request{Query: "espresso ratio"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.Plan.Hybrid, "off: ") || len(b.Items) == 0 || b.Items[0].Name != "knowledge/espresso-ratio" {
+		t.Errorf("plan %+v, items %+v", b.Plan, b.Items)
+	}
+}

@@ -1,0 +1,325 @@
+package extractor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// Near-duplicates and diversity.
+const (
+	// mmrLambda weighs relevance against novelty when ordering a
+	// bundle's items (maximal marginal relevance): each next item is the
+	// one with the best 0.7 × score − 0.3 × its similarity to the items
+	// already in, so the second item says something the first did not.
+	mmrLambda = 0.7
+	// nearDuplicate is the similarity (the share of words two passages
+	// have in common, Jaccard over their stems) from which they say the
+	// same thing: only the better one is kept.
+	nearDuplicate = 0.6
+	// minClip is the least passage, in tokens, worth clipping an item to
+	// when the whole of it does not fit.
+	minClip = 16
+	// maxOmitted bounds the list of candidates left out.
+	maxOmitted = 10
+)
+
+// Confidence levels.
+const (
+	highConfidence   = 0.75
+	mediumConfidence = 0.4
+)
+
+// pack orders the ranked candidates for diversity and fills the budget
+// with them, clipping the last passage that fits only in part.
+func (r *retrieval) pack() Bundle {
+	b := Bundle{Query: r.req.Query, Items: []Item{}, Sources: []string{}, Plan: r.plan, Budget: r.req.Budget, Suggest: r.suggest}
+	ordered, omitted := diversify(r.order)
+	top := 0.0
+	for _, c := range ordered {
+		top = max(top, c.score)
+	}
+	for _, c := range ordered {
+		it := r.item(c, top)
+		b.Items = append(b.Items, it)
+		r.settle(&b)
+		if Tokens(b.Text()) <= b.Budget {
+			continue
+		}
+		if !r.clipLast(&b) {
+			b.Items = b.Items[:len(b.Items)-1]
+			omitted = append(omitted, Omitted{Name: c.name, Reason: "over the budget"})
+			r.overBudget++
+		}
+	}
+	r.settle(&b)
+	// The summary changes with the items; should it have grown past the
+	// budget, the last items give way.
+	for len(b.Items) > 0 && Tokens(b.Text()) > b.Budget {
+		last := b.Items[len(b.Items)-1]
+		b.Items = b.Items[:len(b.Items)-1]
+		omitted = append(omitted, Omitted{Name: last.Name, Reason: "over the budget"})
+		r.overBudget++
+		r.settle(&b)
+	}
+	if len(b.Items) == 0 {
+		b.Suggest = nil // nothing to save a query for
+	}
+	b.Omitted = omitted[:min(len(omitted), maxOmitted)]
+	b.Tokens = Tokens(b.Text())
+	return b
+}
+
+// clipLast shortens the passage of the bundle's last item to fit the
+// budget, if what is left of it would be worth reading.
+func (r *retrieval) clipLast(b *Bundle) bool {
+	it := &b.Items[len(b.Items)-1]
+	full := it.Passage
+	it.Passage = ""
+	room := b.Budget - Tokens(b.Text())
+	for room >= minClip {
+		it.Passage = clip(full, room)
+		it.held = r.match.matched(it.Title + "\n" + it.Passage)
+		r.settle(b)
+		if it.Passage != "" && Tokens(b.Text()) <= b.Budget {
+			return true
+		}
+		room -= 4 // the passage's indentation and a changed summary cost a little
+	}
+	it.Passage = full
+	return false
+}
+
+// item makes a candidate an item of the bundle.
+func (r *retrieval) item(c *candidate, top float64) Item {
+	it := Item{
+		Kind: c.kind, Name: c.name, Title: c.title, Type: c.typ, Date: c.date,
+		Passage: c.passage.text, Source: c.source, held: c.held, named: c.named, vector: c.vector,
+	}
+	if top > 0 {
+		it.Score = math.Round(c.score/top*100) / 100
+	}
+	if c.passage.start > 0 {
+		it.Lines = []int{c.passage.start, c.passage.end}
+	}
+	var why []string
+	if words := r.words(c.held); len(words) > 0 {
+		why = append(why, "holds "+strings.Join(words, ", "))
+	}
+	if c.vector > 0 {
+		why = append(why, fmt.Sprintf("close in meaning (%.2f)", c.vector))
+	}
+	why = append(why, c.why...)
+	if len(why) == 0 {
+		why = append(why, "related")
+	}
+	it.Why = strings.Join(why, "; ")
+	return it
+}
+
+// settle sets what a bundle says of its items: sources, summary, the
+// words no item holds, and confidence.
+func (r *retrieval) settle(b *Bundle) {
+	b.Sources = []string{}
+	seen := map[string]bool{}
+	var held []int
+	best, named := 0.0, 0.0
+	for _, it := range b.Items {
+		if !seen[it.Source] {
+			seen[it.Source] = true
+			b.Sources = append(b.Sources, it.Source)
+		}
+		held = append(held, it.held...)
+		// In hybrid search, closeness in meaning answers as words do.
+		share := max(r.share(it.held), it.vector)
+		if it.Kind == "session" {
+			// Said in passing, once: weaker evidence than an entry.
+			share /= 2
+		}
+		best = max(best, share)
+		if it.named {
+			named = 1
+		}
+	}
+	// Pairs of characters are how a run is searched, not words anyone
+	// asked for: only whole words are listed as not found.
+	b.Uncovered = r.words(slices.DeleteFunc(r.uncovered(held), func(i int) bool { return r.t.run[i] >= 0 }))
+	b.Confidence = 0
+	if len(r.t.words) > 0 && len(b.Items) > 0 {
+		b.Confidence = math.Round((0.5*best+0.3*r.share(held)+0.2*named)*100) / 100
+	}
+	switch {
+	case b.Confidence >= highConfidence:
+		b.Level = "high"
+	case b.Confidence >= mediumConfidence:
+		b.Level = "medium"
+	default:
+		b.Level = "low"
+	}
+	b.Summary = r.summarize(b)
+}
+
+// share is the part of the question's words that held holds.
+func (r *retrieval) share(held []int) float64 {
+	if len(r.t.words) == 0 {
+		return 0
+	}
+	seen := map[int]bool{}
+	for _, i := range held {
+		seen[i] = true
+	}
+	return float64(len(seen)) / float64(len(r.t.words))
+}
+
+// uncovered returns the indexes of the terms not in held.
+func (r *retrieval) uncovered(held []int) []int {
+	has := map[int]bool{}
+	for _, i := range held {
+		has[i] = true
+	}
+	var out []int
+	for i := range r.t.words {
+		if !has[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// words returns the words of the terms at these indexes, in order; pairs
+// of characters cut from one run and next to each other are joined again
+// (東京, ユーザー会).
+func (r *retrieval) words(idx []int) []string {
+	idx = slices.Sorted(slices.Values(idx))
+	var out []string
+	for k, i := range idx {
+		run := r.t.run[i]
+		if k > 0 && run >= 0 && idx[k-1] == i-1 && r.t.run[i-1] == run {
+			last := []rune(r.t.words[i])
+			out[len(out)-1] += string(last[len(last)-1])
+			continue
+		}
+		out = append(out, r.t.words[i])
+	}
+	return out
+}
+
+// summarize says in a sentence or two what a bundle holds (an extractive
+// summary: what a model writes when one is configured).
+func (r *retrieval) summarize(b *Bundle) string {
+	if r.label != "" {
+		return r.label + ". " + r.extract(b)
+	}
+	return r.extract(b)
+}
+
+func (r *retrieval) extract(b *Bundle) string {
+	if r.summary != "" {
+		return r.summary
+	}
+	if len(r.t.words) == 0 && r.label == "" {
+		return "The question has no words to search for."
+	}
+	var titles []string
+	entries, sessions := 0, 0
+	for _, it := range b.Items {
+		if it.Kind == "session" {
+			sessions++
+			continue
+		}
+		entries++
+		if len(titles) < 3 {
+			titles = append(titles, clip(it.Title, maxHeadTitle))
+		}
+	}
+	var s string
+	switch {
+	case entries == 0 && sessions == 0 && r.overBudget > 0:
+		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", count(r.overBudget, "passage", "passages"), b.Budget)
+	case entries == 0 && sessions == 0:
+		return "Nothing in the vault or in past sessions matches."
+	case entries == 0:
+		s = fmt.Sprintf("No entry matches; found %s.", count(sessions, "passage of a past session", "passages of past sessions"))
+	default:
+		s = fmt.Sprintf("Found %s: %s", count(entries, "entry", "entries"), strings.Join(titles, "; "))
+		if entries > len(titles) {
+			s += fmt.Sprintf(" (and %d more)", entries-len(titles))
+		}
+		s += "."
+		if sessions > 0 {
+			s += fmt.Sprintf(" Also %s.", count(sessions, "passage of a past session", "passages of past sessions"))
+		}
+	}
+	if len(b.Uncovered) > 0 {
+		s += fmt.Sprintf(" Nothing found mentions %s.", clip(strings.Join(b.Uncovered, ", "), maxHeadMissing))
+	}
+	return s
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// diversify orders candidates by maximal marginal relevance and leaves out
+// near-duplicates of a better one.
+func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
+	sets := make(map[*candidate]map[string]bool, len(cs))
+	for _, c := range cs {
+		sets[c] = stemSet(c.passage.text)
+	}
+	rest := append([]*candidate(nil), cs...)
+	for len(rest) > 0 {
+		at, bestVal, dupOf := 0, math.Inf(-1), ""
+		for i, c := range rest {
+			sim, like := 0.0, ""
+			for _, s := range out {
+				if x := jaccard(sets[c], sets[s]); x > sim {
+					sim, like = x, s.name
+				}
+			}
+			if sim >= nearDuplicate {
+				at, dupOf = i, like
+				break
+			}
+			if v := mmrLambda*c.score - (1-mmrLambda)*sim; v > bestVal {
+				at, bestVal = i, v
+			}
+		}
+		c := rest[at]
+		rest = append(rest[:at], rest[at+1:]...)
+		if dupOf != "" {
+			omitted = append(omitted, Omitted{Name: c.name, Reason: "near-duplicate of " + dupOf})
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, omitted
+}
+
+// stemSet is the set of content words of text, by stem.
+func stemSet(text string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range splitWords(strings.ToLower(text)) {
+		if !stopwords[w] {
+			set[stem(w)] = true
+		}
+	}
+	return set
+}
+
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	in := 0
+	for w := range a {
+		if b[w] {
+			in++
+		}
+	}
+	return float64(in) / float64(len(a)+len(b)-in)
+}

@@ -1,0 +1,117 @@
+package extractor
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// transcripts are the real Claude Code and Codex sessions shared by the
+// project's tests.
+const transcripts = "../../shared/testdata"
+
+// withSessions ingests the shared transcripts into m's vault and returns
+// m searching them, and the session id of each conversation.
+func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
+	t.Helper()
+	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	for _, d := range []string{"claude-code", "codex"} {
+		files, err := ingest.FindFiles(t.Context(), filepath.Join(transcripts, d))
+		if err != nil {
+			t.Skipf("the shared transcripts: %v", err)
+		}
+		if _, err := st.Ingest(t.Context(), files, ingest.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	convs, err := st.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := map[string]string{}
+	for _, c := range convs {
+		sessions[fmt.Sprintf("conversation:%d", c.ID)] = c.Session
+	}
+	m.Sessions = st
+	return m, sessions
+}
+
+// TestRetrievalQuality measures recall at 5 on labelled questions: the
+// entry of the fixture vault that answers each, and, for questions no
+// entry covers, the past session (of the shared real transcripts) where
+// it was discussed. The figures are in BENCHMARKS.md.
+func TestRetrievalQuality(t *testing.T) {
+	m, sessions := withSessions(t, fixture(t))
+	for _, set := range []struct {
+		name  string
+		least float64
+		cases []struct{ q, want string }
+	}{
+		{"entries", 0.9, []struct{ q, want string }{
+			{"how does Sarah like to be contacted?", "contacts/sarah-chen"},
+			{"where is the staging deploy key?", "knowledge/staging-deploy-key"},
+			{"why did we pick SQLite for search?", "decisions/use-sqlite-fts5"},
+			{"who is S. Chen?", "contacts/sarah-chen"},
+			{"what did Sarah want before the partner meeting?", "episodes/2026-01/2026-01-28"},
+			{"how was the flaky daemon test fixed?", "episodes/2026-01/2026-01-28"},
+			{"which port does the dev server run on?", "knowledge/dev-server-port"},
+			{"who books Sarah's meetings?", "contacts/diego-ramos"},
+			{"how do we run database migrations?", "knowledge/drizzle-migrations"},
+			{"Bun or Node for a new TypeScript project?", "decisions/bun-over-node"},
+			{"how does authentication work on the daemon?", "knowledge/device-keys"},
+			{"who owns the daemon?", "contacts/priya-natarajan"},
+			{"what espresso ratio do I use?", "knowledge/espresso-ratio"},
+			{"東京のユーザー会はどこ?", "knowledge/tokyo-trip"},
+			{"what is the status of the bot0 seed round?", "projects/bot0"},
+			{"what did the memory spec settle on?", "milestones/memory-spec-final"},
+		}},
+		{"sessions", 0.8, []struct{ q, want string }{
+			{"how did we start the phoenix server in the background?", "d6e0bada-1959-4eec-a9d2-0bfade768d8f"},
+			{"why does scrolling back in xterm.js not work with tmux?", "d6e0bada-1959-4eec-a9d2-0bfade768d8f"},
+			{"did we remove the react web app in favor of static PNG files?", "5b539e53-47c8-4996-bc4e-3896a787c8ab"},
+			{"what went into CLAUDE.md for graph-monitor?", "5b539e53-47c8-4996-bc4e-3896a787c8ab"},
+			{"why would jobs be routed to codex-1 and codex-2?", "019a7ae6-1945-7c63-98f2-210adb922af9"},
+			{"removing the celery queue separation for one codex queue", "019a7ae6-1945-7c63-98f2-210adb922af9"},
+			{"adding the opk rules and opk workspace init subcommands", "c61729d4-da6d-46a4-9a29-ec2c614e5e23"},
+			{"the number guessing game in python in the Apps directory", "fce98fd7-e6b5-4f01-ade5-271721b00f9c"},
+			{"unused import anyhow in worker_example.rs", "fce98fd7-e6b5-4f01-ade5-271721b00f9c"},
+			{"asking a subagent how he is doing", "609efeca-2f51-4118-b077-e91c9fe63f73"},
+			{"should the public API be async/await or Combine?", "019d8c27-aea2-7ae0-bf0a-1f8bde758747"},
+		}},
+	} {
+		hits := 0
+		var missed []string
+		for _, c := range set.cases {
+			b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for i, it := range b.Items {
+				if i == 5 {
+					break
+				}
+				if it.Name == c.want || strings.HasPrefix(sessions[it.Name], c.want) {
+					found = true
+				}
+			}
+			if found {
+				hits++
+			} else {
+				missed = append(missed, c.q)
+			}
+		}
+		recall := float64(hits) / float64(len(set.cases))
+		t.Logf("%s: recall at 5 %d/%d = %.2f; missed: %q", set.name, hits, len(set.cases), recall, missed)
+		if recall < set.least {
+			t.Errorf("%s: recall at 5 is %.2f, want at least %.2f", set.name, recall, set.least)
+		}
+	}
+}

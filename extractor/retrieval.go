@@ -1,0 +1,441 @@
+package extractor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// How much of the index a retrieval looks at.
+const (
+	searchLimit = 20 // hits per search
+	readLimit   = 16 // candidates read from their files, best first
+	expandFrom  = 3  // top candidates whose links and names are followed
+	maxLookups  = 16 // names of the question looked up
+	sessionHits = 3  // passages of past conversations
+)
+
+// Scoring. Relevance starts as BM25 relative to the best hit; then:
+const (
+	// heldShare is the part of an entry's score that depends on how much
+	// of the question's weight its best passage and title hold, so that
+	// an entry whose words matched far apart ranks below one that
+	// answers in a paragraph.
+	heldShare = 0.5
+	// linkedShare is a linked or named entry's score as a share of the
+	// score of the hit it was reached from.
+	linkedShare = 0.5
+	// recencyBoost and recencyHalfLife: a dated entry (an episode, a log,
+	// a milestone, or one filed under a date) scores up to 1.5 times as
+	// much when new, the boost halving every 30 days.
+	recencyBoost    = 0.5
+	recencyHalfLife = 30 * 24 * time.Hour
+	// projectBoost and otherProject: entries of the project the question
+	// is asked from rank higher, those of other projects lower.
+	projectBoost = 1.2
+	otherProject = 0.85
+	// sessionShare is the best past conversation's score: below the
+	// entries that answer well, which are curated, above weak ones.
+	sessionShare = 0.6
+	// minScore is the least score an item needs to be in a bundle, as a
+	// share of the best: below it, an entry adds words, not answers.
+	minScore = 0.2
+	// expandScore is the least score of a hit whose links are followed.
+	expandScore = 0.5
+)
+
+// candidate is an entry or a conversation passage a bundle may hold.
+type candidate struct {
+	kind    string // entry or session
+	name    string
+	title   string
+	typ     string
+	project string
+	date    time.Time
+	source  string
+
+	text   float64 // BM25 from the index, or the fused score of a hybrid search
+	vector float64 // cosine similarity, in hybrid search
+	named  bool    // the question names it
+	score  float64
+	why    []string
+
+	read    bool
+	body    string    // title and body, for the terms' weights
+	blocks  []passage // the body's passages
+	passage passage   // the one quoted
+	held    []int     // the question's terms its title and passage hold
+}
+
+// retrieval is one question being answered.
+type retrieval struct {
+	m     Memory
+	req   Request
+	t     terms
+	match matcher
+	plan  Plan
+	// summary is the model's summary, when a model condensed the bundle.
+	summary string
+	// label starts the summary of a learned query's bundle.
+	label string
+	// suggest offers a learned query for a plan that recurs.
+	suggest *Suggestion
+	// overBudget counts the candidates left out for the budget.
+	overBudget int
+	w          []float64 // the terms' weights over the candidates read (see weights)
+	cands      map[string]*candidate
+	order      []*candidate // after rank
+	// embedded says the entries changed were embedded, once per retrieval.
+	embedded bool
+}
+
+func newRetrieval(m Memory, req Request) *retrieval {
+	t := analyze(req.Query)
+	return &retrieval{
+		m: m, req: req, t: t, match: matcher{t},
+		plan:  Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
+		cands: map[string]*candidate{},
+	}
+}
+
+// offline answers with the offline plan: the question's words searched.
+func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
+	if r.t.expr != "" {
+		if err := r.gather(ctx, []string{r.t.expr}); err != nil {
+			return Bundle{}, err
+		}
+	}
+	if err := r.prepare(ctx); err != nil {
+		return Bundle{}, err
+	}
+	return r.pack(), nil
+}
+
+// prepare ranks what was gathered, follows links from the best, and adds
+// past conversations where needed: the candidates, in order, to pack.
+func (r *retrieval) prepare(ctx context.Context) error {
+	if err := r.rank(ctx); err != nil {
+		return err
+	}
+	if err := r.expand(ctx); err != nil {
+		return err
+	}
+	return r.conversations(ctx)
+}
+
+// entriesInScope reports whether the request searches the vault's entries.
+func (r *retrieval) entriesInScope() bool {
+	return len(r.req.Scope) == 0 || slices.ContainsFunc(r.req.Scope, func(s string) bool { return s != sessionsScope })
+}
+
+// gather runs searches over the index and looks up the names the question
+// uses.
+func (r *retrieval) gather(ctx context.Context, searches []string) error {
+	if !r.entriesInScope() {
+		return nil
+	}
+	r.plan.Searches = append(r.plan.Searches, searches...)
+	scopes := []string{""}
+	if len(r.req.Scope) > 0 {
+		scopes = slices.DeleteFunc(slices.Clone(r.req.Scope), func(s string) bool { return s == sessionsScope })
+	}
+	for _, s := range searches {
+		for _, scope := range scopes {
+			res, err := r.search(ctx, index.Query{Text: s, Limit: searchLimit, Scope: scope})
+			if err != nil {
+				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+			}
+			for _, h := range res {
+				c := r.add(h.Name)
+				c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+				c.text = max(c.text, h.Score)
+				if h.Vector > c.vector {
+					c.vector = h.Vector
+				}
+			}
+		}
+	}
+	return r.lookupNames(ctx)
+}
+
+// hit is a search result as a retrieval uses it: Score is BM25, or the
+// fused score of a hybrid search, whose vector side is Vector.
+type hit struct {
+	index.Result
+	Vector float64
+}
+
+// embedPerRetrieve bounds the entries a retrieval embeds before it
+// searches, so that a vault being embedded for the first time does not
+// hold a question up for long; the rest are embedded by the next ones.
+const embedPerRetrieve = 32
+
+// search runs one search: BM25, fused with vector similarity when an
+// embeddings endpoint is configured. An endpoint that fails leaves the
+// retrieval to BM25 and says so in its plan.
+func (r *retrieval) search(ctx context.Context, q index.Query) ([]hit, error) {
+	if r.m.Embeddings != nil && !r.embedded {
+		r.embedded = true
+		rep, err := r.m.Index.Embed(ctx, r.m.Embeddings, embedPerRetrieve)
+		if err != nil {
+			r.hybridOff(ctx, err)
+		} else {
+			r.plan.Hybrid = r.m.Embeddings.Model()
+			if rep.Pending > 0 {
+				r.plan.Hybrid += fmt.Sprintf(" (%d entries not embedded yet)", rep.Pending)
+			}
+		}
+	}
+	if r.m.Embeddings != nil {
+		res, err := r.m.Index.HybridSearch(ctx, q, r.req.Query, r.m.Embeddings)
+		if err == nil {
+			out := make([]hit, len(res))
+			for i, h := range res {
+				out[i] = hit{Result: h.Result, Vector: h.Vector}
+			}
+			return out, nil
+		}
+		r.hybridOff(ctx, err)
+	}
+	res, err := r.m.Index.Search(ctx, q)
+	out := make([]hit, len(res))
+	for i, h := range res {
+		out[i] = hit{Result: h}
+	}
+	return out, err
+}
+
+// hybridOff turns hybrid search off for the rest of the retrieval.
+func (r *retrieval) hybridOff(ctx context.Context, err error) {
+	if ctx.Err() == nil {
+		r.plan.Hybrid = "off: " + err.Error()
+	}
+	r.m.Embeddings = nil
+}
+
+// add returns the candidate for an entry, adding it if new.
+func (r *retrieval) add(name string) *candidate {
+	if c, ok := r.cands[name]; ok {
+		return c
+	}
+	c := &candidate{kind: "entry", name: name, source: vault.EntryPath(name)}
+	r.cands[name] = c
+	return c
+}
+
+// lookupNames finds the entries the question names by their name, title
+// or an alias: a word of it, or two or three words in a row ("Sarah",
+// "Example Ventures"). Aliases are not search terms in the index, so this
+// is how "what does S. Chen want" finds contacts/sarah-chen.
+func (r *retrieval) lookupNames(ctx context.Context) error {
+	q := r.t.text
+	spans := wordSpans(q)
+	var keys []string
+	seen := map[string]bool{}
+	for n := 3; n >= 1; n-- {
+		for i := 0; i+n <= len(spans); i++ {
+			first, last := strings.ToLower(q[spans[i][0]:spans[i][1]]), strings.ToLower(q[spans[i+n-1][0]:spans[i+n-1][1]])
+			if stopwords[first] || stopwords[last] || n == 1 && len(first) < 3 {
+				continue
+			}
+			// As written ("S. Chen") and as words ("S Chen").
+			words := splitWords(q[spans[i][0]:spans[i+n-1][1]])
+			for _, k := range []string{q[spans[i][0]:spans[i+n-1][1]], strings.Join(words, " ")} {
+				if !seen[strings.ToLower(k)] {
+					seen[strings.ToLower(k)] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	for _, k := range keys[:min(len(keys), maxLookups)] {
+		ms, err := r.m.Index.Lookup(ctx, k)
+		if err != nil {
+			return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+		}
+		for _, m := range ms {
+			if !r.inScope(m.Name) {
+				continue
+			}
+			c := r.add(m.Name)
+			if !c.named {
+				c.named = true
+				c.why = append(c.why, fmt.Sprintf("the question names it (%q)", k))
+			}
+		}
+	}
+	return nil
+}
+
+// inScope reports whether an entry is in the request's scope.
+func (r *retrieval) inScope(name string) bool {
+	if len(r.req.Scope) == 0 {
+		return true
+	}
+	for _, s := range r.req.Scope {
+		s = strings.Trim(s, "/")
+		if s != sessionsScope && (name == s || strings.HasPrefix(name, s+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
+// rank scores the candidates, reads the best of them from their files to
+// find their passages, and orders them best first.
+func (r *retrieval) rank(ctx context.Context) error {
+	top := 0.0
+	for _, c := range r.cands {
+		top = max(top, c.text)
+	}
+	for _, c := range r.cands {
+		if top > 0 {
+			c.score = c.text / top
+		}
+		if c.named {
+			c.score = 1
+		}
+	}
+	list := r.sorted()
+	list = list[:min(len(list), readLimit)]
+	var texts []string
+	for _, c := range list {
+		if err := r.read(ctx, c); err != nil {
+			return err
+		}
+		texts = append(texts, c.body)
+	}
+	r.w = weights(r.t, texts)
+	for _, c := range list {
+		r.judge(c)
+	}
+	r.order = r.sorted()[:len(list)]
+	return nil
+}
+
+// read reads a candidate's entry. An entry that cannot be read (removed
+// since the index saw it, or malformed), or that was superseded or
+// archived, scores 0.
+func (r *retrieval) read(ctx context.Context, c *candidate) error {
+	if c.read {
+		return nil
+	}
+	c.read = true
+	doc, err := r.m.Vault.Read(ctx, c.name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, vault.ErrNotFound) || errors.Is(err, entry.ErrFrontmatter) || errors.Is(err, entry.ErrTooLarge) {
+			c.score = 0
+			return nil
+		}
+		return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+	}
+	e := doc.Entry
+	if e.SupersededBy() != "" || !e.Archived().IsZero() {
+		// Replaced or archived: search leaves such entries out, and so
+		// do names and links.
+		c.score = 0
+		return nil
+	}
+	c.title, c.typ, c.project = e.Title(), e.Type(), e.Project()
+	if c.title == "" {
+		c.title = vault.Slug(c.name)
+	}
+	c.date = e.Updated()
+	if c.date.IsZero() {
+		c.date = e.Created()
+	}
+	c.blocks = blocks(e)
+	c.body = c.title + "\n" + e.Body()
+	return nil
+}
+
+// judge picks a read candidate's passage and rescores it by the weight of
+// the question its title and passage hold, its date and its project.
+func (r *retrieval) judge(c *candidate) {
+	if c.body == "" {
+		return
+	}
+	if r.match.excludes(c.body) {
+		c.score = 0 // the question excludes a word it holds
+		return
+	}
+	c.passage, _ = best(c.blocks, r.match, r.w)
+	c.held = r.match.matched(c.title + "\n" + c.passage.text)
+	total := 0.0
+	for _, x := range r.w {
+		total += x
+	}
+	if total > 0 {
+		held := 0.0
+		for _, i := range c.held {
+			held += r.w[i]
+		}
+		c.score *= 1 - heldShare + heldShare*held/total
+	}
+	if c.named {
+		c.score = max(c.score, 1)
+	}
+	if dated(c.name, c.typ) && !c.date.IsZero() {
+		age := r.m.now().Sub(c.date)
+		c.score *= 1 + recencyBoost*math.Exp2(-max(age, 0).Hours()/recencyHalfLife.Hours())
+		if age < 90*24*time.Hour {
+			c.why = append(c.why, "recent")
+		}
+	}
+	if r.req.Project != "" && c.project != "" {
+		if sameProject(r.req.Project, c.project) {
+			c.score *= projectBoost
+			c.why = append(c.why, "this project's")
+		} else {
+			c.score *= otherProject
+		}
+	}
+}
+
+// dated reports whether an entry is about a time rather than timeless:
+// episodes, logs and milestones, and entries filed under a date.
+func dated(name, typ string) bool {
+	switch typ {
+	case "episode", "log", "milestone":
+		return true
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if len(seg) >= 7 && seg[4] == '-' && isDigits(seg[:4]) && isDigits(seg[5:7]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// sorted returns the candidates best first, by name among equals.
+func (r *retrieval) sorted() []*candidate {
+	list := make([]*candidate, 0, len(r.cands))
+	for _, c := range r.cands {
+		list = append(list, c)
+	}
+	slices.SortFunc(list, func(a, b *candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name))
+	})
+	return list
+}

@@ -1,0 +1,173 @@
+package extractor
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// Sessions searches what was said in past sessions, best match first: the
+// contract of ingest.Store's Search.
+type Sessions interface {
+	Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error)
+}
+
+var _ Sessions = (*ingest.Store)(nil)
+
+// StoredSessions are the past sessions ingested into a vault's local
+// state, opened on the first search: most retrievals are answered by the
+// vault's entries and never need them.
+type StoredSessions struct {
+	root string
+	opts []ingest.Option
+
+	once  sync.Once
+	store *ingest.Store
+	err   error
+}
+
+// OpenSessions returns the past sessions of the vault at root.
+func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
+	return &StoredSessions{root: root, opts: opts}
+}
+
+// ErrNoSessions is returned by a search of a vault into which no session
+// was ingested.
+var ErrNoSessions = errors.New("no sessions ingested")
+
+// ingestDB is the ingest state's database in ingest.StateDir: until it
+// exists, nothing was ingested, and opening the state would create it.
+const ingestDB = "ingest.db"
+
+// Search finds passages of past sessions, or returns ErrNoSessions.
+func (s *StoredSessions) Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error) {
+	s.once.Do(func() {
+		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(ingest.StateDir), ingestDB))
+		if errors.Is(err, fs.ErrNotExist) {
+			s.err = ErrNoSessions
+			return
+		}
+		s.store, s.err = ingest.Open(ctx, s.root, s.opts...)
+	})
+	if s.err != nil {
+		return nil, s.err
+	}
+	return s.store.Search(ctx, q)
+}
+
+// Close closes the state if a search opened it.
+func (s *StoredSessions) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.Close()
+}
+
+// conversations adds passages of past sessions: always when the request's
+// scope names "sessions", and otherwise when the entries likely to fit the
+// budget leave words of the question uncovered (or there are none).
+func (r *retrieval) conversations(ctx context.Context) error {
+	if r.m.Sessions == nil || r.t.expr == "" {
+		return nil
+	}
+	named := slices.Contains(r.req.Scope, sessionsScope)
+	if len(r.req.Scope) > 0 && !named {
+		return nil
+	}
+	var held []int
+	for _, c := range r.likely() {
+		held = append(held, c.held...)
+	}
+	uncovered := r.uncovered(held)
+	if !named && len(uncovered) == 0 {
+		return nil
+	}
+	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Limit: sessionHits})
+	switch {
+	case errors.Is(err, ErrNoSessions):
+		return nil
+	case err != nil:
+		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)
+	}
+	r.plan.Searches = append(r.plan.Searches, "sessions: "+r.t.expr)
+	top := 0.0
+	for _, h := range hits {
+		top = max(top, h.Score)
+	}
+	for _, h := range hits {
+		name := fmt.Sprintf("conversation:%d", h.Conversation)
+		if _, ok := r.cands[name]; ok {
+			continue // one passage per conversation: the best
+		}
+		text := strings.NewReplacer("«", "", "»", "").Replace(h.Snippet)
+		c := &candidate{
+			kind: "session", name: name, date: h.Time, read: true,
+			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
+			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
+			passage: passage{text: fmt.Sprintf("%s: %s", h.Speaker, text)},
+			score:   sessionShare * h.Score / max(top, 1e-9),
+		}
+		if h.Project != "" {
+			c.title += " in " + h.Project
+		}
+		c.held = r.match.matched(text)
+		why := "said in a past session"
+		if words := r.words(intersect(c.held, uncovered)); len(words) > 0 {
+			why += "; no entry covers " + strings.Join(words, ", ")
+		}
+		c.why = append(c.why, why)
+		if r.req.Project != "" && sameProject(r.req.Project, h.Project) {
+			c.score *= projectBoost
+			c.why = append(c.why, "this project's")
+		}
+		r.cands[name] = c
+		r.order = append(r.order, c)
+	}
+	slices.SortStableFunc(r.order, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
+	return nil
+}
+
+// likely returns the candidates, best first, whose passages would fill the
+// budget if nothing else took any.
+func (r *retrieval) likely() []*candidate {
+	used := 0
+	for i, c := range r.order {
+		used += Tokens(c.title) + Tokens(c.passage.text) + itemFrame
+		if used > r.req.Budget {
+			return r.order[:i]
+		}
+	}
+	return r.order
+}
+
+// itemFrame is about what an item's lines cost besides its title and
+// passage: number, type, date, source, why and score.
+const itemFrame = 30
+
+// intersect returns the members of a that are in b.
+func intersect(a, b []int) []int {
+	var out []int
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// shortID shortens a session id for a title.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}

@@ -1,0 +1,238 @@
+package extractor
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// stateFile keeps, per machine, how learned queries are used and which
+// retrieve plans recur, in the vault's local state (which git ignores).
+const stateFile = "extractor.json"
+
+// state is the content of stateFile.
+type state struct {
+	Queries map[string]QueryStats `json:"queries"`
+	// Plans counts retrieve plans by their key (see planKey), to offer a
+	// learned query for a plan that recurs.
+	Plans map[string]planStats `json:"plans"`
+}
+
+// QueryStats is how a learned query has been used on this machine.
+type QueryStats struct {
+	Uses     int       `json:"uses"`
+	TotalMS  float64   `json:"total_ms"`
+	LastUsed time.Time `json:"last_used,omitzero"`
+}
+
+// AvgLatencyMS is the mean time a run of the query took.
+func (s QueryStats) AvgLatencyMS() float64 {
+	if s.Uses == 0 {
+		return 0
+	}
+	return s.TotalMS / float64(s.Uses)
+}
+
+type planStats struct {
+	Question string    `json:"question"`
+	Scope    []string  `json:"scope,omitempty"`
+	Count    int       `json:"count"`
+	Last     time.Time `json:"last"`
+}
+
+// Plans that recur.
+const (
+	// recurAfter is how often a plan must run before a learned query is
+	// offered for it.
+	recurAfter = 3
+	// maxPlans bounds the plans remembered; the least recent go first.
+	maxPlans = 500
+)
+
+// QueryUsage returns how the learned queries of the vault at root have
+// been used on this machine, by name.
+func QueryUsage(root string) (map[string]QueryStats, error) {
+	st, err := readState(root)
+	return st.Queries, err
+}
+
+// recordQueryUse counts a run of the learned query name that took took.
+func recordQueryUse(root, name string, took time.Duration, now time.Time) error {
+	return updateState(root, func(st *state) {
+		s := st.Queries[name]
+		s.Uses++
+		s.TotalMS += float64(took.Microseconds()) / 1000
+		s.LastUsed = now.UTC()
+		st.Queries[name] = s
+	})
+}
+
+// recordPlan counts a retrieve plan and, once it recurs and no learned
+// query answers it, returns the suggestion to save one.
+func recordPlan(root string, req Request, t terms, now time.Time, qs Queries) (*Suggestion, error) {
+	// A long question is a one-off, and would not fit a bundle's last line.
+	if len(t.stems) == 0 || Tokens(req.Query) > maxHeadQuery {
+		return nil, nil
+	}
+	key := planKey(t, req.Scope)
+	var n int
+	err := updateState(root, func(st *state) {
+		p := st.Plans[key]
+		p.Question, p.Scope, p.Last = req.Query, req.Scope, now.UTC()
+		p.Count++
+		n = p.Count
+		st.Plans[key] = p
+		if len(st.Plans) > maxPlans {
+			oldest := ""
+			for k, v := range st.Plans {
+				if oldest == "" || v.Last.Before(st.Plans[oldest].Last) {
+					oldest = k
+				}
+			}
+			delete(st.Plans, oldest)
+		}
+	})
+	if err != nil || n < recurAfter {
+		return nil, err
+	}
+	name := suggestName(t, qs)
+	cmd := fmt.Sprintf("ctx0 query save %s --from %q", name, req.Query)
+	if len(req.Scope) > 0 {
+		cmd += " --scope " + strings.Join(req.Scope, ",")
+	}
+	return &Suggestion{Name: name, Asked: n, Command: cmd}, nil
+}
+
+// planKey identifies a retrieve plan: its search words, by stem, in any
+// order, and its scope.
+func planKey(t terms, scope []string) string {
+	stems := slices.Sorted(slices.Values(t.stems))
+	return strings.Join(stems, " ") + "|" + strings.Join(slices.Sorted(slices.Values(scope)), ",")
+}
+
+// suggestName names a learned query after the first words of a question,
+// unlike any the vault has.
+func suggestName(t terms, qs Queries) string {
+	var parts []string
+	for _, w := range t.words {
+		if queryName.MatchString(w) {
+			parts = append(parts, w)
+		}
+		if len(parts) == 3 {
+			break
+		}
+	}
+	base := cmp.Or(strings.Join(parts, "-"), "recurring")
+	name := base
+	for i := 2; ; i++ {
+		if _, err := qs.Get(name); err != nil {
+			return name
+		}
+		name = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+func statePath(root, file string) string {
+	return filepath.Join(root, filepath.FromSlash(ingest.StateDir), file)
+}
+
+func readState(root string) (state, error) {
+	st := state{Queries: map[string]QueryStats{}, Plans: map[string]planStats{}}
+	data, err := os.ReadFile(statePath(root, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("read extractor state: %w", err)
+	}
+	// A damaged state is counts lost, not an error to stop on.
+	_ = json.Unmarshal(data, &st)
+	if st.Queries == nil {
+		st.Queries = map[string]QueryStats{}
+	}
+	if st.Plans == nil {
+		st.Plans = map[string]planStats{}
+	}
+	return st, nil
+}
+
+// updateState changes the state under its lock.
+func updateState(root string, fn func(*state)) error {
+	unlock, err := lockState(root, stateFile+".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := readState(root)
+	if err != nil {
+		return err
+	}
+	fn(&st)
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write extractor state: %w", err)
+	}
+	return writeAtomic(statePath(root, stateFile), data, false)
+}
+
+// lockState takes an exclusive lock on a file in the local state folder,
+// waiting for another process that holds it.
+func lockState(root, name string) (unlock func(), err error) {
+	p := statePath(root, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	l := flock.New(p)
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// writeAtomic replaces the file p with data: a reader sees the old file or
+// the new one, never a part. durable makes the change survive a crash
+// once it returns (fsync of the file and its folder), for files the vault
+// commits; local state, which is counts, skips that cost.
+func writeAtomic(p string, data []byte, durable bool) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	_, err = tmp.Write(data)
+	if err == nil && durable {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err == nil && durable {
+		var dir *os.File
+		if dir, err = os.Open(filepath.Dir(p)); err == nil {
+			err = dir.Sync()
+			dir.Close()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return nil
+}

@@ -1,0 +1,133 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// benchWords are words of the generated vaults' vocabulary, common and rare.
+var benchWords = strings.Fields(`deploy server database index query search memory agent vault note project
+decision meeting customer invoice billing payment migration schema latency cache retry timeout error
+incident postmortem rollback release version branch merge review benchmark leak goroutine mutex kubernetes
+docker cluster secret token staging production rollout canary email calendar slack thread document spec
+design interface package module python golang rust sqlite postgres redis kafka nginx editor markdown yaml
+sarah sam priya diego mei omar kenji fatima zoe friday weekend roadmap approved shipped critical urgent`)
+
+// benchQueries is a fixed mix of n queries as people and agents type them:
+// single words, two words, phrases, prefixes, OR and NOT.
+func benchQueries(n int) []string {
+	r := rand.New(rand.NewPCG(7, 7))
+	w := func() string { return benchWords[r.IntN(len(benchWords))] }
+	var qs []string
+	for i := range n {
+		switch i % 10 {
+		case 0, 1, 2, 3:
+			qs = append(qs, w())
+		case 4, 5, 6:
+			qs = append(qs, w()+" "+w())
+		case 7:
+			qs = append(qs, `"`+w()+" "+w()+`"`)
+		case 8:
+			p := w()
+			qs = append(qs, p[:min(4, len(p))]+"*")
+		default:
+			if i%20 == 9 {
+				qs = append(qs, w()+" OR "+w())
+			} else {
+				qs = append(qs, w()+" NOT "+w())
+			}
+		}
+	}
+	return qs
+}
+
+// BenchmarkSearch measures a search of 10 results over a mix of 100
+// queries, on the vault in $CTX0_BENCH_VAULT (see scripts/bench-index.sh)
+// or else on a generated vault of 2,000 entries. It reports the median and
+// the 90th percentile of a whole Search call, whose freshness check is the
+// one a reader makes while a watcher runs (here, in the same process), and
+// of the query alone on an index known to be fresh.
+func BenchmarkSearch(b *testing.B) {
+	ctx := b.Context()
+	dir := os.Getenv("CTX0_BENCH_VAULT")
+	if dir == "" {
+		if _, err := exec.LookPath("git"); err != nil {
+			b.Skip("generating a vault needs the git binary")
+		}
+		dir = filepath.Join(b.TempDir(), "vault")
+		if err := synthvault.Generate(dir, 2000, 1000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	v, err := vault.Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(ctx, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	done := make(chan error, 1)
+	go func() { done <- ix.Watch(ctx, nil) }()
+	for ix.localWatcher() == nil {
+		select {
+		case err := <-done:
+			b.Fatal(err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	db, err := ix.handle(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	qs := benchQueries(100)
+	var whole, alone []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		for _, q := range qs {
+			t0 := time.Now()
+			if _, err := ix.Search(ctx, Query{Text: q}); err != nil {
+				b.Fatal(err)
+			}
+			whole = append(whole, time.Since(t0))
+			t0 = time.Now()
+			if _, err := search(ctx, db, query.Translate(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
+				b.Fatal(err)
+			}
+			alone = append(alone, time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"search", whole}, {"query", alone}} {
+		slices.Sort(m.d)
+		b.ReportMetric(ms(m.d[len(m.d)/2]), "ms/"+m.name+"-p50")
+		b.ReportMetric(ms(m.d[len(m.d)*9/10]), "ms/"+m.name+"-p90")
+	}
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "%d queries on %s\n", len(qs), dir)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// localWatcher returns the channel of this index's running watcher.
+func (ix *Index) localWatcher() chan syncRequest {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.syncs
+}

@@ -1,0 +1,120 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+	"modernc.org/sqlite"
+)
+
+// livePragmas configure every connection to a live index: WAL, so readers
+// never wait for a writer and never see half a write; a busy timeout, so
+// processes queue rather than fail; NORMAL sync, since the index can always
+// be rebuilt and a lost last transaction is caught by the next check;
+// immediate transactions, so a writer takes the write lock up front.
+const livePragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32000)&_txlock=immediate"
+
+// buildPragmas configure a rebuild's new file, which nobody reads until it
+// is complete: no journal and no syncs, as a crash just leaves a temporary
+// file to delete.
+const buildPragmas = "?_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-32000)"
+
+// persistWAL opens connections that leave the -wal and -shm files in place
+// when they close. SQLite otherwise deletes them by name as the last
+// connection closes, and after another process has renamed a rebuilt index
+// into place those names belong to the new file, not to the one this
+// connection has open.
+type persistWAL struct{ driver.Connector }
+
+func (c persistWAL) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if fc, ok := conn.(sqlite.FileControl); ok {
+		if _, err := fc.FileControlPersistWAL("main", 1); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
+	return conn, nil
+}
+
+func openDB(path, pragmas string) (*sql.DB, error) {
+	c, err := sqlite.NewConnector(path + pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db := sql.OpenDB(persistWAL{c})
+	// One connection per process is plenty for a CLI command and keeps
+	// prepared statements and the page cache in one place.
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// SQLite's primary result codes for a file that is damaged or is not a
+// database at all.
+const (
+	sqliteCorrupt = 11
+	sqliteNotADB  = 26
+)
+
+// isCorrupt reports whether err says the database file is damaged.
+func isCorrupt(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqliteCorrupt, sqliteNotADB:
+			return true
+		}
+	}
+	return false
+}
+
+// withTx runs fn in a transaction and commits it, or rolls it back if fn
+// or the commit fails.
+func withTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		err = tx.Commit()
+	}()
+	return fn(tx)
+}
+
+// lockFile waits until ctx ends for an advisory lock (flock) on p, shared
+// or exclusive. A crashed holder never leaves it held.
+func lockFile(ctx context.Context, p string, shared bool) (unlock func(), err error) {
+	l := flock.New(p)
+	var ok bool
+	if shared {
+		ok, err = l.TryRLockContext(ctx, 2*time.Millisecond)
+	} else {
+		ok, err = l.TryLockContext(ctx, 2*time.Millisecond)
+	}
+	if err == nil && !ok {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", p, err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// sameFile reports whether p is still the file fi describes.
+func sameFile(p string, fi os.FileInfo) bool {
+	cur, err := os.Stat(p)
+	return err == nil && fi != nil && os.SameFile(cur, fi)
+}

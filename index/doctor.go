@@ -1,0 +1,265 @@
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Problem is something doctor found wrong.
+type Problem struct {
+	Kind    string `json:"kind"`
+	Name    string `json:"name,omitempty"` // the entry at fault, if one is
+	Message string `json:"message"`
+}
+
+// Kinds of problems.
+const (
+	ProblemBrokenLink     = "broken-link"     // a link no entry answers to
+	ProblemAmbiguousLink  = "ambiguous-link"  // a link several entries answer to
+	ProblemDuplicateAlias = "duplicate-alias" // a name several entries answer to
+	ProblemUnparsable     = "unparsable"      // a file that is not a valid entry
+	ProblemIndexMismatch  = "index-mismatch"  // the index disagreed with a file (doctor repairs it)
+	ProblemIndexDamaged   = "index-damaged"   // the index file failed its integrity check (doctor rebuilds it)
+	ProblemGit            = "git"             // the git repository
+)
+
+// Diagnosis is what doctor found.
+type Diagnosis struct {
+	Problems []Problem `json:"problems"`
+	Checked  int       `json:"checked"` // entry files compared with the index by content
+}
+
+// Doctor checks the vault and its index: the index file's integrity (a
+// damaged index is rebuilt), every entry file against its index row by
+// content (disagreements are repaired), links that lead nowhere or to
+// several entries, names that several entries answer to, files that are not
+// valid entries, and the git repository.
+func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
+	d := Diagnosis{Problems: []Problem{}}
+	if msg, err := ix.integrity(ctx); err != nil {
+		return d, err
+	} else if msg != "" {
+		d.add(ProblemIndexDamaged, "", "the index failed its integrity check (%s); rebuilt it", msg)
+		ix.mu.Lock()
+		err := ix.rebuildLocked(ctx, "failed its integrity check ("+msg+")")
+		ix.mu.Unlock()
+		if err != nil {
+			return d, err
+		}
+	}
+	db, err := ix.forRead(ctx)
+	if err != nil {
+		return d, err
+	}
+	if d.Checked, err = ix.verifyContent(ctx, &d); err != nil {
+		return d, err
+	}
+	broken, err := ix.BrokenLinks(ctx)
+	if err != nil {
+		return d, err
+	}
+	for _, l := range broken {
+		if l.Status == linkAmbiguous {
+			d.add(ProblemAmbiguousLink, l.From, "%s link %q answers to several entries; use the full name", l.Kind, l.Target)
+		} else {
+			d.add(ProblemBrokenLink, l.From, "%s link %q leads to no entry", l.Kind, l.Target)
+		}
+	}
+	if err := duplicateAliases(ctx, db, &d); err != nil {
+		return d, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, problem FROM entries WHERE problem != '' ORDER BY name`)
+	if err != nil {
+		return d, fmt.Errorf("doctor: %w", err)
+	}
+	for rows.Next() {
+		var name, problem string
+		if err := rows.Scan(&name, &problem); err != nil {
+			rows.Close()
+			return d, fmt.Errorf("doctor: %w", err)
+		}
+		d.add(ProblemUnparsable, name, "%s.md: %s", name, problem)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return d, fmt.Errorf("doctor: %w", err)
+	}
+	gitProblems, err := ix.v.CheckGit(ctx)
+	if err != nil {
+		return d, err
+	}
+	for _, p := range gitProblems {
+		d.add(ProblemGit, "", "%s", p)
+	}
+	return d, nil
+}
+
+// duplicateAliases adds a problem for each alias that is also an alias or
+// the title of another entry: resolving it is ambiguous.
+func duplicateAliases(ctx context.Context, db *sql.DB, d *Diagnosis) error {
+	rows, err := db.QueryContext(ctx, `
+		WITH k(fold, id, alias) AS (
+			SELECT fold, entry_id, alias FROM aliases
+			UNION ALL SELECT title_fold, id, NULL FROM entries WHERE title != ''),
+		dup AS (SELECT fold FROM k GROUP BY fold HAVING count(DISTINCT id) > 1 AND count(alias) > 0)
+		SELECT DISTINCT k.fold, coalesce(k.alias, e.title), e.name
+		FROM k JOIN dup USING (fold) JOIN entries e ON e.id = k.id ORDER BY k.fold, e.name`)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	defer rows.Close()
+	var key, alias string
+	var names []string
+	flush := func() {
+		if len(names) > 1 {
+			d.add(ProblemDuplicateAlias, names[0], "%q is an alias or the title of %d entries: %s", alias, len(names), strings.Join(names, ", "))
+		}
+		names = names[:0]
+	}
+	for rows.Next() {
+		var k, a, name string
+		if err := rows.Scan(&k, &a, &name); err != nil {
+			return fmt.Errorf("doctor: %w", err)
+		}
+		if k != key {
+			flush()
+			key, alias = k, a
+		}
+		if len(names) == 0 || names[len(names)-1] != name {
+			names = append(names, name)
+		}
+	}
+	flush()
+	return rows.Err()
+}
+
+func (d *Diagnosis) add(kind, name, format string, args ...any) {
+	d.Problems = append(d.Problems, Problem{Kind: kind, Name: name, Message: fmt.Sprintf(format, args...)})
+}
+
+// integrity runs SQLite's quick check and FTS5's integrity check, and
+// returns what they found wrong, "" if nothing.
+func (ix *Index) integrity(ctx context.Context) (string, error) {
+	db, err := ix.handle(ctx)
+	if err != nil {
+		return "", err
+	}
+	var res string
+	if err := db.QueryRowContext(ctx, `PRAGMA quick_check(1)`).Scan(&res); err != nil {
+		if isCorrupt(err) {
+			return err.Error(), nil
+		}
+		return "", fmt.Errorf("check index %s: %w", ix.path, err)
+	}
+	if res != "ok" {
+		return res, nil
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO fts(fts, rank) VALUES ('integrity-check', 0)`); err != nil {
+		if isCorrupt(err) {
+			return err.Error(), nil
+		}
+		return "", fmt.Errorf("check index %s: %w", ix.path, err)
+	}
+	return "", nil
+}
+
+// verifyContent compares every entry file with the index by content,
+// whatever their sizes and mtimes say, adds a problem for each that
+// disagrees, and repairs the index. It returns the number of files read.
+func (ix *Index) verifyContent(ctx context.Context, d *Diagnosis) (int, error) {
+	db, err := ix.handle(ctx)
+	if err != nil {
+		return 0, err
+	}
+	_, files, err := walkTree(ctx, ix.root, "", ix.now())
+	if err != nil {
+		return 0, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, hash FROM entries`)
+	if err != nil {
+		return 0, fmt.Errorf("doctor: %w", err)
+	}
+	indexed := map[string]string{}
+	for rows.Next() {
+		var name, hash string
+		if err := rows.Scan(&name, &hash); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("doctor: %w", err)
+		}
+		indexed[name] = hash
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("doctor: %w", err)
+	}
+	var (
+		mu    sync.Mutex
+		wrong = map[string]string{} // name: what is wrong
+		wg    sync.WaitGroup
+		work  = make(chan string)
+	)
+	for range runtime.GOMAXPROCS(0) * 2 {
+		wg.Go(func() {
+			for name := range work {
+				hash, ok := indexed[name]
+				msg := ""
+				switch {
+				case !ok:
+					msg = "the file is not in the index"
+				default:
+					data, err := os.ReadFile(fileOf(ix.root, name))
+					if err != nil {
+						continue // gone, or unreadable: reported as unparsable
+					}
+					sum := sha256.Sum256(data)
+					if hash != hex.EncodeToString(sum[:]) && !strings.HasPrefix(hash, "size:") {
+						msg = "the index holds other content than the file"
+					}
+				}
+				if msg != "" {
+					mu.Lock()
+					wrong[name] = msg
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	onDisk := map[string]bool{}
+	for _, f := range files {
+		onDisk[f.name] = true
+		work <- f.name
+	}
+	close(work)
+	wg.Wait()
+	for name := range indexed {
+		if !onDisk[name] {
+			wrong[name] = "the index holds an entry whose file is gone"
+		}
+	}
+	if len(wrong) == 0 {
+		return len(files), ctx.Err()
+	}
+	names := make([]string, 0, len(wrong))
+	for n := range wrong {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d.add(ProblemIndexMismatch, n, "%s.md: %s; repaired", n, wrong[n])
+	}
+	// Unsettle the rows so that the update reads the files whatever their
+	// sizes and mtimes say.
+	if _, err := db.ExecContext(ctx, `UPDATE entries SET settled = 0 WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names)); err != nil {
+		return len(files), fmt.Errorf("doctor: %w", err)
+	}
+	_, err = ix.update(ctx, nil, names, nil)
+	return len(files), err
+}

@@ -1,0 +1,607 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// The checks, as Report.Check names them.
+const (
+	// CheckRebuild: the index was built from nothing.
+	CheckRebuild = "rebuild"
+	// CheckFull compares every file's size and mtime with the index, then
+	// the content of those that differ; it also makes the folder check.
+	CheckFull = "full"
+	// CheckFolders compares the mtimes of the vault's folders with the
+	// index and lists those that moved: it finds files added, removed,
+	// renamed or replaced (editors that save by rename), not files edited
+	// in place. The check of writes.
+	CheckFolders = "folders"
+	// CheckWatcher is the folder check after a running watcher has
+	// confirmed that it has indexed every change made so far.
+	CheckWatcher = "watcher"
+	// CheckPaths updates the index for given paths only: a ctx0 write, a
+	// batch of the watcher's events.
+	CheckPaths = "paths"
+)
+
+// Report says what a check or a rebuild found and did.
+type Report struct {
+	Check   string        `json:"check"`
+	Entries int           `json:"entries,omitempty"` // entries in the index afterwards, when counted
+	Checked int           `json:"checked"`           // files compared with the index
+	Added   int           `json:"added"`
+	Updated int           `json:"updated"`
+	Removed int           `json:"removed"`
+	Took    time.Duration `json:"took_ns"`
+}
+
+// Changes is the number of entries the check added, updated or removed.
+func (r Report) Changes() int { return r.Added + r.Updated + r.Removed }
+
+// Refresh brings the index up to date with a full check, whether or not a
+// watcher runs, and counts its entries: what `ctx0 index` does.
+func (ix *Index) Refresh(ctx context.Context) (Report, error) {
+	rep, err := ix.check(ctx, CheckFull)
+	if err != nil {
+		return rep, err
+	}
+	db, err := ix.handle(ctx)
+	if err != nil {
+		return rep, err
+	}
+	err = db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&rep.Entries)
+	return rep, err
+}
+
+// LastCheck is what the last check or rebuild of this process found.
+func (ix *Index) LastCheck() Report {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.last
+}
+
+// forRead makes the check a read needs and returns the database: the
+// folder check if a watcher vouches for everything else, else the full one.
+func (ix *Index) forRead(ctx context.Context) (*sql.DB, error) {
+	if ctx.Value(checkedKey{}) == ix {
+		return ix.handle(ctx) // see Checked
+	}
+	level := CheckFull
+	if ix.watcherSynced(ctx) {
+		level = CheckWatcher
+	}
+	if _, err := ix.check(ctx, level); err != nil {
+		return nil, err
+	}
+	return ix.handle(ctx)
+}
+
+// forWrite makes the folder check and returns the database: what the
+// questions a write asks need, cheaply enough for every write.
+func (ix *Index) forWrite(ctx context.Context) (*sql.DB, error) {
+	if _, err := ix.check(ctx, CheckFolders); err != nil {
+		return nil, err
+	}
+	return ix.handle(ctx)
+}
+
+// check makes the check level, rebuilding the index once if it turns out
+// to be damaged.
+func (ix *Index) check(ctx context.Context, level string) (Report, error) {
+	start := ix.now()
+	rep, err := ix.checkOnce(ctx, level)
+	if retry, derr := ix.damaged(ctx, err); retry {
+		rep, err = ix.checkOnce(ctx, level)
+	} else {
+		err = derr
+	}
+	if err != nil {
+		return rep, fmt.Errorf("check index %s: %w", ix.path, err)
+	}
+	rep.Took = ix.now().Sub(start)
+	ix.mu.Lock()
+	ix.last = rep
+	ix.mu.Unlock()
+	return rep, nil
+}
+
+func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
+	rep := Report{Check: level}
+	db, err := ix.handle(ctx)
+	if err != nil {
+		return rep, err
+	}
+	// Look without the lock first: most checks find nothing to do.
+	now := ix.now()
+	folders, err := loadFolders(ctx, db)
+	if err != nil {
+		return rep, err
+	}
+	// A watcher that has synced with us has seen every change, so a
+	// folder whose mtime is too recent to trust alone is trusted.
+	suspectFolders := surveyFolders(ix.root, folders, level == CheckWatcher)
+	var suspectNames []string
+	if level == CheckFull {
+		if suspectNames, rep.Checked, err = surveyFiles(ctx, db, ix.root, now); err != nil {
+			return rep, err
+		}
+	}
+	if len(suspectFolders) == 0 && len(suspectNames) == 0 {
+		return rep, nil
+	}
+	got, err := ix.update(ctx, suspectFolders, suspectNames, nil)
+	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
+	return got, err
+}
+
+// update brings the given folders and entries up to date, and records the
+// given folder mtimes, under the write lock.
+func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp) (Report, error) {
+	unlock, err := lockFile(ctx, ix.writeLock(), false)
+	if err != nil {
+		return Report{}, err
+	}
+	defer unlock()
+	db, err := ix.handle(ctx) // another process may have rebuilt it meanwhile
+	if err != nil {
+		return Report{}, err
+	}
+	return ix.reconcile(ctx, db, folders, names, stamps)
+}
+
+// loadFolders reads the folders table.
+func loadFolders(ctx context.Context, db *sql.DB) (map[string]folderStamp, error) {
+	rows, err := db.QueryContext(ctx, `SELECT path, mtime, settled FROM folders`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]folderStamp{}
+	for rows.Next() {
+		var f folderStamp
+		if err := rows.Scan(&f.path, &f.mtime, &f.settled); err != nil {
+			return nil, err
+		}
+		out[f.path] = f
+	}
+	return out, rows.Err()
+}
+
+// surveyFolders returns the folders whose mtime moved, or was too recent
+// to trust unless trustRecent, since the index listed them.
+func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool) []string {
+	if len(folders) == 0 {
+		return []string{""}
+	}
+	var out []string
+	for p, f := range folders {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil || !fi.IsDir() || fi.ModTime().UnixNano() != f.mtime || !(f.settled || trustRecent) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// surveyFiles compares the size and mtime of every indexed file with the
+// index, on all cores, and returns the entries that differ or were not
+// settled, and how many files it compared.
+func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([]string, int, error) {
+	rows, err := loadStamps(ctx, db)
+	if err != nil {
+		return nil, 0, err
+	}
+	var (
+		mu      sync.Mutex
+		suspect []string
+		wg      sync.WaitGroup
+	)
+	workers := runtime.GOMAXPROCS(0) * 2 // stat waits on the kernel, not the CPU
+	chunk := (len(rows) + workers - 1) / workers
+	for lo := 0; lo < len(rows); lo += chunk {
+		part := rows[lo:min(lo+chunk, len(rows))]
+		wg.Go(func() {
+			var mine []string
+			for _, r := range part {
+				fi, err := os.Lstat(fileOf(root, r.name))
+				if err != nil || !r.settled || stampOf(fi) != r.stamp {
+					mine = append(mine, r.name)
+				}
+			}
+			mu.Lock()
+			suspect = append(suspect, mine...)
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return suspect, len(rows), ctx.Err()
+}
+
+// entryRow is what the checks know of an indexed entry.
+type entryRow struct {
+	id      int64
+	name    string
+	stamp   stamp
+	settled bool
+	hash    string
+	problem string
+}
+
+// loadStamps reads the name, size, mtime and settled flag of every entry.
+func loadStamps(ctx context.Context, db *sql.DB) ([]entryRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, size, mtime, settled FROM entries`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []entryRow
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.name, &r.stamp.size, &r.stamp.mtime, &r.settled); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// loadRows reads what the checks know of the entries named.
+func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entryRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime, settled, hash, problem FROM entries
+		WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]entryRow{}
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &r.hash, &r.problem); err != nil {
+			return nil, err
+		}
+		out[r.name] = r
+	}
+	return out, rows.Err()
+}
+
+// loadUnder reads the entries in the folder f, or also in its subfolders.
+func loadUnder(ctx context.Context, db *sql.DB, f string, deep bool) (map[string]entryRow, error) {
+	q := `SELECT id, name FROM entries WHERE folder = ?1`
+	if deep {
+		q += ` OR (folder >= ?1 || '/' AND folder < ?1 || '0')` // '0' follows '/'
+	}
+	rows, err := db.QueryContext(ctx, q, f)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]entryRow{}
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.id, &r.name); err != nil {
+			return nil, err
+		}
+		out[r.name] = r
+	}
+	return out, rows.Err()
+}
+
+// change is what reconcile decided for one entry.
+type change struct {
+	row     *entryRow // the entry as indexed; nil if it is not
+	rec     *record   // the file as read; nil if it is gone
+	restamp bool      // same content: only size, mtime or settled change
+}
+
+// reconcile makes the index agree with the files in the given folders
+// (added, removed and replaced files, new and removed subfolders) and with
+// the given entries' files, and records stamps, the mtimes of folders whose
+// changes the caller knows to be among names (the watcher). The write lock
+// is held.
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp) (rep Report, err error) {
+	now := ix.now()
+	known, err := loadFolders(ctx, db)
+	if err != nil {
+		return rep, err
+	}
+	verify := map[string]bool{}
+	for _, n := range names {
+		verify[n] = true
+	}
+	var drops []string
+	listed := stamps
+	slices.Sort(folders)
+	folders = slices.Compact(folders)
+	for _, f := range folders {
+		if under(drops, f) {
+			continue
+		}
+		l, err := listFolder(ix.root, f, now)
+		if err != nil {
+			return rep, err
+		}
+		if l.gone {
+			if f == "" {
+				return rep, fmt.Errorf("the vault folder %s is gone", ix.root)
+			}
+			drops = append(drops, f)
+			continue
+		}
+		listed = append(listed, l.stamp)
+		present := map[string]bool{}
+		for _, n := range l.entries {
+			verify[n] = true
+			present[n] = true
+		}
+		sub := map[string]bool{}
+		for _, s := range l.folders {
+			sub[s] = true
+			if _, ok := known[s]; ok {
+				continue
+			}
+			// A new folder: take all of it.
+			fs, files, err := walkTree(ctx, ix.root, s, now)
+			if err != nil {
+				return rep, err
+			}
+			listed = append(listed, fs...)
+			for _, file := range files {
+				verify[file.name] = true
+			}
+		}
+		for s := range known {
+			if s != "" && vault.Folder(s) == f && !sub[s] {
+				drops = append(drops, s)
+			}
+		}
+		indexed, err := loadUnder(ctx, db, f, false)
+		if err != nil {
+			return rep, err
+		}
+		for n := range indexed {
+			if !present[n] {
+				verify[n] = true // gone: verify finds out and removes it
+			}
+		}
+	}
+	var dropped []entryRow
+	for _, d := range drops {
+		rows, err := loadUnder(ctx, db, d, true)
+		if err != nil {
+			return rep, err
+		}
+		for n, r := range rows {
+			delete(verify, n)
+			dropped = append(dropped, r)
+		}
+	}
+
+	rows, err := loadRows(ctx, db, mapKeys(verify))
+	if err != nil {
+		return rep, err
+	}
+	changes := compare(ix.root, mapKeys(verify), rows, now)
+	rep.Checked = len(verify)
+	for _, r := range dropped {
+		changes = append(changes, change{row: &r})
+	}
+	if len(changes) == 0 && len(drops) == 0 && !foldersMoved(known, listed) {
+		return rep, nil
+	}
+	err = withTx(ctx, db, func(tx *sql.Tx) error {
+		return apply(ctx, tx, changes, listed, drops, &rep)
+	})
+	return rep, err
+}
+
+// compare reads the files of names that may have changed, on all cores,
+// and returns what must change in the index.
+func compare(root string, names []string, rows map[string]entryRow, now time.Time) []change {
+	var (
+		mu  sync.Mutex
+		out []change
+		wg  sync.WaitGroup
+	)
+	work := make(chan string)
+	for range runtime.GOMAXPROCS(0) * 2 {
+		wg.Go(func() {
+			for n := range work {
+				c, ok := compareOne(root, n, rows, now)
+				if ok {
+					mu.Lock()
+					out = append(out, c)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	for _, n := range names {
+		work <- n
+	}
+	close(work)
+	wg.Wait()
+	return out
+}
+
+func compareOne(root, name string, rows map[string]entryRow, now time.Time) (change, bool) {
+	var row *entryRow
+	if r, ok := rows[name]; ok {
+		row = &r
+	}
+	if row != nil && row.settled {
+		if fi, err := os.Lstat(fileOf(root, name)); err == nil && fi.Mode().IsRegular() && stampOf(fi) == row.stamp {
+			return change{}, false
+		}
+	}
+	rec, err := readRecord(root, name, now)
+	switch {
+	case errors.Is(err, errGone):
+		return change{row: row}, row != nil
+	case row == nil:
+		return change{rec: rec}, true
+	case rec.hash == row.hash && rec.problem == row.problem:
+		return change{row: row, rec: rec, restamp: true}, rec.stamp != row.stamp || rec.settled != row.settled
+	}
+	return change{row: row, rec: rec}, true
+}
+
+// apply writes changes, folder mtimes and removed folders in one
+// transaction, and resolves again the links they may redirect.
+func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, drops []string, rep *Report) error {
+	w, err := newWriter(ctx, tx)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	// New ids follow mtimes, so that a higher id stays a more recent change.
+	slices.SortFunc(changes, func(a, b change) int {
+		var am, bm int64
+		if a.rec != nil {
+			am = a.rec.stamp.mtime
+		}
+		if b.rec != nil {
+			bm = b.rec.stamp.mtime
+		}
+		return cmp.Compare(am, bm)
+	})
+	aff := &affected{}
+	var folders []string
+	for _, c := range changes {
+		if c.restamp {
+			if err := w.restamp(ctx, c.row.id, c.rec.stamp, c.rec.settled); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.row != nil {
+			if err := noteOld(ctx, tx, aff, c.row.id); err != nil {
+				return err
+			}
+			if err := w.remove(ctx, c.row.id); err != nil {
+				return err
+			}
+		}
+		switch {
+		case c.rec == nil:
+			rep.Removed++
+			continue
+		case c.row == nil:
+			rep.Added++
+		default:
+			rep.Updated++
+		}
+		id, err := w.put(ctx, c.rec, true)
+		if err != nil {
+			return err
+		}
+		aff.ids = append(aff.ids, id)
+		aff.entry(c.rec.name, c.rec.title, c.rec.aliases)
+		for f := vault.Folder(c.rec.name); ; f = vault.Folder(f) {
+			folders = append(folders, f)
+			if f == "" {
+				break
+			}
+		}
+	}
+	// Folders that entries were written into are recorded with no mtime,
+	// so that the next check lists them.
+	for _, f := range folders {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO folders(path, mtime, settled) VALUES (?, 0, 0)`, f); err != nil {
+			return fmt.Errorf("index folder %s: %w", f, err)
+		}
+	}
+	for _, d := range drops {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM folders WHERE path = ?1 OR (path >= ?1 || '/' AND path < ?1 || '0')`, d); err != nil {
+			return fmt.Errorf("unindex folder %s: %w", d, err)
+		}
+	}
+	if err := putFolders(ctx, tx, listed); err != nil {
+		return err
+	}
+	if err := trimRecent(ctx, tx); err != nil {
+		return err
+	}
+	return resolveAffected(ctx, tx, aff)
+}
+
+// noteOld adds the keys of the indexed entry id to aff, before it changes.
+func noteOld(ctx context.Context, tx *sql.Tx, aff *affected, id int64) error {
+	var name, title string
+	if err := tx.QueryRowContext(ctx, `SELECT name, title FROM entries WHERE id = ?`, id).Scan(&name, &title); err != nil {
+		return fmt.Errorf("read entry %d: %w", id, err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT alias FROM aliases WHERE entry_id = ?`, id)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var aliases []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return err
+		}
+		aliases = append(aliases, a)
+	}
+	aff.entry(name, title, aliases)
+	return rows.Err()
+}
+
+// foldersMoved reports whether listing found any folder's mtime or
+// settledness other than recorded.
+func foldersMoved(known map[string]folderStamp, listed []folderStamp) bool {
+	for _, l := range listed {
+		if k, ok := known[l.path]; !ok || k != l {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether f is one of the folders in drops or inside one.
+func under(drops []string, f string) bool {
+	for _, d := range drops {
+		if f == d || strings.HasPrefix(f, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func mapKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkedKey marks a context made by Checked.
+type checkedKey struct{}
+
+// Checked makes the check a read needs now and returns a context under
+// which the reads of ix (Search, Latest, Links, Backlinks) skip their own
+// check: for a caller that reads several times to answer one request, such
+// as the extractor, and wants one view of the vault at the cost of one
+// check rather than one check per read. Writes and lookups still make
+// theirs.
+func (ix *Index) Checked(ctx context.Context) (context.Context, error) {
+	if _, err := ix.forRead(ctx); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, checkedKey{}, ix), nil
+}

@@ -1,0 +1,194 @@
+// Package index is ctx0's search index: an SQLite database with an FTS5
+// table at .ctx0/index.db, derived from the vault's files and never written
+// by hand. Deleting it loses nothing; it is rebuilt on the next command.
+//
+// The index is never stale. Every ctx0 write tells it the paths it changed
+// (it is the vault's Catalog and Observer). Changes made by other tools are
+// found by checks before each use: writes make the cheap check (the mtimes
+// of the vault's folders, which move when a file is added, removed or
+// replaced by an editor that saves by rename), reads the full check (the
+// size and mtime of every file, then the content hash of those that moved)
+// unless a watcher (Watch, `ctx0 index --watch`) is running, which follows
+// every change as it happens and syncs with each reader before it reads.
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// File is the index's place in a vault.
+const File = ".ctx0/index.db"
+
+// Index is an open index of a vault. Its methods are safe for concurrent
+// use, and several processes may use one index at once.
+type Index struct {
+	v        *vault.Vault
+	root     string
+	path     string
+	notify   func(string)
+	progress func(done, total int)
+	now      func() time.Time
+
+	mu    sync.Mutex
+	db    *sql.DB
+	ident os.FileInfo // the file db has open, to notice another process's rebuild
+	last  Report      // what the last check of this process found
+	// syncs reaches this index's own running watcher, if Watch runs:
+	// readers in the same process sync with it without a second watch.
+	syncs chan syncRequest
+}
+
+// Option adjusts an opened index.
+type Option func(*Index)
+
+// WithNotify sends one-line notices for people (such as "the index was
+// missing; rebuilding it") to fn.
+func WithNotify(fn func(msg string)) Option {
+	return func(ix *Index) {
+		if fn != nil {
+			ix.notify = fn
+		}
+	}
+}
+
+// WithProgress reports a rebuild's progress to fn: done of total files.
+func WithProgress(fn func(done, total int)) Option {
+	return func(ix *Index) {
+		if fn != nil {
+			ix.progress = fn
+		}
+	}
+}
+
+// WithClock makes the index read the time from now, for tests.
+func WithClock(now func() time.Time) Option { return func(ix *Index) { ix.now = now } }
+
+// Open opens the index of v, building it first if it is missing, damaged
+// or made for another schema version.
+func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
+	ix := &Index{
+		v: v, root: v.Root(), path: filepath.Join(v.Root(), filepath.FromSlash(File)),
+		notify: func(string) {}, progress: func(int, int) {}, now: time.Now,
+	}
+	for _, o := range opts {
+		o(ix)
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.load(ctx); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// Close closes the index.
+func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.db == nil {
+		return nil
+	}
+	err := ix.db.Close()
+	ix.db = nil
+	return err
+}
+
+// Path is the index file.
+func (ix *Index) Path() string { return ix.path }
+
+// Lock files next to the index, all matched by the vault's .gitignore
+// pattern .ctx0/index.db-*: writeLock serializes the processes that write
+// the index (a rebuild holds it throughout, so others wait rather than
+// rebuild twice); openLock keeps a rebuild from renaming a new file into
+// place while a process is between opening the file and its WAL.
+func (ix *Index) writeLock() string { return ix.path + "-lock" }
+func (ix *Index) openLock() string  { return ix.path + "-open" }
+
+// load opens the index file, rebuilding it when needed. ix.mu is held.
+func (ix *Index) load(ctx context.Context) error {
+	reason, err := ix.tryOpen(ctx)
+	if err != nil || reason == "" {
+		return err
+	}
+	return ix.rebuildLocked(ctx, reason)
+}
+
+// tryOpen opens the index file if it is a usable index, or says why not.
+func (ix *Index) tryOpen(ctx context.Context) (reason string, err error) {
+	unlock, err := lockFile(ctx, ix.openLock(), true)
+	if err != nil {
+		return "", fmt.Errorf("open index: %w", err)
+	}
+	defer unlock()
+	fi, err := os.Stat(ix.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "is missing", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("open index %s: %w", ix.path, err)
+	}
+	db, err := openDB(ix.path, livePragmas)
+	if err != nil {
+		return "", err
+	}
+	var version int
+	err = db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version)
+	switch {
+	case isCorrupt(err):
+		db.Close()
+		return fmt.Sprintf("is damaged (%v)", err), nil
+	case err != nil:
+		db.Close()
+		return "", fmt.Errorf("open index %s: %w", ix.path, err)
+	case version != schemaVersion:
+		db.Close()
+		return fmt.Sprintf("was made for schema version %d, and this ctx0 uses %d", version, schemaVersion), nil
+	}
+	if ix.db != nil {
+		ix.db.Close()
+	}
+	ix.db, ix.ident = db, fi
+	return "", nil
+}
+
+// handle returns the database, reopening it if another process has
+// replaced the file since (a rebuild) or removed it.
+func (ix *Index) handle(ctx context.Context) (*sql.DB, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.db != nil && sameFile(ix.path, ix.ident) {
+		return ix.db, nil
+	}
+	if ix.db != nil {
+		ix.db.Close()
+		ix.db = nil
+	}
+	if err := ix.load(ctx); err != nil {
+		return nil, err
+	}
+	return ix.db, nil
+}
+
+// damaged handles an error from the database: if it says the file is
+// damaged, the index is rebuilt and retry is true.
+func (ix *Index) damaged(ctx context.Context, err error) (retry bool, _ error) {
+	if !isCorrupt(err) {
+		return false, err
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if rerr := ix.rebuildLocked(ctx, fmt.Sprintf("is damaged (%v)", err)); rerr != nil {
+		return false, rerr
+	}
+	return true, nil
+}

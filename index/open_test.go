@@ -1,0 +1,253 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+func TestRebuildsDamagedOrOldIndex(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		damage func(t *testing.T, path string)
+		notice string
+	}{
+		{"not a database", func(t *testing.T, path string) {
+			os.Remove(path + "-wal")
+			os.Remove(path + "-shm")
+			if err := os.WriteFile(path, []byte("this is not an SQLite database, just text that fills the header and more"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "is damaged"},
+		{"old schema", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`PRAGMA user_version = 0`); err != nil {
+				t.Fatal(err)
+			}
+		}, "schema version 0"},
+		{"empty file", func(t *testing.T, path string) {
+			os.Remove(path + "-wal")
+			os.Remove(path + "-shm")
+			if err := os.WriteFile(path, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "schema version 0"},
+		{"missing", func(t *testing.T, path string) {
+			for _, s := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + s)
+			}
+		}, "is missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := testVault(t)
+			writeFile(t, v, "knowledge/a.md", "---\ntitle: Alpha\n---\nThe alpha note.\n")
+			ix := openIndex(t, v, nil)
+			ix.Close()
+			tc.damage(t, ix.Path())
+			var notices []string
+			ix = openIndex(t, v, &notices)
+			if len(notices) != 1 || !strings.Contains(notices[0], tc.notice) || !strings.Contains(notices[0], "rebuilding") {
+				t.Fatalf("notices = %q, want one saying %q", notices, tc.notice)
+			}
+			if got := names(find(t, ix, Query{Text: "alpha"})); !slices.Equal(got, []string{"knowledge/a"}) {
+				t.Fatalf("search after the rebuild = %q", got)
+			}
+		})
+	}
+}
+
+// TestDamageFoundByDoctor checks that a damaged page deep in the file,
+// which opening does not notice, is found by doctor's integrity check and
+// repaired by a rebuild.
+func TestDamageFoundByDoctor(t *testing.T) {
+	v := testVault(t)
+	for i := range 200 {
+		writeFile(t, v, fmt.Sprintf("knowledge/n%03d.md", i), strings.Repeat(fmt.Sprintf("note %d about kafka and deploys. ", i), 40))
+	}
+	ix := openIndex(t, v, nil)
+	db, _ := ix.handle(t.Context())
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	f, err := os.OpenFile(ix.Path(), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := f.Stat()
+	junk := []byte(strings.Repeat("\xff", 4096))
+	for off := int64(8192); off < fi.Size()-4096; off += 4096 * 7 {
+		f.WriteAt(junk, off)
+	}
+	f.Close()
+	var notices []string
+	ix = openIndex(t, v, &notices)
+	d, err := ix.Doctor(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(d.Problems, func(p Problem) bool { return p.Kind == ProblemIndexDamaged }) && len(notices) == 0 {
+		t.Fatalf("doctor found %+v and noticed %q; want the damage found", d.Problems, notices)
+	}
+	if rs := find(t, ix, Query{Text: "kafka", Limit: 300}); len(rs) != 200 {
+		t.Fatalf("search after repair found %d entries, want 200", len(rs))
+	}
+}
+
+// TestConcurrentIndexing has two indexes of one vault (two connections,
+// as two processes would have) rebuild, check and write at once.
+func TestConcurrentIndexing(t *testing.T) {
+	v := testVault(t)
+	for i := range 50 {
+		writeFile(t, v, fmt.Sprintf("knowledge/n%02d.md", i), fmt.Sprintf("---\ntitle: Note %d\n---\nAbout rollouts %d.\n", i, i))
+	}
+	ctx := t.Context()
+	a := openIndex(t, v, nil)
+	v2, err := vault.Open(ctx, v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := openIndex(t, v2, nil)
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for i, ix := range []*Index{a, b} {
+		wg.Go(func() {
+			for j := range 5 {
+				writeFile(t, v, fmt.Sprintf("knowledge/w%d-%d.md", i, j), "About rollouts, written meanwhile.\n")
+				var err error
+				switch j % 3 {
+				case 0:
+					_, err = ix.Rebuild(ctx)
+				case 1:
+					_, err = ix.Refresh(ctx)
+				default:
+					_, err = ix.Search(ctx, Query{Text: "rollouts"})
+				}
+				if err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for j := range 5 {
+			if _, err := v.Remember(ctx, vault.RememberOptions{Text: fmt.Sprintf("Rollouts need a canary, take %d.", j)}); err != nil {
+				errs <- err
+			}
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for _, ix := range []*Index{a, b} {
+		if rs := find(t, ix, Query{Text: "rollouts", Limit: 100}); len(rs) != 50+10+5 {
+			t.Errorf("search finds %d entries, want 65", len(rs))
+		}
+	}
+	db, _ := a.handle(ctx)
+	var res string
+	if err := db.QueryRow(`PRAGMA integrity_check`).Scan(&res); err != nil || res != "ok" {
+		t.Fatalf("integrity check: %q, %v", res, err)
+	}
+}
+
+// TestLookupAgreesWithScan checks the index's answers to the vault's
+// questions against the vault's own catalog, which reads every file.
+func TestLookupAgreesWithScan(t *testing.T) {
+	v := testVault(t)
+	writeFile(t, v, "contacts/sarah-chen.md", "---\ntitle: Sarah Chen\naliases: [Sarah, S. Chen]\n---\nPartner.\n")
+	writeFile(t, v, "projects/sarah.md", "---\ntitle: Project Sarah\n---\nA project.\n")
+	writeFile(t, v, "knowledge/Ärger.md", "---\ntitle: ÄRGER\n---\nTrouble.\n")
+	writeFile(t, v, "knowledge/bad.md", "---\ntitle: [unclosed\n---\nBroken.\n")
+	writeFile(t, v, "knowledge/dup.md", "---\ntitle: Dup\n---\n  Same body.  \n")
+	ix := openIndex(t, v, nil)
+	ctx := t.Context()
+	scan, err := vault.Open(ctx, v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"sarah", "Sarah", "SARAH", "s. chen", "sarah-chen", "contacts/sarah-chen", "Sarah Chen", "project sarah", "ärger", "knowledge/Ärger", "bad", "nobody", "Dup"} {
+		got, err := ix.Lookup(ctx, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotName, gotErr := v.Resolve(ctx, key)
+		wantName, wantErr := scan.Resolve(ctx, key)
+		if gotName != wantName || (gotErr == nil) != (wantErr == nil) {
+			t.Errorf("resolve %q: index %q, %v; scan %q, %v (lookup %v)", key, gotName, gotErr, wantName, wantErr, got)
+		}
+	}
+	same, err := ix.SameBody(ctx, vault.BodySum("Same body."))
+	if err != nil || !slices.Equal(same, []string{"knowledge/dup"}) {
+		t.Errorf("SameBody = %q, %v", same, err)
+	}
+	// An in-place edit is seen by a lookup that answers with that entry.
+	writeFile(t, v, "knowledge/dup.md", "---\ntitle: Dup\n---\nOther body.\n")
+	if same, err := ix.SameBody(ctx, vault.BodySum("Same body.")); err != nil || len(same) != 0 {
+		t.Errorf("SameBody after an edit = %q, %v", same, err)
+	}
+}
+
+func TestWatcherKeepsReadersFresh(t *testing.T) {
+	v := testVault(t)
+	ix := openIndex(t, v, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	w := openIndex(t, v, nil) // the watcher's own index, as in another process
+	go func() { done <- w.Watch(ctx, nil) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+	// A reader that finds the watcher alive syncs with it instead of
+	// checking every file; wait until it is up.
+	for {
+		if _, ok := ix.RunningWatcher(); ok {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatal(err)
+		default:
+			runtimeGosched()
+		}
+	}
+	writeFile(t, v, "knowledge/new.md", "---\ntitle: Fresh\n---\nWritten in an editor.\n")
+	if got := names(find(t, ix, Query{Text: "editor"})); !slices.Equal(got, []string{"knowledge/new"}) {
+		t.Fatalf("search while watching = %q", got)
+	}
+	if rep := ix.LastCheck(); rep.Check != CheckWatcher {
+		t.Errorf("the search made a %s check, want %s", rep.Check, CheckWatcher)
+	}
+	// An edit in place, which no folder check can see.
+	writeFile(t, v, "knowledge/new.md", "---\ntitle: Fresh\n---\nRewritten in place.\n")
+	if got := names(find(t, ix, Query{Text: "rewritten"})); !slices.Equal(got, []string{"knowledge/new"}) {
+		t.Fatalf("search after an edit in place = %q", got)
+	}
+	// A new folder, and a file in it.
+	writeFile(t, v, "people/deep/sam.md", "---\ntitle: Sam\n---\nOwns billing.\n")
+	if got := names(find(t, ix, Query{Text: "billing"})); !slices.Equal(got, []string{"people/deep/sam"}) {
+		t.Fatalf("search after a new folder = %q", got)
+	}
+	if err := os.RemoveAll(v.Root() + "/people"); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(find(t, ix, Query{Text: "billing"})); len(got) != 0 {
+		t.Fatalf("search after removing a folder = %q", got)
+	}
+}

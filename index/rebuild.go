@@ -1,0 +1,233 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// Rebuild builds the index again from the files: into a new file, which
+// then replaces the old one, so that no reader ever sees half an index.
+// Other processes that write the index wait until it is done.
+func (ix *Index) Rebuild(ctx context.Context) (Report, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	err := ix.rebuildLocked(ctx, "")
+	return ix.last, err
+}
+
+// rebuildLocked rebuilds the index, saying why in a notice unless reason is
+// "" (a rebuild someone asked for). ix.mu is held.
+func (ix *Index) rebuildLocked(ctx context.Context, reason string) error {
+	start := ix.now()
+	unlock, err := lockFile(ctx, ix.writeLock(), false)
+	if err != nil {
+		return fmt.Errorf("rebuild index: %w", err)
+	}
+	defer unlock()
+	if reason != "" && ix.db == nil {
+		// Another process may have rebuilt it while we waited.
+		if r, err := ix.tryOpen(ctx); err == nil && r == "" {
+			return nil
+		}
+	}
+	tmp := fmt.Sprintf("%s-new-%d", ix.path, os.Getpid())
+	defer os.Remove(tmp) // gone after the rename; left behind only on failure
+	n, err := ix.build(ctx, tmp, reason)
+	if err != nil {
+		return fmt.Errorf("rebuild index %s: %w", ix.path, err)
+	}
+	if err := ix.swap(ctx, tmp); err != nil {
+		return fmt.Errorf("rebuild index %s: %w", ix.path, err)
+	}
+	if r, err := ix.tryOpen(ctx); err != nil || r != "" {
+		return fmt.Errorf("rebuild index %s: the new file is unusable: %v%v", ix.path, r, err)
+	}
+	ix.last = Report{Check: CheckRebuild, Entries: n, Added: n, Took: ix.now().Sub(start)}
+	return nil
+}
+
+// swap renames the new index file into place.
+func (ix *Index) swap(ctx context.Context, tmp string) error {
+	unlock, err := lockFile(ctx, ix.openLock(), false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if ix.db != nil {
+		ix.db.Close()
+		ix.db = nil
+	}
+	// The old file's WAL must not be read as the new file's. Processes that
+	// still have the old file open keep their own handles to both.
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if err := os.Remove(ix.path + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return os.Rename(tmp, ix.path)
+}
+
+// parsed is a worker's result for one file.
+type parsed struct {
+	rec *record
+	err error
+}
+
+// aheadOfWriter bounds how many parsed files wait for the writer, and so
+// the memory a rebuild takes.
+const aheadOfWriter = 256
+
+// build writes a complete index of the vault into the file tmp and returns
+// the number of entries. Files are parsed on all cores and written by one
+// transaction in the order of their mtimes, so that ids (see the entries
+// table) start out ordered by how recently each file changed.
+func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err error) {
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, err
+	}
+	db, err := openDB(tmp, buildPragmas)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	for _, s := range schemaTables {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return 0, fmt.Errorf("create schema: %w", err)
+		}
+	}
+	now := ix.now()
+	folders, files, err := walkTree(ctx, ix.root, "", now)
+	if err != nil {
+		return 0, err
+	}
+	if reason != "" {
+		ix.notify(fmt.Sprintf("the index %s %s; rebuilding it from %s", File, reason, plural(len(files), "file")))
+	}
+	slices.SortFunc(files, func(a, b fileStamp) int {
+		return cmp.Or(cmp.Compare(a.stamp.mtime, b.stamp.mtime), cmp.Compare(a.name, b.name))
+	})
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	results := make([]chan parsed, len(files))
+	for i := range results {
+		results[i] = make(chan parsed, 1)
+	}
+	ahead := make(chan struct{}, aheadOfWriter)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel() // runs before wg.Wait: stop the feeder and workers first
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range jobs {
+				r, err := readRecord(ix.root, files[i].name, now)
+				results[i] <- parsed{r, err}
+			}
+		})
+	}
+	wg.Go(func() {
+		defer close(jobs)
+		for i := range files {
+			select {
+			case ahead <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+
+	err = withTx(ctx, db, func(tx *sql.Tx) error {
+		w, err := newWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for i := range files {
+			var p parsed
+			select {
+			case p = <-results[i]:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			<-ahead
+			if errors.Is(p.err, errGone) {
+				continue
+			}
+			if p.err != nil {
+				return p.err
+			}
+			if _, err := w.put(ctx, p.rec, i >= len(files)-recentSize); err != nil {
+				return err
+			}
+			n++
+			if n%100 == 0 || i == len(files)-1 {
+				ix.progress(i+1, len(files))
+			}
+		}
+		if err := putFolders(ctx, tx, folders); err != nil {
+			return err
+		}
+		for _, s := range schemaIndexes {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return fmt.Errorf("create index: %w", err)
+			}
+		}
+		if err := resolveWhere(ctx, tx, "1"); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, metaBuilt, utc(ix.now())); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range []string{fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion), `PRAGMA journal_mode = WAL`} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// putFolders records folders and their mtimes.
+func putFolders(ctx context.Context, tx *sql.Tx, folders []folderStamp) error {
+	st, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO folders(path, mtime, settled) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for _, f := range folders {
+		if _, err := st.ExecContext(ctx, f.path, f.mtime, f.settled); err != nil {
+			return fmt.Errorf("index folder %s: %w", f.path, err)
+		}
+	}
+	return nil
+}
+
+// plural says n things: "1 file", "2 files".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

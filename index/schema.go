@@ -1,0 +1,103 @@
+package index
+
+// schemaVersion is stored in PRAGMA user_version. An index of another
+// version is rebuilt, not migrated: it is derived from the files.
+const schemaVersion = 1
+
+// schemaTables creates the index. Every table is derived from the files.
+var schemaTables = []string{
+	// entries has a row per entry file, including files that do not parse
+	// (problem says why), which still answer to their name. id is also the
+	// entry's rowid in fts, and grows with every change the index sees, so
+	// that a higher id means a more recently changed entry.
+	`CREATE TABLE entries (
+		id            INTEGER PRIMARY KEY,
+		name          TEXT NOT NULL UNIQUE,
+		slug          TEXT NOT NULL,
+		folder        TEXT NOT NULL,
+		title         TEXT NOT NULL,
+		title_fold    TEXT NOT NULL,
+		type          TEXT NOT NULL,
+		tags          TEXT NOT NULL, -- JSON array
+		project       TEXT NOT NULL,
+		pinned        INTEGER NOT NULL,
+		source        TEXT NOT NULL,
+		created       TEXT NOT NULL, -- RFC 3339 in UTC, '' when absent
+		updated       TEXT NOT NULL,
+		archived      TEXT NOT NULL,
+		superseded_by TEXT NOT NULL,
+		recency       TEXT NOT NULL, -- updated, else created, else the file's mtime: what --since compares
+		frontmatter   TEXT NOT NULL, -- JSON object
+		body_sum      TEXT NOT NULL, -- vault.BodySum of the body
+		hash          TEXT NOT NULL, -- SHA-256 of the file
+		size          INTEGER NOT NULL,
+		mtime         INTEGER NOT NULL, -- nanoseconds
+		settled       INTEGER NOT NULL, -- 0: the file was read too soon after a change to trust size and mtime alone
+		problem       TEXT NOT NULL
+	)`,
+	// aliases resolve names; they are not search terms.
+	`CREATE TABLE aliases (entry_id INTEGER NOT NULL, alias TEXT NOT NULL, fold TEXT NOT NULL)`,
+	`CREATE TABLE tags (entry_id INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (entry_id, tag)) WITHOUT ROWID`,
+	// links has a row per link as written. The key columns say which names
+	// could answer it: key_raw and key_norm an entry's name or slug, key_fold
+	// and key_nfold its title or an alias (see fold). to_name is the entry it
+	// resolves to, NULL when broken or ambiguous (status says which).
+	`CREATE TABLE links (
+		from_id   INTEGER NOT NULL,
+		kind      TEXT NOT NULL, -- wiki, markdown or frontmatter
+		target    TEXT NOT NULL,
+		heading   TEXT NOT NULL,
+		label     TEXT NOT NULL,
+		key_raw   TEXT NOT NULL,
+		key_norm  TEXT NOT NULL,
+		key_fold  TEXT NOT NULL,
+		key_nfold TEXT NOT NULL,
+		to_name   TEXT,
+		status    TEXT NOT NULL -- ok, broken, ambiguous, or pending until resolved
+	)`,
+	// folders holds every folder of the vault with its mtime, for the cheap
+	// check: a folder whose mtime moved has gained, lost or replaced a file.
+	`CREATE TABLE folders (path TEXT PRIMARY KEY, mtime INTEGER NOT NULL, settled INTEGER NOT NULL) WITHOUT ROWID`,
+	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+	`CREATE VIRTUAL TABLE fts USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
+	// Two small companions keep a search's cost bounded when a query
+	// matches a large part of the vault (see Search): fts_head holds the
+	// name, title and tags of every entry, fts_recent all of the most
+	// recently changed entries (between recentSize and twice as many).
+	`CREATE VIRTUAL TABLE fts_head USING fts5(name, title, tags, tokenize = 'porter unicode61 remove_diacritics 2')`,
+	`CREATE VIRTUAL TABLE fts_recent USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
+}
+
+// recentSize is the least number of entries fts_recent holds once the
+// vault has that many.
+const recentSize = 1000
+
+// schemaIndexes are created after a rebuild's bulk insert, which is faster
+// than keeping them up to date row by row.
+var schemaIndexes = []string{
+	`CREATE INDEX entries_slug ON entries(slug)`,
+	`CREATE INDEX entries_title ON entries(title_fold)`,
+	`CREATE INDEX entries_body_sum ON entries(body_sum)`,
+	`CREATE INDEX entries_folder ON entries(folder)`,
+	`CREATE INDEX entries_hidden ON entries(id) WHERE superseded_by != '' OR archived != ''`,
+	`CREATE INDEX aliases_fold ON aliases(fold)`,
+	`CREATE INDEX aliases_entry ON aliases(entry_id)`,
+	`CREATE INDEX links_from ON links(from_id)`,
+	`CREATE INDEX links_to ON links(to_name)`,
+	`CREATE INDEX links_raw ON links(key_raw)`,
+	`CREATE INDEX links_norm ON links(key_norm)`,
+	`CREATE INDEX links_fold ON links(key_fold)`,
+	`CREATE INDEX links_nfold ON links(key_nfold)`,
+}
+
+// bm25Weights weigh the fts columns (name, title, tags, body): a match in
+// the title or the name counts ten and five times one in the body.
+const bm25Weights = "5.0, 10.0, 3.0, 1.0"
+
+// headWeights weigh the fts_head columns (name, title, tags) alike.
+const headWeights = "5.0, 10.0, 3.0"
+
+// Keys of the meta table.
+const (
+	metaBuilt = "built" // when the last rebuild finished, RFC 3339
+)

@@ -1,0 +1,341 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Query is a search of the index.
+type Query struct {
+	Text    string    // what to look for, in the syntax of package query
+	Limit   int       // at most this many results; 0 means DefaultLimit
+	Type    string    // only entries of this type
+	Tag     string    // only entries with this tag
+	Project string    // only entries of this project
+	Scope   string    // only entries in this folder or below it, such as "contacts"
+	Since   time.Time // only entries updated (else created, else modified) at or after Since
+	All     bool      // also superseded and archived entries
+}
+
+// DefaultLimit is the number of results a search returns unless asked.
+const DefaultLimit = 10
+
+// Result is one entry a search found. It lists the entry as every command
+// that lists entries does (vault.Summary), with the search's score (higher
+// is better) and a snippet of the body in which the matched terms are
+// marked «like this».
+type Result struct {
+	vault.Summary
+	Score   float64 `json:"score"`
+	Snippet string  `json:"snippet"`
+}
+
+// Marks around matched terms in a snippet.
+const (
+	MarkOpen  = "«"
+	MarkClose = "»"
+)
+
+// rankWindow is the number of matches up to which a search ranks every
+// match: with BM25 over the whole entry, a match in the name or title
+// weighing more than one in the body (see bm25Weights).
+//
+// FTS5's BM25 counts every entry that holds each query term, so on a vault
+// where a query matches tens of thousands of entries, exact ranking would
+// cost far more than the rest of the search. Beyond rankWindow matches a
+// search ranks instead, with the same BM25, the rankWindow most recently
+// changed matches (from fts_recent, which holds the recentSize or more most
+// recently changed entries, so that BM25 counts few), and adds the best of
+// the headWindow most recently changed entries that match in their name,
+// title or tags (from fts_head, scored by those fields). Newer entries and
+// those whose name or title answers the query are the likelier answers,
+// and each of those rankings takes a few milliseconds.
+const (
+	rankWindow = 500
+	headWindow = 200
+)
+
+// Search returns the entries that match q, best first. Filters are applied
+// inside the query, so a limit with a filter still returns Limit results
+// when that many match. A query that FTS5 refuses (it cannot happen with
+// package query's translation, but the index must not show its errors)
+// is searched as plain words.
+func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
+	expr := query.Translate(q.Text)
+	if expr == "" {
+		return []Result{}, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	for attempt := 0; ; attempt++ {
+		db, err := ix.forRead(ctx)
+		if err != nil {
+			return nil, err
+		}
+		res, err := search(ctx, db, expr, q)
+		if err != nil && strings.Contains(err.Error(), "fts5") {
+			if fb := query.Fallback(q.Text); fb != "" {
+				res, err = search(ctx, db, fb, q)
+			}
+		}
+		if err == nil {
+			return res, nil
+		}
+		if retry, derr := ix.damaged(ctx, err); !retry || attempt > 0 {
+			return nil, fmt.Errorf("search %q: %w", q.Text, derr)
+		}
+	}
+}
+
+// hit is a matching entry and its score.
+type hit struct {
+	id    int64
+	score float64
+}
+
+func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, error) {
+	join, filter, args := q.filter()
+	with := func(first ...any) []any { return append(first, args...) }
+	// from is the FROM clause of a table t as a, with the entries join
+	// when the filters need it.
+	from := func(t, a string) string {
+		if join {
+			return t + " " + a + " JOIN entries e ON e.id = " + a + ".rowid"
+		}
+		return t + " " + a
+	}
+	probe, err := ids(ctx, db, `SELECT f.rowid FROM `+from("fts", "f")+`
+		WHERE fts MATCH ?`+filter("f")+` ORDER BY f.rowid DESC LIMIT `+fmt.Sprint(rankWindow+1), with(expr)...)
+	if err != nil || len(probe) == 0 {
+		return []Result{}, err
+	}
+	exact := func() ([]hit, error) {
+		lo, hi := probe[min(len(probe), rankWindow)-1], probe[0]
+		return scan(ctx, db, `SELECT f.rowid, -bm25(fts, `+bm25Weights+`) FROM `+from("fts", "f")+`
+			WHERE fts MATCH ? AND f.rowid BETWEEN ? AND ?`+filter("f"), with(expr, lo, hi)...)
+	}
+	var hits []hit
+	recent := map[int64]bool{}
+	if len(probe) <= rankWindow {
+		if hits, err = exact(); err != nil {
+			return nil, err
+		}
+	} else {
+		if hits, err = scan(ctx, db, `SELECT r.rowid, -bm25(fts_recent, `+bm25Weights+`) FROM `+from("fts_recent", "r")+`
+			WHERE fts_recent MATCH ?`+filter("r")+` ORDER BY r.rowid DESC LIMIT ?`,
+			append(with(expr), rankWindow)...); err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			recent[h.id] = true
+		}
+		if !strings.Contains(expr, "{body}") { // fts_head has no body
+			head, err := scan(ctx, db, `SELECT h.rowid, -bm25(fts_head, `+headWeights+`) FROM `+from("fts_head", "h")+`
+				WHERE fts_head MATCH ?`+filter("h")+` ORDER BY h.rowid DESC LIMIT ?`,
+				append(with(expr), headWindow)...)
+			if err != nil {
+				return nil, err
+			}
+			for _, h := range head {
+				if !recent[h.id] {
+					hits = append(hits, h)
+				}
+			}
+		}
+		if len(hits) < q.Limit {
+			// The filters leave too few recent entries: rank the newest
+			// rankWindow matches instead.
+			if hits, err = exact(); err != nil {
+				return nil, err
+			}
+			clear(recent)
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
+	})
+	hits = hits[:min(len(hits), q.Limit)]
+	return fetch(ctx, db, expr, hits, recent)
+}
+
+// ids runs a query of ids.
+func ids(ctx context.Context, db *sql.DB, sqlText string, args ...any) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
+}
+
+// scan runs a query of (id, score) rows.
+func scan(ctx context.Context, db *sql.DB, sqlText string, args ...any) ([]hit, error) {
+	rows, err := db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.id, &h.score); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// fetch reads the results for hits, in their order, with snippets; those
+// in recent come from fts_recent, which is quicker to search. An entry
+// that does not match the query as a whole (a match in fts_head that the
+// body excludes) is dropped.
+func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[int64]bool) ([]Result, error) {
+	if len(hits) == 0 {
+		return []Result{}, nil
+	}
+	snippets := map[int64]string{}
+	var inRecent, others []int64
+	for _, h := range hits {
+		if recent[h.id] {
+			inRecent = append(inRecent, h.id)
+		} else {
+			others = append(others, h.id)
+		}
+	}
+	snippet := func(table string) string {
+		return `snippet(` + table + `, 3, '` + MarkOpen + `', '` + MarkClose + `', '…', 16)`
+	}
+	if len(inRecent) > 0 {
+		if err := readSnippets(ctx, db, snippets, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
+			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent)); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range others {
+		// One at a time: FTS5 seeks to each, where one statement over
+		// them all would walk every match between the first and the last.
+		if err := readSnippets(ctx, db, snippets, `SELECT rowid, `+snippet("fts")+` FROM fts
+			WHERE fts MATCH ? AND rowid = ?`, expr, id); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int64, 0, len(snippets))
+	for id := range snippets {
+		ids = append(ids, id)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT id, name, title, type, tags, project, pinned, updated
+		FROM entries WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	byID := map[int64]Result{}
+	for rows.Next() {
+		var (
+			id            int64
+			r             Result
+			tags, updated string
+		)
+		if err := rows.Scan(&id, &r.Name, &r.Title, &r.Type, &tags, &r.Project, &r.Pinned, &updated); err != nil {
+			return nil, err
+		}
+		r.Path = vault.EntryPath(r.Name)
+		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
+			r.Tags = []string{}
+		}
+		r.Updated, _ = time.Parse(time.RFC3339, updated)
+		r.Snippet = cleanSnippet(snippets[id])
+		byID[id] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := []Result{}
+	for _, h := range hits {
+		if r, ok := byID[h.id]; ok {
+			r.Score = math.Round(h.score*1000) / 1000
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// readSnippets runs a query of (id, snippet) rows into snippets.
+func readSnippets(ctx context.Context, db *sql.DB, snippets map[int64]string, sqlText string, args ...any) error {
+	rows, err := db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var s string
+		if err := rows.Scan(&id, &s); err != nil {
+			return err
+		}
+		snippets[id] = s
+	}
+	return rows.Err()
+}
+
+// cleanSnippet makes a snippet one line of the text as written.
+func cleanSnippet(s string) string {
+	return strings.Join(strings.Fields(query.Unsegment(s)), " ")
+}
+
+// filter returns the SQL conditions that q's filters make, as a function
+// of the alias of the searched table; join says whether they need the
+// entries table joined as e.
+func (q Query) filter() (join bool, filter func(alias string) string, args []any) {
+	var b strings.Builder
+	if q.Type != "" {
+		b.WriteString(" AND e.type = ?")
+		args = append(args, q.Type)
+	}
+	if q.Project != "" {
+		b.WriteString(" AND e.project = ?")
+		args = append(args, q.Project)
+	}
+	if q.Tag != "" {
+		b.WriteString(" AND EXISTS (SELECT 1 FROM tags t WHERE t.entry_id = e.id AND t.tag = ?)")
+		args = append(args, q.Tag)
+	}
+	if s := strings.Trim(q.Scope, "/"); s != "" {
+		b.WriteString(" AND (e.folder = ? OR (e.folder >= ? AND e.folder < ?))") // '0' follows '/'
+		args = append(args, s, s+"/", s+"0")
+	}
+	if !q.Since.IsZero() {
+		b.WriteString(" AND e.recency >= ?")
+		args = append(args, utc(q.Since))
+	}
+	join = b.Len() > 0
+	conds := b.String()
+	return join, func(alias string) string {
+		if q.All {
+			return conds
+		}
+		// The few superseded and archived entries, from a partial index,
+		// rather than a look at every match's row.
+		return conds + " AND " + alias + ".rowid NOT IN (SELECT id FROM entries WHERE superseded_by != '' OR archived != '')"
+	}, args
+}

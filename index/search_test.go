@@ -1,0 +1,196 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// searchVault is a vault with entries written as plain files, and its index.
+func searchVault(t *testing.T, files map[string]string) (*vault.Vault, *Index) {
+	t.Helper()
+	v := testVault(t)
+	for rel, content := range files {
+		writeFile(t, v, rel, content)
+	}
+	return v, openIndex(t, v, nil)
+}
+
+func TestSearchRanking(t *testing.T) {
+	_, ix := searchVault(t, map[string]string{
+		"knowledge/a.md":          "---\ntitle: Notes\n---\nWe talked about the kubernetes cluster at length, kubernetes again.\n",
+		"knowledge/b.md":          "---\ntitle: Kubernetes\n---\nA short note.\n",
+		"knowledge/kubernetes.md": "---\ntitle: Something\n---\nNothing here.\n",
+		"knowledge/c.md":          "---\ntitle: Other\ntags: [kubernetes]\n---\nNothing here either.\n",
+	})
+	got := names(find(t, ix, Query{Text: "kubernetes"}))
+	if len(got) != 4 || got[0] != "knowledge/b" || got[len(got)-1] != "knowledge/a" {
+		t.Fatalf("ranking = %q, want the title match first and the body-only match last", got)
+	}
+	rs := find(t, ix, Query{Text: "kubernetes"})
+	for i := 1; i < len(rs); i++ {
+		if rs[i].Score > rs[i-1].Score {
+			t.Fatalf("scores not descending: %v", rs)
+		}
+	}
+	if !strings.Contains(rs[len(rs)-1].Snippet, "«kubernetes»") {
+		t.Errorf("snippet %q does not mark the term", rs[len(rs)-1].Snippet)
+	}
+}
+
+func TestSearchFiltersKeepTheLimit(t *testing.T) {
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("contacts/c%02d.md", i)] = fmt.Sprintf("---\ntitle: Contact %d\ntype: contact\ntags: [deploy-team]\nproject: bot0\nupdated: 2026-01-%02dT10:00:00Z\n---\nAsks about the deploy.\n", i, i%28+1)
+		files[fmt.Sprintf("knowledge/n%02d.md", i)] = fmt.Sprintf("---\ntitle: Note %d\ntype: note\n---\nThe deploy deploy deploy went fine.\n", i)
+	}
+	_, ix := searchVault(t, files)
+	for _, tc := range []struct {
+		q    Query
+		want int
+	}{
+		{Query{Text: "deploy", Limit: 10, Type: "contact"}, 10},
+		{Query{Text: "deploy", Limit: 50, Type: "contact"}, 30},
+		{Query{Text: "deploy", Limit: 10, Tag: "deploy-team"}, 10},
+		{Query{Text: "deploy", Limit: 10, Project: "bot0"}, 10},
+		{Query{Text: "deploy", Limit: 50, Scope: "contacts/"}, 30},
+		{Query{Text: "deploy", Limit: 50, Scope: "contact"}, 0},
+		{Query{Text: "deploy", Limit: 50, Since: time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC), Type: "contact"}, 9},
+		{Query{Text: "deploy", Limit: 3}, 3},
+		{Query{Text: "deploy"}, DefaultLimit},
+	} {
+		rs := find(t, ix, tc.q)
+		if len(rs) != tc.want {
+			t.Errorf("%+v: %d results, want %d", tc.q, len(rs), tc.want)
+		}
+		for _, r := range rs {
+			if tc.q.Type != "" && r.Type != tc.q.Type {
+				t.Errorf("%+v: result %s of type %s", tc.q, r.Name, r.Type)
+			}
+		}
+	}
+}
+
+func TestSearchLanguage(t *testing.T) {
+	_, ix := searchVault(t, map[string]string{
+		"knowledge/deploy.md": "---\ntitle: Deploys\n---\nWe deploy to staging every Friday; the staging deploy key rotates.\n",
+		"knowledge/cafe.md":   "---\ntitle: Café\n---\nRendez-vous au café près de la gare. Ñandú señor.\n",
+		"knowledge/zh.md":     "---\ntitle: 数据库设计\n---\n我们使用数据库来存储记忆。\n",
+		"knowledge/ja.md":     "---\ntitle: 会議\n---\n今日は東京で会議があります。カタカナのテキスト。\n",
+		"knowledge/ko.md":     "---\ntitle: 회의\n---\n오늘 서울에서 회의가 있습니다.\n",
+	})
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"deploying", []string{"knowledge/deploy"}},
+		{"deployed rotated", []string{"knowledge/deploy"}},
+		{`"staging deploy"`, []string{"knowledge/deploy"}},
+		{`"staging deploy key"`, []string{"knowledge/deploy"}},
+		{`"deploy staging"`, nil},
+		{`"friday deploy"`, nil},
+		{"depl*", []string{"knowledge/deploy"}},
+		{"deploy NOT friday", nil},
+		{"deploy OR gare", []string{"knowledge/cafe", "knowledge/deploy"}},
+		{"cafe", []string{"knowledge/cafe"}},
+		{"CAFÉ PRES", []string{"knowledge/cafe"}},
+		{"nandu senor", []string{"knowledge/cafe"}},
+		{"数据库", []string{"knowledge/zh"}},
+		{"记忆", []string{"knowledge/zh"}},
+		{"東京", []string{"knowledge/ja"}},
+		{"カタカナ", []string{"knowledge/ja"}},
+		{"서울", []string{"knowledge/ko"}},
+		{"title:会議", []string{"knowledge/ja"}},
+		{"京東", nil},
+	} {
+		got := names(find(t, ix, Query{Text: tc.q}))
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("search %q = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+	rs := find(t, ix, Query{Text: "東京"})
+	if len(rs) != 1 || !strings.Contains(rs[0].Snippet, "«東京»") || strings.ContainsRune(rs[0].Snippet, '\u200b') {
+		t.Errorf("results = %+v, want «東京» marked and no zero-width spaces", rs)
+	}
+}
+
+func TestSearchLeavesOutSupersededAndArchived(t *testing.T) {
+	v := testVault(t)
+	ix := openIndex(t, v, nil)
+	ctx := t.Context()
+	old, _, err := v.Add(ctx, vault.AddOptions{Name: "knowledge/rollout-plan", Meta: vault.Meta{Type: "note"}, Body: ptr("The rollout plan: canary first.\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, _, err := v.Add(ctx, vault.AddOptions{Name: "knowledge/old-rollout", Meta: vault.Meta{Type: "note"}, Body: ptr("An old rollout note.\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, _, err := v.Supersede(ctx, old, "The rollout plan: canary, then everyone.", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived, _, err := v.Remove(ctx, gone, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(find(t, ix, Query{Text: "rollout"})); !slices.Equal(got, []string{newer}) {
+		t.Errorf("search = %q, want only %s", got, newer)
+	}
+	got := names(find(t, ix, Query{Text: "rollout", All: true}))
+	slices.Sort(got)
+	want := []string{archived, old, newer}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("search --all = %q, want %q", got, want)
+	}
+}
+
+// TestSearchManyMatches covers the bounded ranking of a query that matches
+// more entries than rankWindow: an old entry whose title answers is still
+// found, and the newest matches are ranked.
+func TestSearchManyMatches(t *testing.T) {
+	files := map[string]string{"contacts/sarah-chen.md": "---\ntitle: Sarah Chen\n---\nPartner at Example Ventures.\n"}
+	for i := range rankWindow + 20 {
+		files[fmt.Sprintf("episodes/e%04d.md", i)] = fmt.Sprintf("Met Sarah about item %d.\n", i)
+	}
+	v, ix := searchVault(t, files)
+	// The contact is the oldest change: every episode is newer.
+	writeFile(t, v, "episodes/e0000.md", "Met Sarah, and Sarah again, about the roadmap.\n")
+	rs := find(t, ix, Query{Text: "sarah", Limit: 5})
+	if len(rs) != 5 || rs[0].Name != "contacts/sarah-chen" {
+		t.Fatalf("search = %q, want contacts/sarah-chen first", names(rs))
+	}
+	if got := names(find(t, ix, Query{Text: "roadmap sarah"})); !slices.Equal(got, []string{"episodes/e0000"}) {
+		t.Fatalf("search = %q", got)
+	}
+	if rs := find(t, ix, Query{Text: "sarah", Limit: 5, Scope: "contacts"}); len(rs) != 1 {
+		t.Fatalf("search with scope = %q", names(rs))
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// FuzzSearch checks that no query, however malformed, makes a search fail.
+func FuzzSearch(f *testing.F) {
+	for _, s := range []string{"", "deploy", `"unclosed`, "a OR", "NOT", "(((", "title:", "x*", `{body} : "a"`, "数据", "-", "NEAR(a b)"} {
+		f.Add(s)
+	}
+	v := testVaultF(f)
+	writeFileF(f, v, "knowledge/a.md", "---\ntitle: Deploy notes\ntags: [ops]\n---\nWe deploy to staging; 数据库 café.\n")
+	ix, err := Open(f.Context(), v)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { ix.Close() })
+	f.Fuzz(func(t *testing.T, q string) {
+		if _, err := ix.Search(t.Context(), Query{Text: q, Limit: 3}); err != nil {
+			t.Fatalf("search %q: %v", q, err)
+		}
+	})
+}

@@ -1,0 +1,158 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/gofrs/flock"
+)
+
+// A running watcher holds an exclusive lock on watchLock (and writes its
+// pid and start time in it), so readers know it is alive; the lock goes
+// with the process, however it ends. Readers sync with it through cookie
+// files in syncDir, as watchman does: the file system reports events in
+// order, so once the watcher has seen the cookie a reader just created, it
+// has seen every change made before, and it indexes them before it
+// removes the cookie.
+func (ix *Index) watchLock() string { return ix.path + "-watch" }
+func (ix *Index) syncDir() string   { return ix.path + "-sync" }
+
+// syncTimeout is how long a reader waits for a watcher to answer before it
+// checks every file itself.
+const syncTimeout = 2 * time.Second
+
+var cookieSeq atomic.Int64
+
+// Watcher describes a running watcher.
+type Watcher struct {
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+}
+
+// RunningWatcher returns the watcher that keeps the index up to date, if
+// one runs.
+func (ix *Index) RunningWatcher() (Watcher, bool) {
+	if _, err := os.Stat(ix.watchLock()); err != nil {
+		return Watcher{}, false
+	}
+	l := flock.New(ix.watchLock())
+	ok, err := l.TryRLock()
+	if err != nil {
+		return Watcher{}, false
+	}
+	if ok {
+		_ = l.Unlock()
+		return Watcher{}, false
+	}
+	var w Watcher
+	if data, err := os.ReadFile(ix.watchLock()); err == nil {
+		pid, started, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
+		fmt.Sscan(pid, &w.PID)
+		w.Started, _ = time.Parse(time.RFC3339, started)
+	}
+	return w, true
+}
+
+// watcherSynced reports whether a watcher runs and has indexed every change
+// made before this call.
+func (ix *Index) watcherSynced(ctx context.Context) bool {
+	ix.mu.Lock()
+	local := ix.syncs
+	ix.mu.Unlock()
+	if local != nil {
+		return ix.syncLocal(ctx, local) == nil
+	}
+	w, ok := ix.RunningWatcher()
+	if !ok {
+		return false
+	}
+	if err := ix.syncWatcher(ctx); err != nil {
+		ix.notify(fmt.Sprintf("the index watcher (pid %d) did not answer (%v); checking every file instead", w.PID, err))
+		return false
+	}
+	return true
+}
+
+// syncRequest asks a watcher in the same process to index every change
+// up to the cookie, and to say when it has.
+type syncRequest struct {
+	cookie string
+	done   chan error
+}
+
+// syncLocal syncs with the watcher of this process: it creates a cookie as
+// a reader in another process would, and asks the watcher directly to
+// answer when it has seen it.
+func (ix *Index) syncLocal(ctx context.Context, local chan syncRequest) error {
+	cookie, err := ix.newCookie()
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cookie)
+	req := syncRequest{cookie: cookie, done: make(chan error, 1)}
+	select {
+	case local <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-req.done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newCookie creates a cookie file and returns its path.
+func (ix *Index) newCookie() (string, error) {
+	cookie := filepath.Join(ix.syncDir(), fmt.Sprintf("%d-%d", os.Getpid(), cookieSeq.Add(1)))
+	f, err := os.OpenFile(cookie, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return "", err
+	}
+	return cookie, f.Close()
+}
+
+// syncWatcher creates a cookie and waits until the watcher removes it.
+func (ix *Index) syncWatcher(ctx context.Context) error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := w.Add(ix.syncDir()); err != nil {
+		return err
+	}
+	cookie, err := ix.newCookie()
+	if err != nil {
+		return err
+	}
+	defer os.Remove(cookie)
+	timer := time.NewTimer(syncTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case ev := <-w.Events:
+			if ev.Name == cookie && ev.Has(fsnotify.Remove) {
+				return nil
+			}
+		case err := <-w.Errors:
+			return err
+		case <-timer.C:
+			if _, err := os.Stat(cookie); errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return errors.New("timed out")
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}

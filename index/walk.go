@@ -1,0 +1,121 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// folderStamp is a folder of the vault and its mtime, taken before it was
+// listed.
+type folderStamp struct {
+	path    string // slash-separated, "" for the vault root
+	mtime   int64
+	settled bool
+}
+
+// fileStamp is an entry file found by a walk.
+type fileStamp struct {
+	name  string
+	stamp stamp
+}
+
+// walkTree lists the folders and entry files under the folder start ("" for
+// the whole vault), skipping hidden folders as vault.Walk does.
+func walkTree(ctx context.Context, root, start string, now time.Time) (folders []folderStamp, files []fileStamp, err error) {
+	top := filepath.Join(root, filepath.FromSlash(start))
+	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == top && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			return nil // removed while we walk
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		if rel == "." {
+			rel = ""
+		}
+		if d.IsDir() {
+			if rel != "" && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			// WalkDir calls us before it lists the folder, so this mtime
+			// is from before the listing, as the checks require.
+			fi, err := d.Info()
+			if err != nil {
+				return filepath.SkipDir
+			}
+			s := stampOf(fi)
+			folders = append(folders, folderStamp{path: rel, mtime: s.mtime, settled: s.settledAt(now)})
+			return nil
+		}
+		name, ok := vault.NameOf(rel)
+		if !ok || !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		files = append(files, fileStamp{name: name, stamp: stampOf(fi)})
+		return nil
+	})
+	return folders, files, err
+}
+
+// listing is one folder as read by a check.
+type listing struct {
+	stamp   folderStamp
+	gone    bool
+	entries []string // names of the entry files in it
+	folders []string // paths of the folders in it
+}
+
+// listFolder reads the folder f of the vault.
+func listFolder(root, f string, now time.Time) (listing, error) {
+	abs := filepath.Join(root, filepath.FromSlash(f))
+	l := listing{stamp: folderStamp{path: f}}
+	fi, err := os.Lstat(abs)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+		l.gone = true
+		return l, nil
+	}
+	if err != nil {
+		return l, err
+	}
+	s := stampOf(fi)
+	l.stamp.mtime, l.stamp.settled = s.mtime, s.settledAt(now)
+	des, err := os.ReadDir(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		l.gone = true
+		return l, nil
+	}
+	if err != nil {
+		return l, err
+	}
+	for _, d := range des {
+		if strings.HasPrefix(d.Name(), ".") {
+			continue
+		}
+		rel := path.Join(f, d.Name())
+		if d.IsDir() {
+			l.folders = append(l.folders, rel)
+			continue
+		}
+		if name, ok := vault.NameOf(rel); ok && d.Type().IsRegular() {
+			l.entries = append(l.entries, name)
+		}
+	}
+	return l, nil
+}

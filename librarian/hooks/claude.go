@@ -1,0 +1,130 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// Input is what Claude Code passes to a hook on stdin. Every event has the
+// first four fields; the others belong to one event each.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	CWD            string `json:"cwd"`
+	HookEventName  string `json:"hook_event_name"`
+	// Trigger is PreCompact's: manual (/compact) or auto.
+	Trigger string `json:"trigger"`
+	// Source is SessionStart's: startup, resume, clear or compact.
+	Source string `json:"source"`
+	// Reason is SessionEnd's: clear, logout, prompt_input_exit, other.
+	Reason string `json:"reason"`
+}
+
+// Options configure the handling of a hook event.
+type Options struct {
+	// Deadline is how long the hook may work. Claude Code waits for it, so
+	// what is left then goes on in a background process (see Spawn).
+	Deadline time.Duration
+	// Spawn starts ctx0 with args in the background, with stdin as its
+	// input, without waiting for it. Nil keeps all the work in this
+	// process, however long it takes.
+	Spawn func(args []string, stdin []byte) error
+	// Store opens the vault's ingest state.
+	Store func(ctx context.Context) (*ingest.Store, error)
+	// Log records what the hook did and what went wrong.
+	Log *Log
+}
+
+// DefaultDeadline leaves a hook time to start and exit within a second.
+const DefaultDeadline = 800 * time.Millisecond
+
+// ClaudeCode handles a Claude Code hook event given as the JSON input on
+// stdin, and returns what the hook should print for Claude Code. It never
+// fails: whatever goes wrong is written to the log, so a hook can never
+// break the person's session.
+//
+// PreCompact and SessionEnd ingest the session's transcript and finish its
+// conversations: the words before a compaction and at the end of a session
+// are handed to the librarian. Stop ingests what the last turn added and
+// queues conversations that fell silent. SessionStart prints nothing yet:
+// it will print the session-start context once the extractor exists.
+func ClaudeCode(ctx context.Context, input []byte, o Options) string {
+	var in Input
+	if err := json.Unmarshal(input, &in); err != nil {
+		o.Log.Printf("hook: input is not Claude Code's hook JSON: %v", err)
+		return ""
+	}
+	var end bool
+	switch in.HookEventName {
+	case "PreCompact", "SessionEnd":
+		end = true
+	case "Stop":
+	default:
+		return ""
+	}
+	what := in.HookEventName + " " + in.SessionID
+	if in.TranscriptPath == "" {
+		o.Log.Printf("%s: no transcript_path in the hook input", what)
+		return ""
+	}
+	work := func(ctx context.Context) (ingest.Report, error) {
+		s, err := o.Store(ctx)
+		if err != nil {
+			return ingest.Report{}, err
+		}
+		defer s.Close()
+		f, err := ingest.FileAt(in.TranscriptPath)
+		if err != nil {
+			return ingest.Report{}, err
+		}
+		rep, err := s.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: end})
+		if err == nil && len(rep.Errors) > 0 {
+			err = errors.New(rep.Errors[0])
+		}
+		return rep, err
+	}
+	if o.Spawn == nil {
+		rep, err := work(ctx)
+		o.Log.result(what, rep, err)
+		return ""
+	}
+	type result struct {
+		rep ingest.Report
+		err error
+	}
+	done := make(chan result, 1)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		rep, err := work(wctx)
+		done <- result{rep, err}
+	}()
+	timer := time.NewTimer(o.Deadline)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		o.Log.result(what, r.rep, r.err)
+	case <-timer.C:
+		// What was committed stays; the rest is read again by a process
+		// that may take its time.
+		cancel()
+		if err := o.Spawn([]string{"hook", "claude-code", "--background"}, input); err != nil {
+			o.Log.Printf("%s: not done within %v, and the background run did not start: %v", what, o.Deadline, err)
+		} else {
+			o.Log.Printf("%s: not done within %v; continuing in the background", what, o.Deadline)
+		}
+	}
+	return ""
+}
+
+func (l *Log) result(what string, rep ingest.Report, err error) {
+	if err != nil {
+		l.Printf("%s: %v", what, err)
+		return
+	}
+	l.Printf("%s: %d new messages; conversations queued: %d", what, rep.Messages, rep.Queued)
+}

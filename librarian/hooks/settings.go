@@ -1,0 +1,319 @@
+// Package hooks connects ctx0 to agents' hooks. For Claude Code it installs
+// ctx0's hook in a settings.json, and handles the hook's events: before a
+// compaction, when the agent stops and when the session ends, the session's
+// transcript is ingested and its finished conversations are queued for the
+// librarian.
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Events are the Claude Code hook events ctx0 installs itself for.
+var Events = []string{"SessionStart", "PreCompact", "Stop", "SessionEnd"}
+
+// Change says what Install or Uninstall did to a settings file. Events
+// are listed in the order of Events.
+type Change struct {
+	Settings string   `json:"settings"`
+	Added    []string `json:"added"`
+	Updated  []string `json:"updated"`
+	Removed  []string `json:"removed"`
+}
+
+// Changed reports whether the file was written.
+func (c Change) Changed() bool { return len(c.Added)+len(c.Updated)+len(c.Removed) > 0 }
+
+// Command is the hook command for the vault at root, as Claude Code runs it
+// through the shell.
+func Command(exe, root string) string {
+	return exe + " --vault " + shellQuote(root) + " hook claude-code"
+}
+
+// shellQuote quotes s for a POSIX shell, only if it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isOurs reports whether a hook command is ctx0's Claude Code hook,
+// whatever the binary's path and the vault: ctx0 … hook claude-code.
+func isOurs(command string) bool {
+	f := strings.Fields(command)
+	if len(f) < 3 {
+		return false
+	}
+	if b := filepath.Base(f[0]); b != "ctx0" && b != "ctx0.exe" {
+		return false
+	}
+	for i := 1; i+1 < len(f); i++ {
+		if f[i] == "hook" && f[i+1] == "claude-code" {
+			return true
+		}
+	}
+	return false
+}
+
+// Install merges ctx0's hook, running command, into the Claude Code
+// settings file at path for each of Events. Every other hook and setting
+// is kept as written; a ctx0 hook already there is updated in place, so
+// installing twice changes nothing. The file and its folder are created if
+// needed.
+func Install(path, command string) (Change, error) {
+	return edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+		found, updated := false, false
+		for gi, g := range groups {
+			changed, err := eachOurs(&groups[gi], g, func(hook *object) (keep bool, err error) {
+				if found {
+					return false, nil // a second copy of ours
+				}
+				found = true
+				cur, _ := hook.get("command")
+				var c string
+				_ = json.Unmarshal(cur, &c) // not a string: replaced below
+				if c == command {
+					return true, nil
+				}
+				return true, hook.set("command", command)
+			})
+			if err != nil {
+				return nil, "", err
+			}
+			updated = updated || changed
+		}
+		switch {
+		case updated:
+			return groups, "updated", nil
+		case found:
+			return groups, "", nil
+		}
+		type hook struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		}
+		g, err := marshal(struct {
+			Hooks []hook `json:"hooks"`
+		}{[]hook{{"command", command}}})
+		if err != nil {
+			return nil, "", err
+		}
+		return append(groups, g), "added", nil
+	})
+}
+
+// Uninstall removes what Install added to the settings file at path:
+// ctx0's hooks, and the groups, events and hooks setting left empty by
+// their removal. Everything else is kept as written.
+func Uninstall(path string) (Change, error) {
+	return edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+		removed := false
+		kept := groups[:0]
+		for _, g := range groups {
+			var emptied bool
+			changed, err := eachOurs(&g, g, func(*object) (bool, error) { return false, nil })
+			if err != nil {
+				return nil, "", err
+			}
+			if changed {
+				removed = true
+				var o object
+				if json.Unmarshal(g, &o) == nil {
+					hs, _ := o.get("hooks")
+					emptied = string(hs) == "[]"
+				}
+			}
+			if !emptied {
+				kept = append(kept, g)
+			}
+		}
+		if !removed {
+			return groups, "", nil
+		}
+		return kept, "removed", nil
+	})
+}
+
+// eachOurs calls fn for each of ctx0's hooks in the group g, which it
+// may change; fn says whether to keep it. The group, rewritten if anything
+// changed, goes to *out.
+func eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (keep bool, err error)) (changed bool, err error) {
+	var group object
+	if json.Unmarshal(g, &group) != nil {
+		return false, nil // not a hook group: not ours to touch
+	}
+	raw, ok := group.get("hooks")
+	var list []json.RawMessage
+	if !ok || json.Unmarshal(raw, &list) != nil {
+		return false, nil
+	}
+	kept := list[:0:0]
+	for _, h := range list {
+		var hook object
+		cmd := ""
+		if json.Unmarshal(h, &hook) == nil {
+			c, _ := hook.get("command")
+			_ = json.Unmarshal(c, &cmd) // a command that is not a string is not ours
+		}
+		if !isOurs(cmd) {
+			kept = append(kept, h)
+			continue
+		}
+		before, err := hook.MarshalJSON()
+		if err != nil {
+			return false, err
+		}
+		keep, err := fn(&hook)
+		if err != nil {
+			return false, err
+		}
+		if !keep {
+			changed = true
+			continue
+		}
+		after, err := hook.MarshalJSON()
+		if err != nil {
+			return false, err
+		}
+		if !bytes.Equal(before, after) {
+			changed = true
+		}
+		kept = append(kept, after)
+	}
+	if !changed {
+		return false, nil
+	}
+	if err := group.set("hooks", kept); err != nil {
+		return false, err
+	}
+	*out, err = group.MarshalJSON()
+	return true, err
+}
+
+// edit applies fn to the hook groups of each of Events in the settings
+// file at path; fn returns the new groups and what it did ("added",
+// "updated", "removed" or ""). The file is written, atomically, only if
+// something changed.
+func edit(path string, fn func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error)) (ch Change, err error) {
+	ch = Change{Settings: path, Added: []string{}, Updated: []string{}, Removed: []string{}}
+	settings, mode, err := readSettings(path)
+	if err != nil {
+		return ch, err
+	}
+	var hooks object
+	raw, had := settings.get("hooks")
+	if had && json.Unmarshal(raw, &hooks) != nil {
+		return ch, fmt.Errorf("edit %s: \"hooks\" is not an object", path)
+	}
+	for _, event := range Events {
+		var groups []json.RawMessage
+		raw, ok := hooks.get(event)
+		if ok && json.Unmarshal(raw, &groups) != nil {
+			return ch, fmt.Errorf("edit %s: hooks.%s is not an array", path, event)
+		}
+		groups, did, err := fn(event, groups)
+		if err != nil {
+			return ch, fmt.Errorf("edit %s: %w", path, err)
+		}
+		switch did {
+		case "":
+			continue
+		case "added":
+			ch.Added = append(ch.Added, event)
+		case "updated":
+			ch.Updated = append(ch.Updated, event)
+		case "removed":
+			ch.Removed = append(ch.Removed, event)
+		}
+		if len(groups) == 0 {
+			hooks.remove(event)
+		} else if err := hooks.set(event, groups); err != nil {
+			return ch, err
+		}
+	}
+	if !ch.Changed() {
+		return ch, nil
+	}
+	if len(hooks) == 0 && len(ch.Removed) > 0 {
+		settings.remove("hooks")
+	} else if err := settings.set("hooks", hooks); err != nil {
+		return ch, err
+	}
+	return ch, writeSettings(path, settings, mode)
+}
+
+// readSettings reads a settings file; a missing or empty one is an empty
+// object.
+func readSettings(path string) (object, os.FileMode, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return object{}, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("read Claude Code settings: %w", err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read Claude Code settings: %w", err)
+	}
+	var o object
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := json.Unmarshal(data, &o); err != nil {
+			return nil, 0, fmt.Errorf("read Claude Code settings %s: not valid JSON (%v); fix it or move it away, then try again", path, err)
+		}
+	}
+	return o, fi.Mode().Perm(), nil
+}
+
+// writeSettings writes the settings with two-space indentation, as Claude
+// Code does, through a temporary file renamed into place.
+func writeSettings(path string, settings object, mode os.FileMode) (err error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(settings); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, ".settings-*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(b.Bytes()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

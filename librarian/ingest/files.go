@@ -1,0 +1,118 @@
+package ingest
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctx0/ctx0/librarian/transcript"
+)
+
+// File is a session file to ingest.
+type File struct {
+	Path   string
+	Key    string
+	Source transcript.Source
+	// Project is the project the session named itself, if it did; else
+	// it is found from the working directory (see Store.project).
+	Project string
+}
+
+// FileAt describes the session file at path: its source, from its name or
+// its first line, and its key.
+func FileAt(path string) (File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return File{}, fmt.Errorf("session file %s: %w", path, err)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return File{}, fmt.Errorf("session file: %w", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return File{}, fmt.Errorf("session file: %w", err)
+	} else if fi.IsDir() {
+		return File{}, fmt.Errorf("session file %s: is a folder (use --dir)", path)
+	}
+	// A Codex header can hold the whole system prompt: read far enough
+	// for one line, but not a whole file that has no newline.
+	first, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
+		return File{}, fmt.Errorf("session file %s: %w", path, err)
+	}
+	src := transcript.Detect(abs, first)
+	return File{Path: abs, Key: keyOf(abs, src), Source: src}, nil
+}
+
+// keyOf names a session file independently of the folder it was found
+// in, so the same session under ~/.claude/projects and under a backup
+// copy of it is one file to ingest (seed 004's relative file keys). Claude
+// Code keeps a session as <project>/<session>.jsonl and a sub-agent's as
+// <project>/<session>/subagents/agent-<id>.jsonl; Codex names each file
+// rollout-<time>-<session>.jsonl, unique on its own.
+func keyOf(path string, src transcript.Source) string {
+	parts := strings.Split(strings.TrimLeft(filepath.ToSlash(filepath.Clean(path)), "/"), "/")
+	keep := 2
+	switch {
+	case src == transcript.Codex:
+		keep = 1
+	case len(parts) >= 2 && parts[len(parts)-2] == "subagents":
+		keep = 4
+	}
+	keep = min(keep, len(parts))
+	return string(src) + "/" + strings.Join(parts[len(parts)-keep:], "/")
+}
+
+// FindFiles lists the session files under dir, every *.jsonl at any depth,
+// in a stable order. A dir that does not exist holds none.
+func FindFiles(ctx context.Context, dir string) ([]File, error) {
+	var files []File
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == dir {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+			return nil
+		}
+		f, err := FileAt(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find session files in %s: %w", dir, err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return files, nil
+}
+
+// DefaultDirs are the folders where Claude Code and Codex CLI keep their
+// sessions: $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects) and
+// $CODEX_HOME/sessions (default ~/.codex/sessions).
+func DefaultDirs(home string, getenv func(string) string) []string {
+	claude := getenv("CLAUDE_CONFIG_DIR")
+	if claude == "" {
+		claude = filepath.Join(home, ".claude")
+	}
+	codex := getenv("CODEX_HOME")
+	if codex == "" {
+		codex = filepath.Join(home, ".codex")
+	}
+	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions")}
+}

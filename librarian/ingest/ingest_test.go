@@ -1,0 +1,347 @@
+package ingest
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/librarian/transcript"
+)
+
+// TestPublishedSessions ingests every published session file: each keeps
+// all its messages, nothing is stored twice on a second run, and the
+// conversations match the golden file.
+func TestPublishedSessions(t *testing.T) {
+	s, _ := testStore(t)
+	files := publishedFiles(t)
+	rep := ingest(t, s, files, Options{})
+	want := 0
+	for _, f := range files {
+		n := len(parsed(t, f))
+		want += n
+		var got int
+		if err := s.db.QueryRow(`SELECT count(*) FROM messages WHERE file = ?`, f.Key).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != n {
+			t.Errorf("%s: %d messages stored, the parser reads %d", f.Key, got, n)
+		}
+	}
+	if rep.Messages != want || rep.Read != len(files) {
+		t.Errorf("report %+v: want %d messages from %d files", rep, want, len(files))
+	}
+	before := dump(t, s)
+	again := ingest(t, s, files, Options{})
+	if again.Messages != 0 || again.Read != 0 || dump(t, s) != before {
+		t.Errorf("a second ingest changed the state: %+v", again)
+	}
+	list, err := s.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join("testdata", "conversations.golden.json"), append(got, '\n'))
+}
+
+// TestGapSplitting: messages split into conversations on silences longer
+// than the gap, in time order even where the file is not.
+func TestGapSplitting(t *testing.T) {
+	at := func(min int) time.Time {
+		return time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC).Add(time.Duration(min) * time.Minute)
+	}
+	tests := []struct {
+		name    string
+		gap     int
+		minutes []int // message times, in file order
+		want    [][2]int
+	}{
+		{"one conversation", 60, []int{0, 10, 70, 130}, [][2]int{{0, 130}}},
+		{"a gap of exactly the limit does not split", 60, []int{0, 60}, [][2]int{{0, 60}}},
+		{"a longer silence splits", 60, []int{0, 10, 71, 80}, [][2]int{{0, 10}, {71, 80}}},
+		{"three parts", 30, []int{0, 31, 62, 63, 200}, [][2]int{{0, 0}, {31, 31}, {62, 63}, {200, 200}}},
+		{"out of file order", 60, []int{80, 0, 75, 5}, [][2]int{{0, 5}, {75, 80}}},
+		{"a late line inside a conversation", 60, []int{0, 20, 200, 10}, [][2]int{{0, 20}, {200, 200}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, root := testStore(t, WithConfig(Config{GapMinutes: tt.gap, MinUserMessages: 1}))
+			var b strings.Builder
+			for i, m := range tt.minutes {
+				b.WriteString(line("s1", "user", fmt.Sprintf("message %d", i), at(m)))
+			}
+			f := writeFile(t, root, "p/s1.jsonl", b.String())
+			ingest(t, s, []File{f}, Options{})
+			list, err := s.Conversations(t.Context(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [][2]int
+			total := 0
+			for _, c := range list {
+				got = append(got, [2]int{int(c.First.Sub(at(0)).Minutes()), int(c.Last.Sub(at(0)).Minutes())})
+				total += c.Messages
+			}
+			if !reflect.DeepEqual(got, tt.want) || total != len(tt.minutes) {
+				t.Errorf("conversations %v holding %d messages, want %v holding %d", got, total, tt.want, len(tt.minutes))
+			}
+		})
+	}
+}
+
+// TestAppendWhileIngesting: a writer appends a session file in pieces of
+// any size, cutting lines anywhere, while ingest runs again and again with
+// small chunks. The end state equals one ingest of the whole file.
+func TestAppendWhileIngesting(t *testing.T) {
+	var whole []byte
+	for _, f := range publishedFiles(t) {
+		if f.Source != transcript.ClaudeCode {
+			continue
+		}
+		data, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole = append(whole, data...)
+	}
+	for _, chunk := range []int{1 << 10, 64 << 10} {
+		t.Run(fmt.Sprint("chunk ", chunk), func(t *testing.T) {
+			s, root := testStore(t, WithChunkSize(chunk))
+			f := writeFile(t, root, "proj/session.jsonl", "")
+			out, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			var wg sync.WaitGroup
+			done := make(chan struct{})
+			wg.Go(func() {
+				defer close(done)
+				r := rand.New(rand.NewPCG(1, uint64(chunk)))
+				for off := 0; off < len(whole); {
+					n := min(len(whole)-off, 1+r.IntN(32<<10))
+					if _, err := out.Write(whole[off : off+n]); err != nil {
+						t.Error(err)
+						return
+					}
+					off += n
+				}
+			})
+			runs := 0
+			for running := true; running; runs++ {
+				select {
+				case <-done:
+					running = false
+				default:
+				}
+				ingest(t, s, []File{f}, Options{})
+			}
+			wg.Wait()
+			ingest(t, s, []File{f}, Options{})
+
+			ref, refRoot := testStore(t)
+			g := writeFile(t, refRoot, "proj/session.jsonl", string(whole))
+			ingest(t, ref, []File{g}, Options{})
+			if got, want := dump(t, s), dump(t, ref); got != want {
+				t.Errorf("after %d ingests while appending, the state differs from one ingest of the whole file:\n%s", runs, firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\n got %.400s\nwant %.400s", i+1, gl, wl)
+		}
+	}
+	return ""
+}
+
+// TestRewritten: a file that shrank, or whose read part changed, is read
+// again from the start; --reimport starts over; the statuses the librarian
+// depends on survive.
+func TestRewritten(t *testing.T) {
+	at := func(min int) time.Time {
+		return time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC).Add(time.Duration(min) * time.Minute)
+	}
+	s, root := testStore(t)
+	var b strings.Builder
+	for i := range 6 {
+		b.WriteString(line("s1", "user", fmt.Sprintf("question %d", i), at(i)))
+		b.WriteString(`{"type":"assistant","sessionId":"s1","timestamp":"` + at(i).Add(time.Second).Format(time.RFC3339) + `","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"make"}},{"type":"tool_use","name":"Read","input":{"file_path":"x"}}]}}` + "\n")
+	}
+	orig := b.String()
+	f := writeFile(t, root, "p/s1.jsonl", orig)
+	ingest(t, s, []File{f}, Options{})
+	if n, err := s.Queue(t.Context(), f.Key, true); err != nil || n != 1 {
+		t.Fatalf("queued %d (%v), want 1", n, err)
+	}
+	messages := func() string {
+		rows, err := s.db.Query(`SELECT text FROM messages WHERE role = 'user' ORDER BY pos`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var s string
+			rows.Scan(&s)
+			out = append(out, s)
+		}
+		return strings.Join(out, "|")
+	}
+	status := func() string {
+		list, err := s.Conversations(t.Context(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range list {
+			out = append(out, fmt.Sprintf("%s:%d", c.Status, c.Messages))
+		}
+		return strings.Join(out, " ")
+	}
+	// Same size, other bytes: rewritten in place.
+	edited := strings.Replace(orig, "question 0", "QUESTION 0", 1)
+	writeFile(t, root, "p/s1.jsonl", edited)
+	if rep := ingest(t, s, []File{f}, Options{}); rep.Reread != 1 {
+		t.Errorf("rewritten in place: %+v, want a reread", rep)
+	}
+	if got := messages(); !strings.HasPrefix(got, "QUESTION 0|question 1") {
+		t.Errorf("after the rewrite: %s", got)
+	}
+	if got := status(); got != "queued:12" {
+		t.Errorf("statuses after the rewrite: %s, want the queued conversation kept", got)
+	}
+	// Shorter.
+	writeFile(t, root, "p/s1.jsonl", line("s1", "user", "only this", at(0)))
+	if rep := ingest(t, s, []File{f}, Options{}); rep.Reread != 1 || messages() != "only this" {
+		t.Errorf("shrunk: %+v, messages %s", rep, messages())
+	}
+	// Reimport of an unchanged file reads it all again and keeps the rest.
+	writeFile(t, root, "p/s1.jsonl", orig)
+	ingest(t, s, []File{f}, Options{})
+	before := dump(t, s)
+	if rep := ingest(t, s, []File{f}, Options{Reimport: true}); rep.Reread != 1 || rep.Messages != 12 {
+		t.Errorf("reimport: %+v", rep)
+	}
+	if after := dump(t, s); after != before {
+		t.Errorf("reimport changed the state:\n%s", firstDiff(after, before))
+	}
+}
+
+// TestPartialLine: a line still being written waits; once the writer has
+// been silent for the gap, or the session ends, a last line without its
+// newline is read.
+func TestPartialLine(t *testing.T) {
+	s, root := testStore(t)
+	old := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	first := line("s1", "user", "first", old)
+	last := strings.TrimSuffix(line("s1", "user", "last", old.Add(time.Minute)), "\n")
+	f := writeFile(t, root, "p/s1.jsonl", first+last[:20])
+	// The file was just written: as far as the clock knows, it is live.
+	s.now = func() time.Time { return time.Now() }
+	ingest(t, s, []File{f}, Options{})
+	if n := countRows(t, s.db, "messages"); n != 1 {
+		t.Fatalf("%d messages, want 1: half a line must wait", n)
+	}
+	writeFile(t, root, "p/s1.jsonl", first+last)
+	ingest(t, s, []File{f}, Options{})
+	if n := countRows(t, s.db, "messages"); n != 1 {
+		t.Fatalf("%d messages, want 1: a line without its newline waits while the writer may go on", n)
+	}
+	ingest(t, s, []File{f}, Options{End: true})
+	if n := countRows(t, s.db, "messages"); n != 2 {
+		t.Fatalf("%d messages, want 2 once the session ended", n)
+	}
+}
+
+// TestUnreadable: a file that cannot be read is reported; the others are
+// still read.
+func TestUnreadable(t *testing.T) {
+	s, root := testStore(t)
+	good := writeFile(t, root, "p/good.jsonl", line("s1", "user", "hello", testNow))
+	gone := File{Path: filepath.Join(root, "p", "gone.jsonl"), Key: "claude-code/p/gone.jsonl", Source: transcript.ClaudeCode}
+	rep, err := s.Ingest(t.Context(), []File{gone, good}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Errors) != 1 || !strings.Contains(rep.Errors[0], "gone.jsonl") || rep.Messages != 1 {
+		t.Errorf("report %+v: want one error naming gone.jsonl and the good file read", rep)
+	}
+}
+
+func TestKeys(t *testing.T) {
+	tests := []struct {
+		path string
+		src  transcript.Source
+		want string
+	}{
+		{"/home/u/.claude/projects/-home-u-app/5b53.jsonl", transcript.ClaudeCode, "claude-code/-home-u-app/5b53.jsonl"},
+		{"/backup/projects-backup/-home-u-app/5b53.jsonl", transcript.ClaudeCode, "claude-code/-home-u-app/5b53.jsonl"},
+		{"/home/u/.claude/projects/-home-u-app/5b53/subagents/agent-a1.jsonl", transcript.ClaudeCode, "claude-code/-home-u-app/5b53/subagents/agent-a1.jsonl"},
+		{"/home/u/.codex/sessions/2025/08/25/rollout-2025-08-25T08-13-30-fce9.jsonl", transcript.Codex, "codex/rollout-2025-08-25T08-13-30-fce9.jsonl"},
+		{"/s.jsonl", transcript.ClaudeCode, "claude-code/s.jsonl"},
+	}
+	for _, tt := range tests {
+		if got := keyOf(tt.path, tt.src); got != tt.want {
+			t.Errorf("keyOf(%s) = %s, want %s", tt.path, got, tt.want)
+		}
+	}
+	home := "/home/u"
+	env := map[string]string{"CODEX_HOME": "/opt/codex"}
+	if got := DefaultDirs(home, func(k string) string { return env[k] }); !reflect.DeepEqual(got, []string{"/home/u/.claude/projects", "/opt/codex/sessions"}) {
+		t.Errorf("DefaultDirs = %v", got)
+	}
+}
+
+// TestSecretsRedacted: a key pasted into a session is stored as a marker
+// and cannot be found.
+func TestSecretsRedacted(t *testing.T) {
+	s, root := testStore(t)
+	const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123"
+	f := writeFile(t, root, "p/s.jsonl",
+		line("s", "user", "use ANTHROPIC_API_KEY="+key+" for the deploy", testNow)+
+			`{"type":"assistant","sessionId":"s","timestamp":"2026-05-01T12:00:01Z","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":"curl -H 'Authorization: Bearer abcdef0123456789abcdef0123456789' https://api.example.com"}}]}}`+"\n")
+	ingest(t, s, []File{f}, Options{})
+	var all strings.Builder
+	for _, q := range []string{`SELECT text || tools FROM messages`, `SELECT text FROM blocks_fts`} {
+		rows, err := s.db.Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var x string
+			rows.Scan(&x)
+			all.WriteString(x)
+		}
+		rows.Close()
+	}
+	if strings.Contains(all.String(), key) || strings.Contains(all.String(), "abcdef0123456789abcdef") {
+		t.Errorf("a secret was stored: %s", all.String())
+	}
+	if !strings.Contains(all.String(), "[REDACTED:anthropic-key]") || !strings.Contains(all.String(), "Bearer [REDACTED:bearer]") {
+		t.Errorf("no redaction markers in %s", all.String())
+	}
+	if hits, err := s.Search(t.Context(), Query{Text: "abcdefghijklmnopqrstuvwxyz0123"}); err != nil || len(hits) != 0 {
+		t.Errorf("search for the key found %v (%v)", hits, err)
+	}
+}

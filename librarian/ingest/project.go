@@ -1,0 +1,87 @@
+package ingest
+
+import (
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+)
+
+// project names the project a session worked on: the normalized remote URL
+// of the git repository at cwd, so that two checkouts of one repository
+// share a project and two folders named app do not; else the repository
+// the session itself recorded (when cwd is on another machine); else the
+// folder. Answers are cached per folder for the life of the store.
+func (s *Store) project(cwd, recorded string) string {
+	key := cwd + "\x00" + recorded
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.projects[key]; ok {
+		return p
+	}
+	p := remoteOf(cwd)
+	if p == "" {
+		p = NormalizeRemote(recorded)
+	}
+	if p == "" && cwd != "" {
+		p = filepath.Clean(cwd)
+	}
+	s.projects[key] = p
+	return p
+}
+
+// remoteOf is the normalized URL of the origin remote (else the first
+// remote by name) of the git repository that holds dir, or "". It reads
+// .git/config; it never runs git.
+func remoteOf(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return ""
+	}
+	cfg, err := repo.Config()
+	if err != nil || len(cfg.Remotes) == 0 {
+		return ""
+	}
+	r, ok := cfg.Remotes["origin"]
+	if !ok {
+		names := make([]string, 0, len(cfg.Remotes))
+		for n := range cfg.Remotes {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		r = cfg.Remotes[names[0]]
+	}
+	if len(r.URLs) == 0 {
+		return ""
+	}
+	return NormalizeRemote(r.URLs[0])
+}
+
+// NormalizeRemote reduces a git remote URL to host/path, the same for
+// every way of writing it: git@github.com:o/r.git,
+// https://user:token@GitHub.com/o/r and ssh://git@github.com:22/o/r/ all
+// become github.com/o/r. A local path stays a path.
+func NormalizeRemote(raw string) string {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return ""
+	}
+	var host, path string
+	if u, err := url.Parse(s); err == nil && u.Scheme != "" && u.Host != "" {
+		host, path = u.Hostname(), u.Path
+	} else if at := strings.Index(s, "@"); !strings.Contains(s, "://") && strings.Contains(s, ":") && !filepath.IsAbs(s) {
+		// scp-like: [user@]host:path
+		hp := s[at+1:]
+		host, path, _ = strings.Cut(hp, ":")
+	} else {
+		return strings.TrimSuffix(filepath.ToSlash(filepath.Clean(strings.TrimPrefix(s, "file://"))), ".git")
+	}
+	path = strings.Trim(path, "/")
+	path = strings.TrimSuffix(path, ".git")
+	return strings.ToLower(host) + "/" + path
+}

@@ -1,0 +1,136 @@
+package ingest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/librarian/transcript"
+)
+
+// Hit is a passage of a past session that matches a search.
+type Hit struct {
+	Conversation int64             `json:"conversation"`
+	Session      string            `json:"session"`
+	Source       transcript.Source `json:"source"`
+	Project      string            `json:"project"`
+	// Time and Speaker are those of the message the snippet starts in.
+	Time    time.Time       `json:"time"`
+	Speaker transcript.Role `json:"speaker"`
+	Score   float64         `json:"score"`
+	Snippet string          `json:"snippet"`
+}
+
+// Marks around matched terms in a snippet, the same as the vault search's.
+const (
+	markOpen  = "«"
+	markClose = "»"
+)
+
+// DefaultLimit is the number of hits a search returns unless asked.
+const DefaultLimit = 10
+
+// Query is a search of past sessions.
+type Query struct {
+	Text    string    // what to look for, in the syntax of package query
+	Limit   int       // at most this many hits; 0 means DefaultLimit
+	Project string    // only conversations of this project
+	Since   time.Time // only conversations that went on at or after Since
+}
+
+// Search finds what was said in past sessions, best match first: words,
+// "phrases", OR, NOT and prefix* as package query reads them. A message
+// counts with the few around it, so the words of a question and of its
+// answer match together.
+func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
+	hits := []Hit{}
+	expr := query.Translate(q.Text)
+	if expr == "" {
+		return hits, nil
+	}
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	type found struct {
+		block int64
+		hit   Hit
+	}
+	var rows []found
+	since := int64(math.MinInt64)
+	if !q.Since.IsZero() {
+		since = millis(q.Since)
+	}
+	run := func(expr string) error {
+		rows = rows[:0]
+		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, bm25(blocks_fts),
+				snippet(blocks_fts, 0, '`+markOpen+`', '`+markClose+`', '…', 16)
+			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
+			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ?
+			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, expr, q.Project, q.Project, since, q.Limit)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var f found
+			if err := rs.Scan(&f.block, &f.hit.Conversation, &f.hit.Session, &f.hit.Source, &f.hit.Project, &f.hit.Score, &f.hit.Snippet); err != nil {
+				return err
+			}
+			f.hit.Score = math.Round(-f.hit.Score*1000) / 1000
+			f.hit.Snippet = strings.Join(strings.Fields(query.Unsegment(f.hit.Snippet)), " ")
+			rows = append(rows, f)
+		}
+		return rs.Err()
+	}
+	err := run(expr)
+	if fb := query.Fallback(q.Text); err != nil && fb != "" && fb != expr {
+		// FTS5 refused the expression: a field such as title: means
+		// nothing in a transcript. Search the plain words.
+		err = run(fb)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
+	}
+	for _, f := range rows {
+		if err := s.attribute(ctx, f.block, &f.hit); err != nil {
+			return nil, err
+		}
+		hits = append(hits, f.hit)
+	}
+	return hits, nil
+}
+
+// attribute finds who said the snippet and when: the first message of the
+// block that holds the first matched term.
+func (s *Store) attribute(ctx context.Context, block int64, h *Hit) error {
+	term := ""
+	if _, after, ok := strings.Cut(h.Snippet, markOpen); ok {
+		term, _, _ = strings.Cut(after, markClose)
+	}
+	term = strings.ToLower(term)
+	rows, err := s.db.QueryContext(ctx, `SELECT pos, session, role, at, text, tools, cwd FROM messages WHERE block = ? ORDER BY id`, block)
+	if err != nil {
+		return fmt.Errorf("read search block %d: %w", block, err)
+	}
+	defer rows.Close()
+	set := false
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return err
+		}
+		var w strings.Builder
+		writeBlockText(&w, m)
+		has := term != "" && strings.Contains(strings.ToLower(w.String()), term)
+		if !set || has {
+			h.Time, h.Speaker, set = m.Time, m.Role, true
+		}
+		if has {
+			break
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,161 @@
+// Package ingest keeps the machine-local record of agents' sessions: which
+// session files have been read and how far, their messages (redacted),
+// the conversations they split into, and a full-text index over what was
+// said. It lives in an SQLite file under the vault's .ctx0/state/, which
+// git ignores: transcripts never enter the vault.
+//
+// Ingesting is incremental and crash-safe. A file is read in chunks; each
+// chunk's messages, its conversations and the offset reached are written in
+// one transaction, so a process killed at any moment leaves every message
+// stored exactly once, and the next run continues from the last commit.
+// Several processes (a hook, a watcher, a person's command) may ingest at
+// once: a chunk only commits if the file's offset is still the one it was
+// read from.
+package ingest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"modernc.org/sqlite"
+)
+
+// StateDir is where ctx0 keeps machine-local state, relative to the vault
+// root. The vault's .gitignore leaves it out of git.
+const StateDir = ".ctx0/state"
+
+// dbFile is the state database, in StateDir.
+const dbFile = "ingest.db"
+
+// Store is the ingest state of one vault. Its methods may be called from
+// several goroutines.
+type Store struct {
+	db    *sql.DB
+	dir   string
+	cfg   Config
+	now   func() time.Time
+	chunk int
+
+	mu       sync.Mutex
+	projects map[string]string // by folder and recorded remote, see project
+}
+
+// Option adjusts an opened Store.
+type Option func(*Store)
+
+// WithClock makes the store read the time from now, for tests and for
+// CTX0_NOW.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// WithConfig replaces the configuration read from the vault.
+func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
+
+// WithChunkSize sets how many bytes of a file one transaction reads, so
+// tests can exercise many commits on a small file.
+func WithChunkSize(n int) Option { return func(s *Store) { s.chunk = n } }
+
+// defaultChunk bounds the memory and the work a crash can lose: a chunk's
+// transaction commits in a few milliseconds.
+const defaultChunk = 1 << 20
+
+// pragmas: WAL, so a hook's short write and a long import interleave and
+// readers never wait; a busy timeout, so processes queue instead of
+// failing; immediate transactions, so a writer takes the lock up front and
+// two writers never deadlock upgrading a read. NORMAL sync is enough: a
+// commit lost to a power cut is read again from the session file, which
+// stays the source of truth.
+const pragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// Open opens the ingest state of the vault at root, creating it if needed,
+// and returns conversations that a dead run left in processing to the
+// queue.
+func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error) {
+	cfg, err := LoadConfig(root)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(root, filepath.FromSlash(StateDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("open ingest state: %w", err)
+	}
+	p := filepath.Join(dir, dbFile)
+	c, err := sqlite.NewConnector(p + pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("open ingest state %s: %w", p, err)
+	}
+	db := sql.OpenDB(c)
+	// One connection: a CLI process does one thing at a time, and SQLite
+	// takes one writer anyway.
+	db.SetMaxOpenConns(1)
+	s = &Store{db: db, dir: dir, cfg: cfg, now: time.Now, chunk: defaultChunk, projects: map[string]string{}}
+	for _, o := range opts {
+		o(s)
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("open ingest state %s: %w", p, err)
+	}
+	if err := s.recoverClaims(ctx); err != nil {
+		return nil, fmt.Errorf("open ingest state %s: %w", p, err)
+	}
+	return s, nil
+}
+
+// Close closes the state database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// ErrNewerState is returned for a state written by a newer ctx0.
+var ErrNewerState = errors.New("ingest state was written by a newer ctx0; upgrade ctx0")
+
+func (s *Store) migrate(ctx context.Context) error {
+	return s.withTx(ctx, func(tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return err
+		}
+		if v > schemaVersion {
+			return ErrNewerState
+		}
+		for ; v < schemaVersion; v++ {
+			for _, stmt := range migrations[v] {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migrate to version %d: %w", v+1, err)
+				}
+			}
+		}
+		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion))
+		return err
+	})
+}
+
+// withTx runs fn in a transaction and commits it, or rolls it back if fn
+// or the commit fails.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+			return
+		}
+		err = tx.Commit()
+	}()
+	return fn(tx)
+}
+
+// millis and fromMillis convert the stored times.
+func millis(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

@@ -1,0 +1,262 @@
+package transcript
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+)
+
+// codexLine is a line of a Codex CLI rollout file in any of its shapes: the
+// envelope {timestamp, type, payload} (from about September 2025), or,
+// before it, a bare header {id, timestamp, git}, a {"record_type":"state"}
+// marker or a bare Responses API item.
+type codexLine struct {
+	Timestamp  string     `json:"timestamp"`
+	Type       string     `json:"type"`
+	Payload    *codexItem `json:"payload"`
+	ID         string     `json:"id"`
+	RecordType string     `json:"record_type"`
+	Git        *codexGit  `json:"git"`
+}
+
+type codexGit struct {
+	RepositoryURL string `json:"repository_url"`
+}
+
+// codexItem is a payload: a Responses API item (message, function_call, …),
+// a session header or a turn context.
+type codexItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	Name      string          `json:"name"`
+	Arguments string          `json:"arguments"`
+	Input     string          `json:"input"`
+	Action    *struct {
+		Command []string `json:"command"`
+		Query   string   `json:"query"`
+	} `json:"action"`
+	ID        string    `json:"id"`
+	Timestamp string    `json:"timestamp"`
+	CWD       string    `json:"cwd"`
+	Git       *codexGit `json:"git"`
+}
+
+// parseCodexLine reads one line of a Codex CLI rollout file. The user's
+// and the assistant's messages and the tool calls are kept; the event
+// stream (which mirrors the messages), reasoning, tool output and the
+// context Codex injects as user messages are counted and left out.
+func parseCodexLine(line []byte, pos int64, st *State, c *Chunk) {
+	var l codexLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		c.Skipped["malformed"]++
+		return
+	}
+	if t, ok := parseTime(l.Timestamp); ok {
+		st.Time = t
+	}
+	var it codexItem
+	switch {
+	case l.Payload != nil:
+		it = *l.Payload
+	case l.RecordType != "":
+		c.Skipped[l.RecordType]++
+		return
+	case l.Type == "" && l.ID != "":
+		// The header of a file from before the envelope.
+		st.Session = l.ID
+		if l.Git != nil {
+			st.Repo = l.Git.RepositoryURL
+		}
+		c.Skipped["session_meta"]++
+		return
+	case l.Type == "":
+		c.Skipped["malformed"]++
+		return
+	default:
+		// A bare item: the line is the item.
+		if err := json.Unmarshal(line, &it); err != nil {
+			c.Skipped["malformed"]++
+			return
+		}
+		l.Type = "response_item"
+	}
+	switch l.Type {
+	case "response_item":
+		codexResponseItem(it, pos, st, c)
+	case "session_meta":
+		st.Session = it.ID
+		if it.CWD != "" {
+			st.CWD = it.CWD
+		}
+		if it.Git != nil {
+			st.Repo = it.Git.RepositoryURL
+		}
+		c.Skipped["session_meta"]++
+	case "turn_context":
+		if it.CWD != "" {
+			st.CWD = it.CWD
+		}
+		c.Skipped["turn_context"]++
+	case "event_msg":
+		c.Skipped["event"]++
+	default:
+		// compacted, and the line types of later versions.
+		c.Skipped[l.Type]++
+	}
+}
+
+// codexResponseItem reads a Responses API item.
+func codexResponseItem(it codexItem, pos int64, st *State, c *Chunk) {
+	switch it.Type {
+	case "message":
+		codexMessage(it, pos, st, c)
+	case "function_call":
+		var args map[string]any
+		_ = json.Unmarshal([]byte(it.Arguments), &args) // a call without readable arguments still counts
+		c.emit(st, pos, Assistant, "", codexTools(it.Name, args))
+	case "custom_tool_call":
+		if it.Name == "apply_patch" {
+			c.emit(st, pos, Assistant, "", patchTools(it.Name, it.Input))
+		} else {
+			c.emit(st, pos, Assistant, "", []Tool{{Name: it.Name, Kind: Other, Target: oneLine(it.Input)}})
+		}
+	case "local_shell_call":
+		var argv []string
+		if it.Action != nil {
+			argv = it.Action.Command
+		}
+		c.emit(st, pos, Assistant, "", shellTools("shell", argv))
+	case "web_search_call":
+		q := ""
+		if it.Action != nil {
+			q = it.Action.Query
+		}
+		c.emit(st, pos, Assistant, "", []Tool{{Name: "web_search", Kind: Web, Target: oneLine(q)}})
+	case "":
+		c.Skipped["malformed"]++
+	default:
+		// reasoning, *_output, ghost_snapshot, …
+		c.Skipped[it.Type]++
+	}
+}
+
+// codexMessage reads a message item: the user's prompt (without what Codex
+// injected into it) or the assistant's text.
+func codexMessage(it codexItem, pos int64, st *State, c *Chunk) {
+	var items []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(it.Content, &items); err != nil {
+		c.Skipped["malformed"]++
+		return
+	}
+	var role Role
+	switch it.Role {
+	case "user":
+		role = User
+	case "assistant":
+		role = Assistant
+	default:
+		// developer and system messages are Codex's instructions.
+		c.Skipped[it.Role+"_message"]++
+		return
+	}
+	var texts []string
+	for _, x := range items {
+		switch {
+		case x.Type == "input_image":
+			texts = append(texts, "[image]")
+		case role == User && injected(x.Text):
+			if cwd := envCWD(x.Text); cwd != "" {
+				st.CWD = cwd
+			}
+			c.Skipped["injected"]++
+		case x.Text != "":
+			texts = append(texts, x.Text)
+		}
+	}
+	text := strings.TrimSpace(strings.Join(texts, "\n\n"))
+	if text == "" {
+		return
+	}
+	c.emit(st, pos, role, text, nil)
+}
+
+// injectedPrefixes start the content Codex adds to the conversation as user
+// messages: the environment, AGENTS.md, skills, instructions.
+var injectedPrefixes = []string{
+	"<environment_context>",
+	"<user_instructions>",
+	"# AGENTS.md instructions",
+	"<INSTRUCTIONS>",
+	"<skill>",
+	"<permissions instructions>",
+	"<collaboration_mode>",
+	"<user_shell_command>",
+	"<turn_aborted>",
+}
+
+func injected(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	cwdTag  = regexp.MustCompile(`<cwd>\s*(.*?)\s*</cwd>`)
+	cwdLine = regexp.MustCompile(`(?m)^Current working directory:\s*(.+?)\s*$`)
+)
+
+// envCWD is the working directory an environment context names, in its
+// XML form or its older plain-text form.
+func envCWD(text string) string {
+	if !strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") {
+		return ""
+	}
+	for _, re := range []*regexp.Regexp{cwdTag, cwdLine} {
+		if m := re.FindStringSubmatch(text); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// codexTools is the gist of a function call.
+func codexTools(name string, args map[string]any) []Tool {
+	switch name {
+	case "shell", "container.exec":
+		var argv []string
+		cmd, _ := args["command"].([]any)
+		for _, a := range cmd {
+			s, _ := a.(string)
+			argv = append(argv, s)
+		}
+		return shellTools(name, argv)
+	case "exec_command":
+		return []Tool{{Name: name, Kind: Command, Target: oneLine(str(args, "cmd"))}}
+	case "update_plan":
+		return []Tool{{Name: name, Kind: Other, Target: oneLine(str(args, "explanation"))}}
+	case "view_image":
+		return []Tool{{Name: name, Kind: Read, Target: oneLine(str(args, "path"))}}
+	}
+	return []Tool{{Name: name, Kind: Other, Target: oneLine(firstStr(args, "path", "file_path", "cmd", "command", "query", "url", "pattern"))}}
+}
+
+// shellTools is the gist of a command given as an argument vector: the
+// script of `bash -lc script`, or apply_patch's files.
+func shellTools(name string, argv []string) []Tool {
+	if len(argv) >= 2 && argv[0] == "apply_patch" {
+		return patchTools("apply_patch", argv[1])
+	}
+	cmd := strings.Join(argv, " ")
+	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
+		cmd = argv[2]
+	}
+	return []Tool{{Name: name, Kind: Command, Target: oneLine(cmd)}}
+}

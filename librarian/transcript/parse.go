@@ -1,0 +1,95 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"path"
+	"strings"
+	"time"
+)
+
+// Chunk is what Parse read from a piece of a session file.
+type Chunk struct {
+	Messages []Message
+	Skipped  Skipped
+	// Used is how many bytes of the piece Parse consumed: its complete
+	// lines. What follows (a last line still being written) is left for the
+	// next read, which starts at the piece's offset plus Used.
+	Used int
+}
+
+// Parse reads the complete lines of data, a piece of a JSONL session file
+// of source src that starts at byte offset base of the file, carrying st
+// from line to line. A last line without its newline is still being
+// written: it is left for the next read, unless final says the writer is
+// done with the file, so that a file whose writer died before the last
+// newline is still read to its end. A line that is not JSON is skipped and
+// counted, never fatal.
+func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
+	c := Chunk{Skipped: Skipped{}}
+	for c.Used < len(data) {
+		rest := data[c.Used:]
+		line := rest
+		n := len(rest)
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, n = rest[:i], i+1
+		} else if !final {
+			break
+		}
+		pos := base + int64(c.Used)
+		c.Used += n
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		switch src {
+		case ClaudeCode:
+			parseClaudeLine(line, pos, st, &c)
+		case Codex:
+			parseCodexLine(line, pos, st, &c)
+		default:
+			c.Skipped["unreadable"]++
+		}
+	}
+	return c
+}
+
+// Detect tells the source of a JSONL session file from its name and its
+// first line: Codex names its files rollout-…, and its first line is a
+// session header; anything else is read as Claude Code's.
+func Detect(name string, firstLine []byte) Source {
+	if strings.HasPrefix(path.Base(name), "rollout-") {
+		return Codex
+	}
+	var head struct {
+		Type         string          `json:"type"`
+		ID           string          `json:"id"`
+		Instructions json.RawMessage `json:"instructions"`
+	}
+	if json.Unmarshal(firstLine, &head) == nil &&
+		(head.Type == "session_meta" || head.Type == "" && head.ID != "" && head.Instructions != nil) {
+		return Codex
+	}
+	return ClaudeCode
+}
+
+// parseTime reads an RFC 3339 timestamp; ok is false for anything else.
+func parseTime(s string) (t time.Time, ok bool) {
+	if s == "" {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t.UTC(), err == nil
+}
+
+// emit adds a message at the state's time and place.
+func (c *Chunk) emit(st *State, pos int64, role Role, text string, tools []Tool) {
+	if st.Time.IsZero() {
+		c.Skipped["no_timestamp"]++
+		return
+	}
+	c.Messages = append(c.Messages, Message{
+		Pos: pos, Session: st.Session, Role: role, Time: st.Time,
+		Text: text, Tools: tools, CWD: st.CWD,
+	})
+}

@@ -1,0 +1,179 @@
+// Package redact replaces secrets in text (API keys, tokens, passwords,
+// private keys) with a marker that names their kind, [REDACTED:kind]. Session
+// transcripts pass through it before they are stored, and an export can pass
+// a vault through it before it is shared.
+//
+// It recognizes secrets by their shape, so it errs on the side of
+// redacting: a value assigned to a field named like a password is redacted
+// whatever it looks like. Redacting twice gives the same text as redacting
+// once.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Marker is how a redacted secret of kind reads in the output.
+func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
+
+// rule finds one kind of secret. The secret is the whole match, or the
+// first submatch when the pattern has one (the rest, such as "Bearer " or
+// "password=", is context that stays). hints are substrings one of which
+// must occur in the text, checked case-insensitively when fold is set, so
+// the regular expression only runs on text that may hold a match.
+type rule struct {
+	kind  string
+	re    *regexp.Regexp
+	hints []string
+	fold  bool
+	// bounded: the match must not continue a longer token on its left, so
+	// "sk-" inside base64 or a word is not taken for a key.
+	bounded bool
+}
+
+// assignedValue is what may follow "password=" and the like: a quoted
+// string, or a run that ends at a space, a quote, a separator or the end of
+// the text. Neither may hold the brackets, braces and parentheses of code,
+// so `token = getToken()` and `password = os.environ["PASSWORD"]` stay.
+const assignedValue = `(?:"([^"\s\[\]{}()<>$]{4,})"|'([^'\s\[\]{}()<>$]{4,})'|([^\s"'\[\]{}()<>$,;]{6,})(?:[\s"',;]|\z))`
+
+// The order matters: specific shapes first, so a key assigned to a
+// variable is named by its shape, not by the variable.
+var rules = []rule{
+	{
+		kind:  "private-key",
+		re:    regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`),
+		hints: []string{"PRIVATE KEY-----"},
+	},
+	{kind: "anthropic-key", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`), hints: []string{"sk-ant-"}, bounded: true},
+	{kind: "openai-key", re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), hints: []string{"sk-"}, bounded: true},
+	{kind: "stripe-key", re: regexp.MustCompile(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`), hints: []string{"_live_", "_test_"}, bounded: true},
+	{kind: "aws-access-key", re: regexp.MustCompile(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
+	{kind: "github-token", re: regexp.MustCompile(`(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), hints: []string{"gh", "github_pat_"}, bounded: true},
+	{kind: "gitlab-token", re: regexp.MustCompile(`glpat-[A-Za-z0-9_-]{20,}`), hints: []string{"glpat-"}, bounded: true},
+	{kind: "slack-token", re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), hints: []string{"xox"}, bounded: true},
+	{kind: "google-api-key", re: regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`), hints: []string{"AIza"}, bounded: true},
+	{kind: "npm-token", re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}`), hints: []string{"npm_"}, bounded: true},
+	{kind: "jwt", re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), hints: []string{"eyJ"}, bounded: true},
+	{
+		kind:  "bearer",
+		re:    regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+		hints: []string{"bearer", "token"},
+		fold:  true,
+	},
+	{
+		kind:  "basic-auth",
+		re:    regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{12,}=*)`),
+		hints: []string{"authorization"},
+		fold:  true,
+	},
+	{
+		// scheme://user:password@host
+		kind:  "password",
+		re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]+)@`),
+		hints: []string{"://"},
+	},
+	{
+		kind:  "password",
+		re:    regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
+		hints: []string{"pass", "pwd"},
+		fold:  true,
+	},
+	{
+		kind:  "secret",
+		re:    regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
+		hints: []string{"secret", "key", "token"},
+		fold:  true,
+	},
+}
+
+// maxPasses bounds the passes over a text. One pass nearly always suffices;
+// another runs only when a pass changed something, so that redacting is
+// idempotent even where one replacement uncovers another match.
+const maxPasses = 4
+
+// String returns s with every secret it recognizes replaced by
+// [REDACTED:kind].
+func String(s string) string {
+	for range maxPasses {
+		out := pass(s)
+		if out == s {
+			return s
+		}
+		s = out
+	}
+	return s
+}
+
+func pass(s string) string {
+	var lower string
+	for i := range rules {
+		r := &rules[i]
+		if !r.mayMatch(s, &lower) {
+			continue
+		}
+		s = r.apply(s)
+	}
+	return s
+}
+
+// mayMatch checks the rule's hints; lower is s in lower case, computed the
+// first time a rule needs it.
+func (r *rule) mayMatch(s string, lower *string) bool {
+	hay := s
+	if r.fold {
+		if *lower == "" {
+			*lower = strings.ToLower(s)
+		}
+		hay = *lower
+	}
+	for _, h := range r.hints {
+		if strings.Contains(hay, h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *rule) apply(s string) string {
+	matches := r.re.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range matches {
+		start, end := m[0], m[1]
+		// The secret is the first submatch that took part, if any.
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] >= 0 {
+				start, end = m[g], m[g+1]
+				break
+			}
+		}
+		if r.bounded && start > 0 && isTokenByte(s[start-1]) {
+			continue
+		}
+		if strings.HasPrefix(s[start:], "[REDACTED:") {
+			continue
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Marker(r.kind))
+		last = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// isTokenByte reports whether c can be part of a key or of base64 text. A
+// slash or an equals sign does not count: URL-safe base64, where "sk-" and
+// "ghp_" can occur by chance, has no slash, padding only comes last, and
+// both often stand right before a real key (https://ghp_…, KEY=sk-…).
+func isTokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '_' || c == '-' || c == '+'
+}
