@@ -107,14 +107,12 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 			return Bundle{}, err
 		}
 		b.Query = req.Query
-		return b, recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+		recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+		return b, nil
 	}
 	// A plan that recurs is offered as a learned query, in the bundle
 	// and so within its budget.
-	suggest, err := recordPlan(m.Vault.Root(), req, analyze(req.Query), m.now(), qs)
-	if err != nil {
-		return Bundle{}, err
-	}
+	suggest := recordPlan(m.Vault.Root(), req, analyze(req.Query), m.now(), qs)
 	r := newRetrieval(m, req)
 	r.suggest = suggest
 	var b Bundle

@@ -42,7 +42,8 @@ func RunQuery(ctx context.Context, m Memory, name string, args map[string]string
 	if err != nil {
 		return Bundle{}, err
 	}
-	return b, recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+	recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+	return b, nil
 }
 
 // runQuery runs a learned query's steps with its parameters bound.
@@ -56,7 +57,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 	bind := func(s string) string {
 		return placeholder.ReplaceAllStringFunc(s, func(p string) string { return vals[p[1:len(p)-1]] })
 	}
-	x := &queryRun{r: newRetrieval(m, Request{Query: q.Name, Budget: budget}), now: m.now()}
+	x := &queryRun{r: newRetrieval(m, Request{Query: q.Name, Budget: budget}), now: m.now(), docs: map[string]*entry.Entry{}}
 	x.r.plan = Plan{By: "query:" + q.Name, Searches: []string{}}
 	var searched []string
 	for i, s := range q.Steps {
@@ -120,6 +121,7 @@ type queryRun struct {
 	r    *retrieval
 	now  time.Time
 	list []*candidate
+	docs map[string]*entry.Entry // read by filter steps, each once
 }
 
 // put adds an entry to the list, unless it is there already.
@@ -211,14 +213,17 @@ func (x *queryRun) filter(ctx context.Context, text string) error {
 	}
 	kept := x.list[:0]
 	for _, c := range x.list {
-		doc, err := x.r.m.Vault.Read(ctx, c.name)
-		if err != nil {
-			if ctx.Err() != nil {
+		e, ok := x.docs[c.name]
+		if !ok {
+			doc, err := x.r.m.Vault.Read(ctx, c.name)
+			if err != nil && ctx.Err() != nil {
 				return ctx.Err()
 			}
-			continue // gone or malformed since the index saw it
+			// nil: gone or malformed since the index saw it.
+			e = doc.Entry
+			x.docs[c.name] = e
 		}
-		if f.holds(c.name, doc.Entry, x.now) {
+		if e != nil && f.holds(c.name, e, x.now) {
 			kept = append(kept, c)
 		}
 	}
@@ -229,7 +234,6 @@ func (x *queryRun) filter(ctx context.Context, text string) error {
 // filterOp is a filter step: FIELD OP VALUE.
 type filterOp struct {
 	field, op, value string
-	at               time.Time // the value, for since and before
 }
 
 // parseFilter reads "FIELD OP VALUE".
@@ -242,11 +246,9 @@ func parseFilter(s string) (filterOp, error) {
 	switch f.op {
 	case "is", "not", "has":
 	case "since", "before":
-		at, err := parseWhen(f.value, time.Time{})
-		if err != nil {
+		if _, err := parseWhen(f.value, time.Time{}); err != nil {
 			return f, fmt.Errorf("filter %q: %w", s, err)
 		}
-		f.at = at
 	default:
 		return f, fmt.Errorf("filter %q: %q: want is, not, has, since or before", s, f.op)
 	}

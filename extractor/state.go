@@ -68,8 +68,10 @@ func QueryUsage(root string) (map[string]QueryStats, error) {
 }
 
 // recordQueryUse counts a run of the learned query name that took took.
-func recordQueryUse(root, name string, took time.Duration, now time.Time) error {
-	return updateState(root, func(st *state) {
+// The counts are advisory: a vault whose local state cannot be written (a
+// read-only copy) still answers, uncounted.
+func recordQueryUse(root, name string, took time.Duration, now time.Time) {
+	_ = updateState(root, func(st *state) {
 		s := st.Queries[name]
 		s.Uses++
 		s.TotalMS += float64(took.Microseconds()) / 1000
@@ -79,11 +81,12 @@ func recordQueryUse(root, name string, took time.Duration, now time.Time) error 
 }
 
 // recordPlan counts a retrieve plan and, once it recurs and no learned
-// query answers it, returns the suggestion to save one.
-func recordPlan(root string, req Request, t terms, now time.Time, qs Queries) (*Suggestion, error) {
+// query answers it, returns the suggestion to save one. Like the use
+// counts, it is advisory: without writable local state, no suggestion.
+func recordPlan(root string, req Request, t terms, now time.Time, qs Queries) *Suggestion {
 	// A long question is a one-off, and would not fit a bundle's last line.
 	if len(t.stems) == 0 || Tokens(req.Query) > maxHeadQuery {
-		return nil, nil
+		return nil
 	}
 	key := planKey(t, req.Scope)
 	var n int
@@ -104,14 +107,14 @@ func recordPlan(root string, req Request, t terms, now time.Time, qs Queries) (*
 		}
 	})
 	if err != nil || n < recurAfter {
-		return nil, err
+		return nil
 	}
 	name := suggestName(t, qs)
 	cmd := fmt.Sprintf("ctx0 query save %s --from %q", name, req.Query)
 	if len(req.Scope) > 0 {
 		cmd += " --scope " + strings.Join(req.Scope, ",")
 	}
-	return &Suggestion{Name: name, Asked: n, Command: cmd}, nil
+	return &Suggestion{Name: name, Asked: n, Command: cmd}
 }
 
 // planKey identifies a retrieve plan: its search words, by stem, in any

@@ -37,7 +37,8 @@ type Index struct {
 	path     string
 	notify   func(string)
 	progress func(done, total int)
-	now      func() time.Time
+	now      func() time.Time // the real clock, which files' mtimes are compared with
+	clock    func() time.Time // the clock of recorded times (see WithClock)
 
 	mu    sync.Mutex
 	db    *sql.DB
@@ -70,15 +71,17 @@ func WithProgress(fn func(done, total int)) Option {
 	}
 }
 
-// WithClock makes the index read the time from now, for tests.
-func WithClock(now func() time.Time) Option { return func(ix *Index) { ix.now = now } }
+// WithClock sets the clock of the times the index records (when it was
+// built), for reproducible output. The checks compare files' mtimes with
+// the real clock whatever it says.
+func WithClock(now func() time.Time) Option { return func(ix *Index) { ix.clock = now } }
 
 // Open opens the index of v, building it first if it is missing, damaged
 // or made for another schema version.
 func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
 	ix := &Index{
 		v: v, root: v.Root(), path: filepath.Join(v.Root(), filepath.FromSlash(File)),
-		notify: func(string) {}, progress: func(int, int) {}, now: time.Now,
+		notify: func(string) {}, progress: func(int, int) {}, now: time.Now, clock: time.Now,
 	}
 	for _, o := range opts {
 		o(ix)

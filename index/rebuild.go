@@ -193,7 +193,7 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		if err := resolveWhere(ctx, tx, "1"); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, metaBuilt, utc(ix.now())); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, metaBuilt, utc(ix.clock())); err != nil {
 			return err
 		}
 		return nil

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -273,7 +272,7 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	out := []Result{}
 	for _, h := range hits {
 		if r, ok := byID[h.id]; ok {
-			r.Score = math.Round(h.score*1000) / 1000
+			r.Score = h.score
 			out = append(out, r)
 		}
 	}

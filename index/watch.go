@@ -45,7 +45,7 @@ func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
 		return fmt.Errorf("watch %s: another watcher runs (pid %d)", ix.root, w.PID)
 	}
 	defer lock.Unlock()
-	if err := os.WriteFile(ix.watchLock(), fmt.Appendf(nil, "%d %s\n", os.Getpid(), utc(ix.now())), 0o644); err != nil {
+	if err := os.WriteFile(ix.watchLock(), fmt.Appendf(nil, "%d %s\n", os.Getpid(), utc(ix.clock())), 0o644); err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
 

@@ -54,7 +54,7 @@ echo "bare FTS5 insert (read + insert)    median ${bt} s   peak $(( $(sort -n "$
 echo "ratio rebuild / bare insert         $(echo "scale=2; $rb/$bt" | bc)"
 
 # 2. ctx0 index after one file changed: the full check (no watcher runs).
-f=$(find "$vault/knowledge" -name '*.md' | head -1)
+f=$(find "$vault/knowledge" -name '*.md' -print -quit)
 : >"$work/one.t"
 for i in $(seq 1 $((runs * 5))); do
 	echo "Edited again, take $i." >>"$f"

@@ -54,8 +54,8 @@ stay warm. The Claude Code SessionStart hook prints it at every start.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&project, "project", "", "the project worked on (default: the git remote of this folder)")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultContextBudget, "the most tokens the block may take (default from the config's extractor.context_budget)")
+	cmd.Flags().StringVar(&project, "project", "", "the project worked on (default: the git remote of this folder; '' for global entries only)")
+	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultContextBudget, "the most tokens the block may take (extractor.context_budget in the config overrides the default)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the block and what is in it as JSON")
 	return cmd
 }

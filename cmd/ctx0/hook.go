@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
@@ -32,7 +33,9 @@ func (a *app) newHookCmd() *cobra.Command {
 install). Before a compaction (PreCompact) and at the end of a session
 (SessionEnd), the session's transcript is ingested and its conversations are
 finished and queued for the librarian; when the agent stops (Stop), what the
-turn added is ingested and conversations silent for the gap are queued.
+turn added is ingested and conversations silent for the gap are queued. At
+SessionStart it prints the context block of the session's folder (see ctx0
+context), which Claude Code adds to the session.
 
 The hook never breaks the session: it exits 0 whatever happens, writes what
 it did and any error to .ctx0/state/hooks.log in the vault, and returns within
@@ -68,7 +71,8 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				Store: func(ctx context.Context) (*ingest.Store, error) {
 					return ingest.Open(ctx, root, ingest.WithClock(a.now))
 				},
-				Log: log,
+				Context: a.sessionContext,
+				Log:     log,
 			}
 			if !background {
 				exe, err := os.Executable()
@@ -76,14 +80,28 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 					o.Spawn = hooks.Background(exe, root, stateDir)
 				}
 			}
-			_, err = io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o))
-			return err
+			if _, err := io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o)); err != nil {
+				log.Printf("hook: print for Claude Code: %v", err)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&deadline, "deadline", hooks.DefaultDeadline, "how long to work before leaving the rest to a background process")
 	cmd.Flags().BoolVar(&background, "background", false, "run to the end however long it takes (how the hook continues in the background)")
 	cmd.Flags().MarkHidden("background")
 	return cmd
+}
+
+// sessionContext is the context block (see ctx0 context) of a session that
+// runs in cwd.
+func (a *app) sessionContext(ctx context.Context, cwd string) (string, error) {
+	m, cfg, closeMemory, err := a.openMemory(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer closeMemory()
+	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: extractor.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
+	return b.Text, err
 }
 
 func (a *app) newHooksCmd() *cobra.Command {

@@ -79,6 +79,11 @@ conversation silent for the gap becomes ready.`,
 				return err
 			}
 			defer s.Close()
+			for _, d := range dirs {
+				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+					return fmt.Errorf("ingest: --dir %s: not a folder", d)
+				}
+			}
 			if len(files) == 0 && len(dirs) == 0 {
 				home, err := os.UserHomeDir()
 				if err != nil {

@@ -83,7 +83,7 @@ The file's format is in ctx0 query save --help.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter's value, KEY=VALUE (repeat for several)")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (default from the config's extractor.retrieve_budget)")
+	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
 	cmd.Flags().StringVar(&project, "project", "", "the value of {project} (default: the git remote of this folder)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
 	cmd.AddCommand(a.newQueryListCmd(), a.newQuerySaveCmd(), a.newQueryRmCmd())

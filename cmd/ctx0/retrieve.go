@@ -28,12 +28,12 @@ func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor
 	sessions := extractor.OpenSessions(v.Root(), ingest.WithClock(a.now))
 	m = extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: a.now}
 	if cfg.Embeddings.Configured() {
-		e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv)
-		if err != nil {
-			ix.Close()
-			return m, cfg, nil, err
+		// Hybrid search is an addition: without its key, BM25 still answers.
+		if e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
+			a.note("ctx0: %v; searching without embeddings", err)
+		} else {
+			m.Embeddings = e
 		}
-		m.Embeddings = e
 	}
 	return m, cfg, func() { sessions.Close(); ix.Close() }, nil
 }
@@ -113,7 +113,7 @@ vector similarity is fused with BM25.
 		},
 	}
 	cmd.Flags().StringVar(&scope, "scope", "", "only these folders, comma-separated (contacts,projects/bot0); sessions for past sessions")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (default from the config's extractor.retrieve_budget)")
+	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
 	cmd.Flags().StringVar(&project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
 	return cmd

@@ -93,7 +93,7 @@ every file as it is now, whoever wrote it.`,
 				if !r.Updated.IsZero() {
 					meta = append(meta, r.Updated.Format("2006-01-02"))
 				}
-				meta = append(meta, fmt.Sprintf("score %.2f", r.Score))
+				meta = append(meta, fmt.Sprintf("score %.3g", r.Score))
 				fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
 				if r.Snippet != "" {
 					fmt.Fprintf(a.stdout, "  %s\n", r.Snippet)

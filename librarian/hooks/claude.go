@@ -35,6 +35,9 @@ type Options struct {
 	Spawn func(args []string, stdin []byte) error
 	// Store opens the vault's ingest state.
 	Store func(ctx context.Context) (*ingest.Store, error)
+	// Context, if set, returns the context block a session that runs in
+	// cwd starts with.
+	Context func(ctx context.Context, cwd string) (string, error)
 	// Log records what the hook did and what went wrong.
 	Log *Log
 }
@@ -50,23 +53,26 @@ const DefaultDeadline = 800 * time.Millisecond
 // PreCompact and SessionEnd ingest the session's transcript and finish its
 // conversations: the words before a compaction and at the end of a session
 // are handed to the librarian. Stop ingests what the last turn added and
-// queues conversations that fell silent. SessionStart prints nothing yet:
-// it will print the session-start context once the extractor exists.
+// queues conversations that fell silent. SessionStart prints the context
+// block the session starts with, at startup and again after /clear or a
+// compaction.
 func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 	var in Input
 	if err := json.Unmarshal(input, &in); err != nil {
 		o.Log.Printf("hook: input is not Claude Code's hook JSON: %v", err)
 		return ""
 	}
+	what := in.HookEventName + " " + in.SessionID
 	var end bool
 	switch in.HookEventName {
+	case "SessionStart":
+		return sessionStart(ctx, what, in, o)
 	case "PreCompact", "SessionEnd":
 		end = true
 	case "Stop":
 	default:
 		return ""
 	}
-	what := in.HookEventName + " " + in.SessionID
 	if in.TranscriptPath == "" {
 		o.Log.Printf("%s: no transcript_path in the hook input", what)
 		return ""
@@ -92,33 +98,61 @@ func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 		o.Log.result(what, rep, err)
 		return ""
 	}
-	type result struct {
-		rep ingest.Report
-		err error
+	rep, done, err := within(ctx, o.Deadline, work)
+	if done {
+		o.Log.result(what, rep, err)
+		return ""
 	}
-	done := make(chan result, 1)
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		rep, err := work(wctx)
-		done <- result{rep, err}
-	}()
-	timer := time.NewTimer(o.Deadline)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		o.Log.result(what, r.rep, r.err)
-	case <-timer.C:
-		// What was committed stays; the rest is read again by a process
-		// that may take its time.
-		cancel()
-		if err := o.Spawn([]string{"hook", "claude-code", "--background"}, input); err != nil {
-			o.Log.Printf("%s: not done within %v, and the background run did not start: %v", what, o.Deadline, err)
-		} else {
-			o.Log.Printf("%s: not done within %v; continuing in the background", what, o.Deadline)
-		}
+	// What was committed stays; the rest is read again by a process that
+	// may take its time.
+	if err := o.Spawn([]string{"hook", "claude-code", "--background"}, input); err != nil {
+		o.Log.Printf("%s: not done within %v, and the background run did not start: %v", what, o.Deadline, err)
+	} else {
+		o.Log.Printf("%s: not done within %v; continuing in the background", what, o.Deadline)
 	}
 	return ""
+}
+
+// sessionStart returns the session's context block, if it is ready in
+// time: a session must not wait for it.
+func sessionStart(ctx context.Context, what string, in Input, o Options) string {
+	if o.Context == nil {
+		return ""
+	}
+	text, done, err := within(ctx, o.Deadline, func(ctx context.Context) (string, error) { return o.Context(ctx, in.CWD) })
+	switch {
+	case !done:
+		o.Log.Printf("%s: the context block was not ready within %v (ctx0 index makes it faster)", what, o.Deadline)
+		return ""
+	case err != nil:
+		o.Log.Printf("%s: context block: %v", what, err)
+		return ""
+	}
+	return text
+}
+
+// within runs fn until the deadline. done is false if fn was not finished
+// by then; its context is cancelled and it is left behind.
+func within[T any](ctx context.Context, deadline time.Duration, fn func(context.Context) (T, error)) (v T, done bool, err error) {
+	type result struct {
+		v   T
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan result, 1)
+	go func() {
+		v, err := fn(ctx)
+		ch <- result{v, err}
+	}()
+	timer := time.NewTimer(deadline)
+	defer timer.Stop()
+	select {
+	case r := <-ch:
+		return r.v, true, r.err
+	case <-timer.C:
+		return v, false, nil
+	}
 }
 
 func (l *Log) result(what string, rep ingest.Report, err error) {

@@ -79,7 +79,7 @@ func TestClaudeCodeEvents(t *testing.T) {
 		status       ingest.Status // of the session's conversation, "" for none
 		log          string
 	}{
-		{"SessionStart", `,"source":"startup"`, "", ""},
+		{"SessionStart", `,"source":"startup"`, "", ""}, // no context block to print: see TestSessionStart
 		{"Stop", `,"stop_hook_active":false`, ingest.Queued, "Stop d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
 		{"PreCompact", `,"trigger":"auto","custom_instructions":""`, ingest.Queued, "PreCompact d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
 		{"SessionEnd", `,"reason":"prompt_input_exit"`, ingest.Queued, "SessionEnd d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
@@ -164,6 +164,30 @@ func TestDeadline(t *testing.T) {
 		t.Errorf("spawned %v with %q", spawned, stdin)
 	}
 	if log := logText(t, o); !strings.Contains(log, "continuing in the background") {
+		t.Errorf("log %q", log)
+	}
+}
+
+// TestSessionStart prints the context block of the session's folder, if it
+// is ready within the deadline.
+func TestSessionStart(t *testing.T) {
+	_, transcript, o := hookEnv(t)
+	o.Context = func(ctx context.Context, cwd string) (string, error) {
+		return "<memory>\nproject " + cwd + "\n</memory>\n", nil
+	}
+	in := input("SessionStart", transcript, `,"source":"compact"`)
+	if out := ClaudeCode(t.Context(), in, o); out != "<memory>\nproject /home/marco/projects/spotter\n</memory>\n" {
+		t.Errorf("printed %q", out)
+	}
+	o.Context = func(ctx context.Context, cwd string) (string, error) {
+		<-ctx.Done() // slower than any deadline
+		return "too late", nil
+	}
+	o.Deadline = 0
+	if out := ClaudeCode(t.Context(), in, o); out != "" {
+		t.Errorf("printed %q after the deadline", out)
+	}
+	if log := logText(t, o); !strings.Contains(log, "SessionStart d6e0bada-1959-4eec-a9d2-0bfade768d8f: the context block was not ready within 0s") {
 		t.Errorf("log %q", log)
 	}
 }

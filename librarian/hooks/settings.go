@@ -205,6 +205,11 @@ func eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (ke
 // something changed.
 func edit(path string, fn func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error)) (ch Change, err error) {
 	ch = Change{Settings: path, Added: []string{}, Updated: []string{}, Removed: []string{}}
+	// Settings kept in a dotfiles repository are often a symlink: write
+	// through it, not over it.
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	settings, mode, err := readSettings(path)
 	if err != nil {
 		return ch, err

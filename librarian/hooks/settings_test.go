@@ -141,6 +141,29 @@ func TestInstallNewFile(t *testing.T) {
 	}
 }
 
+// TestSymlinkedSettings: settings kept elsewhere (a dotfiles repository)
+// are edited through the link, which stays.
+func TestSymlinkedSettings(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "dotfiles", "claude-settings.json")
+	os.MkdirAll(filepath.Dir(target), 0o755)
+	os.WriteFile(target, []byte(`{"model":"opus"}`), 0o644)
+	link := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Install(link, command); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if !bytes.Contains(read(t, target), []byte(command)) {
+		t.Errorf("the target was not edited:\n%s", read(t, target))
+	}
+}
+
 func TestBrokenSettings(t *testing.T) {
 	for name, data := range map[string]string{
 		"not JSON":          `{"hooks": `,

@@ -314,6 +314,11 @@ func TestProject(t *testing.T) {
 		if got := s.project(filepath.Join(dir, c.cwd), c.recorded); got != c.want {
 			t.Errorf("project(%s) = %s, want %s", c.cwd, got, c.want)
 		}
+		if c.recorded == "" {
+			if got := ProjectOf(filepath.Join(dir, c.cwd)); got != c.want {
+				t.Errorf("ProjectOf(%s) = %s, want %s", c.cwd, got, c.want)
+			}
+		}
 	}
 }
 

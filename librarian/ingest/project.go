@@ -9,11 +9,21 @@ import (
 	"github.com/go-git/go-git/v5"
 )
 
-// project names the project a session worked on: the normalized remote URL
-// of the git repository at cwd, so that two checkouts of one repository
-// share a project and two folders named app do not; else the repository
-// the session itself recorded (when cwd is on another machine); else the
-// folder. Answers are cached per folder for the life of the store.
+// ProjectOf names the project of work done in dir: the normalized remote
+// URL of the git repository that holds dir, so that two checkouts of one
+// repository are one project and two folders named app are not; else the
+// folder.
+func ProjectOf(dir string) string {
+	if p := remoteOf(dir); p != "" || dir == "" {
+		return p
+	}
+	return filepath.Clean(dir)
+}
+
+// project names the project a session worked on, as ProjectOf does, but
+// prefers the repository the session itself recorded (Codex does) to the
+// bare folder: the folder may be on another machine. Answers are cached
+// for the life of the store.
 func (s *Store) project(cwd, recorded string) string {
 	key := cwd + "\x00" + recorded
 	s.mu.Lock()
@@ -25,8 +35,8 @@ func (s *Store) project(cwd, recorded string) string {
 	if p == "" {
 		p = NormalizeRemote(recorded)
 	}
-	if p == "" && cwd != "" {
-		p = filepath.Clean(cwd)
+	if p == "" {
+		p = ProjectOf(cwd)
 	}
 	s.projects[key] = p
 	return p

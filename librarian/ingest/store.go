@@ -30,8 +30,9 @@ import (
 // root. The vault's .gitignore leaves it out of git.
 const StateDir = ".ctx0/state"
 
-// dbFile is the state database, in StateDir.
-const dbFile = "ingest.db"
+// DBFile is the state database, in StateDir. Until it exists nothing was
+// ingested; Open creates it.
+const DBFile = "ingest.db"
 
 // Store is the ingest state of one vault. Its methods may be called from
 // several goroutines.
@@ -84,7 +85,7 @@ func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("open ingest state: %w", err)
 	}
-	p := filepath.Join(dir, dbFile)
+	p := filepath.Join(dir, DBFile)
 	c, err := sqlite.NewConnector(p + pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("open ingest state %s: %w", p, err)
