@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -114,7 +115,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w: %d tokens, the least is %d", ErrBudget, opt.Budget, MinContextBudget)
 	}
 	if opt.Project == "" && opt.Dir != "" {
-		opt.Project = ProjectOf(opt.Dir)
+		opt.Project = ingest.ProjectOf(opt.Dir)
 	}
 	ctx, err := m.Index.Checked(ctx)
 	if err != nil {

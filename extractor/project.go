@@ -4,14 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	"github.com/ctx0/ctx0/librarian/ingest"
 )
-
-// ProjectOf names the project worked on in dir as transcript ingestion
-// names a conversation's (ingest.ProjectOf): the normalized URL of the git
-// remote of the repository that holds dir, else the folder.
-func ProjectOf(dir string) string { return ingest.ProjectOf(dir) }
 
 // sameProject reports whether an entry's project field names the project
 // p: the same name ignoring case, or p's last segment ("bot0" names

@@ -44,14 +44,12 @@ func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
 // was ingested.
 var ErrNoSessions = errors.New("no sessions ingested")
 
-// ingestDB is the ingest state's database in ingest.StateDir: until it
-// exists, nothing was ingested, and opening the state would create it.
-const ingestDB = "ingest.db"
-
 // Search finds passages of past sessions, or returns ErrNoSessions.
 func (s *StoredSessions) Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error) {
 	s.once.Do(func() {
-		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(ingest.StateDir), ingestDB))
+		// Until the ingest database exists nothing was ingested, and
+		// opening the state would create it.
+		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(ingest.StateDir), ingest.DBFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			s.err = ErrNoSessions
 			return

@@ -100,7 +100,7 @@ func (a *app) sessionContext(ctx context.Context, cwd string) (string, error) {
 		return "", err
 	}
 	defer closeMemory()
-	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: extractor.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
+	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: ingest.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
 	return b.Text, err
 }
 

@@ -45,7 +45,7 @@ func currentProject() string {
 	if err != nil {
 		return ""
 	}
-	return extractor.ProjectOf(cwd)
+	return ingest.ProjectOf(cwd)
 }
 
 func (a *app) newRetrieveCmd() *cobra.Command {
