@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -206,8 +205,6 @@ func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	// By folder, so that each file is found relative to its folder.
-	slices.SortFunc(rows, func(a, b entryRow) int { return strings.Compare(a.name, b.name) })
 	var (
 		mu      sync.Mutex
 		suspect []string
@@ -219,27 +216,11 @@ func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([
 		part := rows[lo:min(lo+chunk, len(rows))]
 		wg.Go(func() {
 			var mine []string
-			var dir *folderStatter
-			open := "\x00"
 			for _, r := range part {
-				if f := vault.Folder(r.name); f != open {
-					if dir != nil {
-						dir.close()
-					}
-					open = f
-					dir, _ = openFolder(filepath.Join(root, filepath.FromSlash(f)))
-				}
-				var st stamp
-				ok := dir != nil
-				if ok {
-					st, ok = dir.stamp(path.Base(vault.EntryPath(r.name)))
-				}
-				if !ok || !r.settled || st != r.stamp {
+				fi, err := os.Lstat(fileOf(root, r.name))
+				if err != nil || !r.settled || stampOf(fi) != r.stamp {
 					mine = append(mine, r.name)
 				}
-			}
-			if dir != nil {
-				dir.close()
 			}
 			mu.Lock()
 			suspect = append(suspect, mine...)

@@ -2,7 +2,7 @@ package index
 
 // schemaVersion is stored in PRAGMA user_version. An index of another
 // version is rebuilt, not migrated: it is derived from the files.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // schemaTables creates the index. Every table is derived from the files.
 var schemaTables = []string{
