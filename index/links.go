@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"path"
 	"strings"
 
 	"github.com/ctx0/ctx0/vault"
@@ -83,33 +81,10 @@ func wikiLink(kind, target, heading, label string) link {
 }
 
 // markdownLink keys a link whose target is a path relative to the folder of
-// the entry that holds it.
+// the entry that holds it, by the vault's rule for such paths.
 func markdownLink(from string, l entry.Link) link {
-	p := path.Join(vault.Folder(from), unescape(l.Target))
-	name := ""
-	if p != ".." && !strings.HasPrefix(p, "../") && strings.HasSuffix(p, ".md") {
-		name = strings.TrimSuffix(p, ".md")
-	}
+	name, _ := vault.MarkdownTarget(from, l.Target)
 	return link{kind: kindMarkdown, target: l.Target, heading: l.Heading, label: l.Label, keyNorm: name}
-}
-
-// unescape undoes what markdown allows in a link destination: backslash
-// escapes of punctuation and percent-encoding.
-func unescape(s string) string {
-	if strings.Contains(s, `\`) {
-		var b strings.Builder
-		for i := 0; i < len(s); i++ {
-			if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", s[i+1]) >= 0 {
-				i++
-			}
-			b.WriteByte(s[i])
-		}
-		s = b.String()
-	}
-	if u, err := url.PathUnescape(s); err == nil {
-		return u
-	}
-	return s
 }
 
 // resolver answers links from the entries table, inside a transaction.

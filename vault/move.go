@@ -93,8 +93,7 @@ func (v *Vault) relink(ctx context.Context, old, name string) ([]change, error) 
 					return name, true
 				}
 			case entry.Markdown:
-				target := strings.TrimSuffix(path.Join(Folder(n), l.Target), ".md")
-				if target == old {
+				if target, ok := MarkdownTarget(n, l.Target); ok && target == old {
 					changed = true
 					return relPath(Folder(n), entryPath(name)), true
 				}

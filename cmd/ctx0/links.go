@@ -10,46 +10,27 @@ import (
 )
 
 func (a *app) newLinksCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "links NAME",
-		Short: "List the links from an entry and where they lead",
-		Long: `List the links from the entry NAME: [[wikilinks]] (with |label and #heading),
+	return a.linksCmd("links NAME", "List the links from an entry and where they lead",
+		`List the links from the entry NAME: [[wikilinks]] (with |label and #heading),
 markdown links to .md files, and the names in its links: field, each with the
 entry it leads to, or "broken" when none answers to it.`,
-		Example: `  ctx0 links projects/bot0
-  ctx0 links sarah --json`,
-		Args: args(1, "one NAME"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			v, ix, err := a.openIndexed(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer ix.Close()
-			name, err := v.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			links, err := ix.Links(cmd.Context(), name)
-			if err != nil {
-				return err
-			}
-			return a.printLinks(asJSON, links, false)
-		},
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	return cmd
+		`  ctx0 links projects/bot0
+  ctx0 links sarah --json`, false)
 }
 
 func (a *app) newBacklinksCmd() *cobra.Command {
+	return a.linksCmd("backlinks NAME", "List the entries that link to an entry",
+		`List the links to the entry NAME from other entries: by its name, its bare
+slug, its title or an alias, as [[wikilinks]], markdown links or links: fields.`,
+		`  ctx0 backlinks contacts/sarah-chen
+  ctx0 backlinks sarah --json`, true)
+}
+
+// linksCmd builds links (back false) or backlinks (back true).
+func (a *app) linksCmd(use, short, long, example string, back bool) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "backlinks NAME",
-		Short: "List the entries that link to an entry",
-		Long: `List the links to the entry NAME from other entries: by its name, its bare
-slug, its title or an alias, as [[wikilinks]], markdown links or links: fields.`,
-		Example: `  ctx0 backlinks contacts/sarah-chen
-  ctx0 backlinks sarah --json`,
+		Use: use, Short: short, Long: long, Example: example,
 		Args: args(1, "one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, ix, err := a.openIndexed(cmd.Context())
@@ -61,11 +42,15 @@ slug, its title or an alias, as [[wikilinks]], markdown links or links: fields.`
 			if err != nil {
 				return err
 			}
-			links, err := ix.Backlinks(cmd.Context(), name)
+			list := ix.Links
+			if back {
+				list = ix.Backlinks
+			}
+			links, err := list(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
-			return a.printLinks(asJSON, links, true)
+			return a.printLinks(asJSON, links, back)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
