@@ -48,10 +48,7 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 		return d, err
 	} else if msg != "" {
 		d.add(ProblemIndexDamaged, "", "the index failed its integrity check (%s); rebuilt it", msg)
-		ix.mu.Lock()
-		err := ix.rebuildLocked(ctx, "failed its integrity check ("+msg+")")
-		ix.mu.Unlock()
-		if err != nil {
+		if err := ix.rebuild(ctx, "failed its integrity check ("+msg+")", false); err != nil {
 			return d, err
 		}
 	}

@@ -156,7 +156,7 @@ func (ix *Index) update(ctx context.Context, folders, names []string, stamps []f
 		return Report{}, err
 	}
 	defer unlock()
-	db, err := ix.handle(ctx) // another process may have rebuilt it meanwhile
+	db, err := ix.open(ctx, true) // another process may have rebuilt it meanwhile
 	if err != nil {
 		return Report{}, err
 	}

@@ -44,9 +44,17 @@ type Index struct {
 	db    *sql.DB
 	ident os.FileInfo // the file db has open, to notice another process's rebuild
 	last  Report      // what the last check of this process found
+	// retired are handles on files since replaced, kept open a while for
+	// the goroutines that may still be using them (see retire).
+	retired []retired
 	// syncs reaches this index's own running watcher, if Watch runs:
 	// readers in the same process sync with it without a second watch.
 	syncs chan syncRequest
+}
+
+type retired struct {
+	db *sql.DB
+	at time.Time
 }
 
 // Option adjusts an opened index.
@@ -86,9 +94,7 @@ func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
 	for _, o := range opts {
 		o(ix)
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if err := ix.load(ctx); err != nil {
+	if _, err := ix.handle(ctx); err != nil {
 		return nil, err
 	}
 	return ix, nil
@@ -98,6 +104,10 @@ func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
 func (ix *Index) Close() error {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	for _, r := range ix.retired {
+		r.db.Close()
+	}
+	ix.retired = nil
 	if ix.db == nil {
 		return nil
 	}
@@ -117,16 +127,8 @@ func (ix *Index) Path() string { return ix.path }
 func (ix *Index) writeLock() string { return ix.path + "-lock" }
 func (ix *Index) openLock() string  { return ix.path + "-open" }
 
-// load opens the index file, rebuilding it when needed. ix.mu is held.
-func (ix *Index) load(ctx context.Context) error {
-	reason, err := ix.tryOpen(ctx)
-	if err != nil || reason == "" {
-		return err
-	}
-	return ix.rebuildLocked(ctx, reason)
-}
-
 // tryOpen opens the index file if it is a usable index, or says why not.
+// ix.mu is held.
 func (ix *Index) tryOpen(ctx context.Context) (reason string, err error) {
 	unlock, err := lockFile(ctx, ix.openLock(), true)
 	if err != nil {
@@ -158,27 +160,60 @@ func (ix *Index) tryOpen(ctx context.Context) (reason string, err error) {
 		return fmt.Sprintf("was made for schema version %d, and this ctx0 uses %d", version, schemaVersion), nil
 	}
 	if ix.db != nil {
-		ix.db.Close()
+		ix.retire(ix.db)
 	}
 	ix.db, ix.ident = db, fi
 	return "", nil
 }
 
+// retireGrace is how long a replaced handle stays open: another goroutine
+// may have taken it just before and not yet started its query.
+const retireGrace = time.Minute
+
+// retire stops handing out db and closes it once the grace is over, at a
+// later retire or at Close. ix.mu is held.
+func (ix *Index) retire(db *sql.DB) {
+	now := ix.now()
+	keep := ix.retired[:0]
+	for _, r := range ix.retired {
+		if now.Sub(r.at) > retireGrace {
+			r.db.Close()
+		} else {
+			keep = append(keep, r)
+		}
+	}
+	ix.retired = append(keep, retired{db, now})
+}
+
 // handle returns the database, reopening it if another process has
-// replaced the file since (a rebuild) or removed it.
+// replaced the file since (a rebuild) or removed it, and rebuilding it if
+// it is unusable.
 func (ix *Index) handle(ctx context.Context) (*sql.DB, error) {
+	return ix.open(ctx, false)
+}
+
+// open is handle for a caller that may hold the write lock (held).
+func (ix *Index) open(ctx context.Context, held bool) (*sql.DB, error) {
 	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	if ix.db != nil && sameFile(ix.path, ix.ident) {
+		defer ix.mu.Unlock()
 		return ix.db, nil
 	}
 	if ix.db != nil {
-		ix.db.Close()
+		ix.retire(ix.db)
 		ix.db = nil
 	}
-	if err := ix.load(ctx); err != nil {
+	reason, err := ix.tryOpen(ctx)
+	db := ix.db
+	ix.mu.Unlock()
+	if err != nil || reason == "" {
+		return db, err
+	}
+	if err := ix.rebuild(ctx, reason, held); err != nil {
 		return nil, err
 	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	return ix.db, nil
 }
 
@@ -188,9 +223,7 @@ func (ix *Index) damaged(ctx context.Context, err error) (retry bool, _ error) {
 	if !isCorrupt(err) {
 		return false, err
 	}
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	if rerr := ix.rebuildLocked(ctx, fmt.Sprintf("is damaged (%v)", err)); rerr != nil {
+	if rerr := ix.rebuild(ctx, fmt.Sprintf("is damaged (%v)", err), false); rerr != nil {
 		return false, rerr
 	}
 	return true, nil

@@ -17,26 +17,36 @@ import (
 // then replaces the old one, so that no reader ever sees half an index.
 // Other processes that write the index wait until it is done.
 func (ix *Index) Rebuild(ctx context.Context) (Report, error) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	err := ix.rebuildLocked(ctx, "")
-	return ix.last, err
+	err := ix.rebuild(ctx, "", false)
+	return ix.LastCheck(), err
 }
 
-// rebuildLocked rebuilds the index, saying why in a notice unless reason is
-// "" (a rebuild someone asked for). ix.mu is held.
-func (ix *Index) rebuildLocked(ctx context.Context, reason string) error {
+// rebuild rebuilds the index and opens the new file, saying why in a
+// notice unless reason is "" (a rebuild someone asked for). held says the
+// caller holds the write lock already: flock is per open file, so taking
+// it again would wait for ourselves. ix.mu must not be held: the write
+// lock is always taken first, as another goroutine may hold it while it
+// waits for ix.mu.
+func (ix *Index) rebuild(ctx context.Context, reason string, held bool) error {
 	start := ix.now()
-	unlock, err := lockFile(ctx, ix.writeLock(), false)
-	if err != nil {
-		return fmt.Errorf("rebuild index: %w", err)
-	}
-	defer unlock()
-	if reason != "" && ix.db == nil {
-		// Another process may have rebuilt it while we waited.
-		if r, err := ix.tryOpen(ctx); err == nil && r == "" {
-			return nil
+	if !held {
+		unlock, err := lockFile(ctx, ix.writeLock(), false)
+		if err != nil {
+			return fmt.Errorf("rebuild index: %w", err)
 		}
+		defer unlock()
+	}
+	if reason != "" {
+		// Another process, or goroutine, may have rebuilt it while we waited.
+		ix.mu.Lock()
+		moved := ix.db == nil || !sameFile(ix.path, ix.ident)
+		if moved {
+			if r, err := ix.tryOpen(ctx); err == nil && r == "" {
+				ix.mu.Unlock()
+				return nil
+			}
+		}
+		ix.mu.Unlock()
 	}
 	tmp := fmt.Sprintf("%s-new-%d", ix.path, os.Getpid())
 	defer os.Remove(tmp) // gone after the rename; left behind only on failure
@@ -47,6 +57,8 @@ func (ix *Index) rebuildLocked(ctx context.Context, reason string) error {
 	if err := ix.swap(ctx, tmp); err != nil {
 		return fmt.Errorf("rebuild index %s: %w", ix.path, err)
 	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
 	if r, err := ix.tryOpen(ctx); err != nil || r != "" {
 		return fmt.Errorf("rebuild index %s: the new file is unusable: %v%v", ix.path, r, err)
 	}
@@ -61,10 +73,6 @@ func (ix *Index) swap(ctx context.Context, tmp string) error {
 		return err
 	}
 	defer unlock()
-	if ix.db != nil {
-		ix.db.Close()
-		ix.db = nil
-	}
 	// The old file's WAL must not be read as the new file's. Processes that
 	// still have the old file open keep their own handles to both.
 	for _, suffix := range []string{"-wal", "-shm"} {

@@ -148,7 +148,7 @@ func (ix *Index) Embed(ctx context.Context, e Embedder, limit int) (EmbedReport,
 		return rep, err
 	}
 	defer unlock()
-	db, err = ix.handle(ctx)
+	db, err = ix.open(ctx, true)
 	if err != nil {
 		return rep, err
 	}

@@ -46,8 +46,17 @@ const PollInterval = 30 * time.Second
 // Watch ingests the session files under dirs, then follows them as agents
 // append to them, until ctx ends. A conversation silent for the gap
 // becomes ready: the idle trigger. A folder that does not exist yet is
-// picked up when it appears.
+// picked up when it appears. Ending ctx is not an error, whatever the
+// watch was doing at the time.
 func (s *Store) Watch(ctx context.Context, dirs []string, o WatchOptions) error {
+	err := s.watch(ctx, dirs, o)
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+func (s *Store) watch(ctx context.Context, dirs []string, o WatchOptions) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return fmt.Errorf("watch session folders: %w", err)
