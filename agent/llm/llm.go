@@ -1,0 +1,61 @@
+// Package llm is how ctx0's agent runs ask a language model for structured
+// output: one small Provider interface, a completion whose reply is JSON
+// checked against a schema, and the providers that implement it
+// (anthropic, openai and compatible servers, command, offline).
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Request is one completion whose reply must be a JSON object matching
+// Schema.
+type Request struct {
+	// System says who the model is and what rules it keeps; Prompt is the
+	// material and the task. Transcript text goes in Prompt only, quoted as
+	// data.
+	System string
+	Prompt string
+	// SchemaName names the reply's shape (a tool or response-format name
+	// for the APIs that want one); Schema is its JSON Schema.
+	SchemaName string
+	Schema     json.RawMessage
+	// MaxTokens caps the reply; 0 lets the provider choose.
+	MaxTokens int
+}
+
+// Reply is a completion that matched its request's schema.
+type Reply struct {
+	JSON  json.RawMessage
+	Model string // the model that answered, as the provider named it
+	Usage Usage
+}
+
+// Usage is what completions cost. Cost is 0 when unknown.
+type Usage struct {
+	InputTokens  int     `json:"input_tokens"`
+	OutputTokens int     `json:"output_tokens"`
+	CostUSD      float64 `json:"cost_usd,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens, u.CostUSD + o.CostUSD}
+}
+
+// Provider completes requests.
+type Provider interface {
+	// Name is the provider's kind: anthropic, openai, command or offline.
+	Name() string
+	// Model is the model asked for ("" when the provider has none).
+	Model() string
+	// Complete asks for a reply matching r.Schema.
+	Complete(ctx context.Context, r Request) (Reply, error)
+}
+
+// ErrOffline is what the offline provider answers every request with:
+// callers that have a deterministic way to do the work check for it (or
+// for Name() == "offline") and take that way instead.
+var ErrOffline = errors.New("no language model configured (offline)")
