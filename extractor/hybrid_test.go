@@ -246,6 +246,21 @@ func TestEmbedIncremental(t *testing.T) {
 	if rep, err = m.Index.Embed(t.Context(), e, 1); err != nil || rep.Pending != 0 {
 		t.Errorf("a limited run with nothing to do: %+v, %v", rep, err)
 	}
+	// Embeddings are derived, but cost an endpoint's time: a rebuild keeps
+	// them for the entries it finds unchanged.
+	if err := os.WriteFile(p, append(data, []byte("\nPreheat the cup.\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Index.Rebuild(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	asked := len(s.requests())
+	if rep, err = m.Index.Embed(t.Context(), e, 0); err != nil || rep.Entries != 1 || rep.Embedded != 1 {
+		t.Errorf("after a rebuild and an edit: %+v, %v", rep, err)
+	}
+	if n := len(s.requests()) - asked; n != 1 {
+		t.Errorf("after a rebuild, %d requests to the endpoint, want 1", n)
+	}
 }
 
 func mustRead(t *testing.T, p string) []byte {

@@ -58,6 +58,45 @@ var vectorTables = []string{
 	) WITHOUT ROWID`,
 }
 
+// carryVectors copies the chunks and vectors of the index file old into
+// the new one a rebuild is making, for the entries whose files are
+// unchanged, so that a rebuild does not cost an endpoint's time to embed
+// the vault again. It does nothing when old has no vectors; a damaged old
+// file loses its vectors, not the rebuild.
+func carryVectors(ctx context.Context, db *sql.DB, old string) (err error) {
+	if _, err := os.Stat(old); err != nil {
+		return nil
+	}
+	conn, err := db.Conn(ctx) // ATTACH holds for one connection
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS old`, "file:"+old+"?mode=ro"); err != nil {
+		return err
+	}
+	defer func() {
+		if _, derr := conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE old`); err == nil {
+			err = derr
+		}
+	}()
+	var n int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM old.sqlite_master WHERE name = 'vectors'`).Scan(&n); err != nil || n == 0 {
+		return err
+	}
+	stmts := append(slices.Clone(vectorTables),
+		`INSERT INTO main.vectors(sum, model, vec) SELECT sum, model, vec FROM old.vectors`,
+		`INSERT INTO main.chunks(name, hash, idx, start, end, sum)
+			SELECT c.name, c.hash, c.idx, c.start, c.end, c.sum FROM old.chunks c
+			JOIN main.entries e ON e.name = c.name AND e.hash = c.hash`)
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // EmbedReport says what Embed did and what is left.
 type EmbedReport struct {
 	Model    string        `json:"model"`
