@@ -2,16 +2,20 @@ package extractor
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ctx0/ctx0/vault"
 )
 
 // QueriesFile holds the vault's learned queries. It is committed with the
@@ -284,12 +288,13 @@ func matchPhrase(phrase, words []string) (map[string]string, bool) {
 }
 
 // SaveQuery adds q to the vault's learned queries, or replaces the one of
-// its name, keeping the rest of the file (comments included) as written.
-func SaveQuery(root string, q Query) error {
+// its name, keeping the rest of the file (comments included) as written,
+// and commits the file.
+func SaveQuery(ctx context.Context, v *vault.Vault, q Query) (vault.Commit, error) {
 	if err := q.Check(); err != nil {
-		return err
+		return vault.Commit{}, err
 	}
-	return editQueries(root, func(list *yaml.Node) error {
+	return editQueries(ctx, v, "query: save "+q.Name, func(list *yaml.Node) error {
 		var node yaml.Node
 		if err := node.Encode(q); err != nil {
 			return err
@@ -303,9 +308,9 @@ func SaveQuery(root string, q Query) error {
 	})
 }
 
-// RemoveQuery removes the learned query name.
-func RemoveQuery(root, name string) error {
-	return editQueries(root, func(list *yaml.Node) error {
+// RemoveQuery removes the learned query name and commits the file.
+func RemoveQuery(ctx context.Context, v *vault.Vault, name string) (vault.Commit, error) {
+	return editQueries(ctx, v, "query: remove "+name, func(list *yaml.Node) error {
 		i := findQuery(list, name)
 		if i < 0 {
 			return fmt.Errorf("%w %q (see ctx0 query list)", ErrNoQuery, name)
@@ -328,24 +333,20 @@ func findQuery(list *yaml.Node, name string) int {
 	return -1
 }
 
-// editQueries changes the queries list of the file under a lock, so that
-// two saves at once both land, and writes the file atomically. The file
-// is committed with the vault's next commit of edits made outside ctx0's
-// write path (ctx0 sync).
-func editQueries(root string, edit func(list *yaml.Node) error) error {
-	p := filepath.Join(root, filepath.FromSlash(QueriesFile))
-	unlock, err := lockState(root, "queries.lock")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	data, err := os.ReadFile(p)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read learned queries: %w", err)
-	}
+// editQueries changes the queries list of the file and commits it, under
+// the vault's lock, so that two saves at once both land.
+func editQueries(ctx context.Context, v *vault.Vault, msg string, edit func(list *yaml.Node) error) (vault.Commit, error) {
+	return v.EditSettings(ctx, path.Base(QueriesFile), msg, func(data []byte) ([]byte, error) {
+		return editQueriesFile(filepath.Join(v.Root(), filepath.FromSlash(QueriesFile)), data, edit)
+	})
+}
+
+// editQueriesFile applies edit to the queries list of the file p, which
+// holds data.
+func editQueriesFile(p string, data []byte, edit func(list *yaml.Node) error) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return fmt.Errorf("parse %s: %w", p, err)
+		return nil, fmt.Errorf("parse %s: %w", p, err)
 	}
 	if doc.Kind == 0 {
 		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
@@ -353,7 +354,7 @@ func editQueries(root string, edit func(list *yaml.Node) error) error {
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return fmt.Errorf("parse %s: want a mapping with a queries list", p)
+		return nil, fmt.Errorf("parse %s: want a mapping with a queries list", p)
 	}
 	var list *yaml.Node
 	for i := 0; i+1 < len(top.Content); i += 2 {
@@ -366,17 +367,17 @@ func editQueries(root string, edit func(list *yaml.Node) error) error {
 		top.Content = append(top.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "queries"}, list)
 	}
 	if list.Kind != yaml.SequenceNode {
-		return fmt.Errorf("parse %s: queries: want a list", p)
+		return nil, fmt.Errorf("parse %s: queries: want a list", p)
 	}
 	list.Style = 0 // block style, whatever the file had for an empty list
 	if err := edit(list); err != nil {
-		return err
+		return nil, err
 	}
 	var out bytes.Buffer
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
+		return nil, fmt.Errorf("write %s: %w", p, err)
 	}
-	return writeAtomic(p, out.Bytes(), true)
+	return out.Bytes(), nil
 }

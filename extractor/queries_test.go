@@ -3,6 +3,7 @@ package extractor
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -24,16 +25,25 @@ var investorQuery = Query{
 }
 
 // TestQueryRoundTrip saves, loads, replaces and removes learned queries,
-// keeping what a person wrote in the file.
+// keeping what a person wrote in the file, each change a commit.
 func TestQueryRoundTrip(t *testing.T) {
-	root := t.TempDir()
+	ctx := t.Context()
+	v := newVault(t)
+	root := v.Root()
 	p := filepath.Join(root, filepath.FromSlash(QueriesFile))
 	hand := "# Queries we keep.\nqueries:\n  # Written by hand.\n  - name: pinned-notes\n    steps:\n      - glob: knowledge/*\n      - filter: pinned is true\n"
 	if err := writeFile(p, []byte(hand)); err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveQuery(root, investorQuery); err != nil {
+	if _, err := SaveQuery(ctx, v, investorQuery); err != nil {
 		t.Fatal(err)
+	}
+	// The person's uncommitted file went in with the save.
+	if out := git(t, root, "status", "--porcelain"); out != "" {
+		t.Errorf("git status after a save:\n%s", out)
+	}
+	if out := git(t, root, "log", "-1", "--format=%s", "--", QueriesFile); out != "query: save investor-updates\n" {
+		t.Errorf("last commit of %s: %q", QueriesFile, out)
 	}
 	qs, err := LoadQueries(root)
 	if err != nil {
@@ -50,21 +60,39 @@ func TestQueryRoundTrip(t *testing.T) {
 	}
 	changed := investorQuery
 	changed.Params = []Param{{Name: "days", Default: "30"}}
-	if err := SaveQuery(root, changed); err != nil {
+	if _, err := SaveQuery(ctx, v, changed); err != nil {
 		t.Fatal(err)
 	}
 	if qs, _ = LoadQueries(root); len(qs) != 2 || qs[1].Params[0].Default != "30" {
 		t.Errorf("after replacing: %+v", qs)
 	}
-	if err := RemoveQuery(root, "pinned-notes"); err != nil {
+	if _, err := RemoveQuery(ctx, v, "pinned-notes"); err != nil {
 		t.Fatal(err)
 	}
 	if qs, _ = LoadQueries(root); len(qs) != 1 || qs[0].Name != "investor-updates" {
 		t.Errorf("after removing: %+v", qs)
 	}
-	if err := RemoveQuery(root, "pinned-notes"); !errors.Is(err, ErrNoQuery) {
+	if _, err := RemoveQuery(ctx, v, "pinned-notes"); !errors.Is(err, ErrNoQuery) {
 		t.Errorf("removing it again: %v, want ErrNoQuery", err)
 	}
+	if out := git(t, root, "log", "--format=%s", "--", QueriesFile); out != "query: remove pinned-notes\nquery: save investor-updates\nquery: save investor-updates\n" {
+		t.Errorf("history of %s:\n%s", QueriesFile, out)
+	}
+	if out := git(t, root, "status", "--porcelain"); out != "" {
+		t.Errorf("git status at the end:\n%s", out)
+	}
+}
+
+// git runs the git binary in dir and returns its output.
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }
 
 func TestQueryMatch(t *testing.T) {
@@ -113,7 +141,7 @@ func TestQueryCheck(t *testing.T) {
 // vault and compares its bundle with testdata/bundles/query.txt.
 func TestRunQuery(t *testing.T) {
 	m := fixture(t)
-	if err := SaveQuery(m.Vault.Root(), investorQuery); err != nil {
+	if _, err := SaveQuery(t.Context(), m.Vault, investorQuery); err != nil {
 		t.Fatal(err)
 	}
 	b, err := RunQuery(t.Context(), m, "investor-updates", map[string]string{"days": "30"}, 0, "github.com/me/bot0")
@@ -159,7 +187,7 @@ func TestRunQueryProjectParam(t *testing.T) {
 		{Filter: "project is {project}"},
 		{Filter: "type not fact"},
 	}}
-	if err := SaveQuery(m.Vault.Root(), q); err != nil {
+	if _, err := SaveQuery(t.Context(), m.Vault, q); err != nil {
 		t.Fatal(err)
 	}
 	b, err := RunQuery(t.Context(), m, q.Name, nil, 0, "bot0")

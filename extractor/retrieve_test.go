@@ -164,7 +164,7 @@ func TestRetrieveSuggestsLearnedQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := SaveQuery(m.Vault.Root(), lq); err != nil {
+	if _, err := SaveQuery(t.Context(), m.Vault, lq); err != nil {
 		t.Fatal(err)
 	}
 	if b, err = Retrieve(t.Context(), m, Request{Query: "Where is the staging deploy key"}); err != nil {

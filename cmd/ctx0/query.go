@@ -161,8 +161,8 @@ func (a *app) newQuerySaveCmd() *cobra.Command {
 		Use:   "save NAME [--from QUESTION | --file FILE]",
 		Short: "Save a learned query, made from a question or written in YAML",
 		Long: `Save the learned query NAME in .ctx0/queries.yaml, replacing one of the same
-name. The file is committed with the vault (ctx0 sync commits it), so every
-machine sharing the vault has it.
+name. Each save is a commit, so every machine sharing the vault (ctx0 sync)
+has it.
 
 --from QUESTION makes it from a question as retrieve answers it offline: a
 search for its words (in each --scope folder), then the entries the hits
@@ -231,10 +231,10 @@ in a step is the current project.`,
 			if err != nil {
 				return err
 			}
-			if err := extractor.SaveQuery(v.Root(), q); err != nil {
+			if _, err := extractor.SaveQuery(cmd.Context(), v, q); err != nil {
 				return err
 			}
-			a.note("Saved learned query %s in %s; ctx0 sync commits it.", q.Name, extractor.QueriesFile)
+			a.note("Saved learned query %s in %s.", q.Name, extractor.QueriesFile)
 			return nil
 		},
 	}
@@ -257,13 +257,13 @@ func (a *app) newQueryRmCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := extractor.RemoveQuery(v.Root(), args[0]); err != nil {
+			if _, err := extractor.RemoveQuery(cmd.Context(), v, args[0]); err != nil {
 				if errors.Is(err, extractor.ErrNoQuery) {
 					return usageError{err}
 				}
 				return err
 			}
-			a.note("Removed learned query %s from %s; ctx0 sync commits the change.", args[0], extractor.QueriesFile)
+			a.note("Removed learned query %s from %s.", args[0], extractor.QueriesFile)
 			return nil
 		},
 	}

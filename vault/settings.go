@@ -1,0 +1,42 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// settingsName is what a shared settings file under .ctx0/ may be called:
+// config.yaml, queries.yaml. Subfolders (state/, conflicts/) are ctx0's
+// own bookkeeping and are never edited this way.
+var settingsName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.yaml$`)
+
+// EditSettings changes the shared settings file .ctx0/<name>, such as
+// queries.yaml, and commits it like any other write: under the vault lock
+// edit gets the file as it is in the work tree (nil when there is none,
+// with any uncommitted edit of a person's in it) and returns what it
+// should hold. Returning the same bytes commits nothing.
+func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(old []byte) ([]byte, error)) (Commit, error) {
+	if !settingsName.MatchString(name) {
+		return Commit{}, fmt.Errorf("edit settings %q: want a file name such as queries.yaml", name)
+	}
+	rel := ".ctx0/" + name
+	return v.update(ctx, func() (string, []change, error) {
+		old, err := os.ReadFile(filepath.Join(v.root, filepath.FromSlash(rel)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", nil, fmt.Errorf("read %s: %w", rel, err)
+		}
+		data, err := edit(old)
+		if err != nil || string(data) == string(old) && old != nil {
+			return "", nil, err
+		}
+		if data == nil {
+			data = []byte{}
+		}
+		return msg, []change{{path: rel, data: data}}, nil
+	})
+}
