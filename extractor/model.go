@@ -1,37 +1,28 @@
 package extractor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ctx0/ctx0/agent/llm"
 )
 
 // Model is a language model the extractor plans searches and condenses
-// bundles with. The providers of the librarian's agent/llm package (the
-// Anthropic and OpenAI-compatible APIs, an external command) satisfy it
-// through a small adapter; with none configured, retrieval is offline.
+// bundles with: the providers of agent/llm (the Anthropic and
+// OpenAI-compatible APIs, an external command) satisfy it. With none
+// configured, retrieval is offline.
 type Model interface {
-	// Complete returns the model's reply to req, or ctx.Err() if ctx ends
-	// first. The reply's Text must be JSON satisfying req.Schema; the
-	// extractor checks it and falls back to offline retrieval if not.
-	Complete(ctx context.Context, req ModelRequest) (ModelResponse, error)
+	// Complete returns a reply whose JSON satisfies req.Schema, or ctx.Err()
+	// if ctx ends first. The extractor checks the reply all the same and
+	// falls back to offline retrieval if it is not what was asked for.
+	Complete(ctx context.Context, req llm.Request) (llm.Reply, error)
 }
 
-// ModelRequest is one completion.
-type ModelRequest struct {
-	System    string
-	Prompt    string
-	MaxTokens int
-	// Schema is the JSON Schema of the reply.
-	Schema json.RawMessage
-}
-
-// ModelResponse is a completion's reply.
-type ModelResponse struct {
-	Text string
-}
+var _ Model = llm.Provider(nil)
 
 // systemPrompt is seed 003's extractor prompt, cut to what the model does
 // here: the searches and the reading are ctx0's.
@@ -60,7 +51,7 @@ Request: %q
 Scope: %s
 Reply with JSON: {"searches": [...]}, 1 to %d searches. A search is words (all must match), "a phrase", a OR b, NOT a, prefix*, or title:word. Prefer several short searches over one long one.`,
 		r.req.Query, scopeText(r.req.Scope), maxSearches)
-	if err := r.ask(ctx, prompt, planSchema, 300, &plan); err != nil {
+	if err := r.ask(ctx, "search_plan", prompt, planSchema, 300, &plan); err != nil {
 		return Bundle{}, fmt.Errorf("plan: %w", err)
 	}
 	var searches []string
@@ -103,7 +94,7 @@ Reply with JSON: {"summary": "...", "items": [{"n": 1, "passage": "...", "why": 
 			Why     string `json:"why"`
 		} `json:"items"`
 	}
-	if err := r.ask(ctx, b.String(), condenseSchema, r.req.Budget, &reply); err != nil {
+	if err := r.ask(ctx, "condensed_bundle", b.String(), condenseSchema, r.req.Budget, &reply); err != nil {
 		return Bundle{}, fmt.Errorf("condense: %w", err)
 	}
 	if strings.TrimSpace(reply.Summary) == "" {
@@ -132,15 +123,12 @@ Reply with JSON: {"summary": "...", "items": [{"n": 1, "passage": "...", "why": 
 }
 
 // ask runs one completion and decodes its JSON reply into v.
-func (r *retrieval) ask(ctx context.Context, prompt, schema string, maxTokens int, v any) error {
-	resp, err := r.m.Model.Complete(ctx, ModelRequest{System: systemPrompt, Prompt: prompt, MaxTokens: maxTokens, Schema: json.RawMessage(schema)})
+func (r *retrieval) ask(ctx context.Context, name, prompt, schema string, maxTokens int, v any) error {
+	resp, err := r.m.Model.Complete(ctx, llm.Request{System: systemPrompt, Prompt: prompt, MaxTokens: maxTokens, SchemaName: name, Schema: json.RawMessage(schema)})
 	if err != nil {
 		return err
 	}
-	text := strings.TrimSpace(resp.Text)
-	// Models often fence JSON in markdown.
-	text = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```"), "```")
-	dec := json.NewDecoder(strings.NewReader(text))
+	dec := json.NewDecoder(bytes.NewReader(resp.JSON))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("reply is not the JSON asked for: %w", err)

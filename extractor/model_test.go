@@ -2,9 +2,12 @@ package extractor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/agent/llm"
 )
 
 // scriptedModel replies with its replies in turn, as a provider would;
@@ -12,18 +15,18 @@ import (
 type scriptedModel struct {
 	replies []string
 	err     error
-	asked   []ModelRequest
+	asked   []llm.Request
 }
 
-func (s *scriptedModel) Complete(_ context.Context, req ModelRequest) (ModelResponse, error) {
+func (s *scriptedModel) Complete(_ context.Context, req llm.Request) (llm.Reply, error) {
 	s.asked = append(s.asked, req)
 	if s.err != nil {
-		return ModelResponse{}, s.err
+		return llm.Reply{}, s.err
 	}
 	if len(s.asked) > len(s.replies) {
-		return ModelResponse{}, errors.New("no more replies")
+		return llm.Reply{}, errors.New("no more replies")
 	}
-	return ModelResponse{Text: s.replies[len(s.asked)-1]}, nil
+	return llm.Reply{JSON: json.RawMessage(s.replies[len(s.asked)-1])}, nil
 }
 
 var _ Model = (*scriptedModel)(nil)
@@ -32,7 +35,7 @@ func TestRetrieveWithModel(t *testing.T) {
 	m := fixture(t)
 	model := &scriptedModel{replies: []string{
 		`{"searches": ["espresso", "coffee ratio"]}`,
-		"```json\n" + `{"summary": "Espresso: 18 g in, 36 g out.", "items": [{"n": 1, "passage": "18 g of coffee in, 36 g out, in 25 to 30 seconds.", "why": "the ratio asked for"}]}` + "\n```",
+		`{"summary": "Espresso: 18 g in, 36 g out.", "items": [{"n": 1, "passage": "18 g of coffee in, 36 g out, in 25 to 30 seconds.", "why": "the ratio asked for"}]}`,
 	}}
 	m.Model = model
 	b, err := Retrieve(t.Context(), m, Request{Query: "how do I brew my coffee?", Budget: 300})
