@@ -2,6 +2,14 @@
 // output: one small Provider interface, a completion whose reply is JSON
 // checked against a schema, and the providers that implement it
 // (anthropic, openai and compatible servers, command, offline).
+//
+// Providers only translate a Request to one call of their API or program
+// and its answer back; everything else decorates them, as Open assembles:
+// WithRetry retries transient HTTP failures (it reads the *HTTPError the
+// HTTP providers return), and WithSchema validates the reply against the
+// request's schema, asking once more when it does not match. Settings come
+// from the vault's .ctx0/config.yaml (LoadConfig), keys only from the
+// environment.
 package llm
 
 import (
@@ -19,11 +27,26 @@ type Request struct {
 	System string
 	Prompt string
 	// SchemaName names the reply's shape (a tool or response-format name
-	// for the APIs that want one); Schema is its JSON Schema.
+	// for the APIs that want one: letters, digits, '_' and '-'; default
+	// "reply"); Schema is its JSON Schema (default: any object).
 	SchemaName string
 	Schema     json.RawMessage
 	// MaxTokens caps the reply; 0 lets the provider choose.
 	MaxTokens int
+}
+
+func (r Request) schemaName() string {
+	if r.SchemaName == "" {
+		return "reply"
+	}
+	return r.SchemaName
+}
+
+func (r Request) schema() json.RawMessage {
+	if len(r.Schema) == 0 {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return r.Schema
 }
 
 // Reply is a completion that matched its request's schema.
@@ -51,7 +74,9 @@ type Provider interface {
 	Name() string
 	// Model is the model asked for ("" when the provider has none).
 	Model() string
-	// Complete asks for a reply matching r.Schema.
+	// Complete asks for a reply matching r.Schema. It returns ctx's error
+	// if ctx ends first. On an error the Reply's Usage still counts the
+	// tokens spent, so that failed runs are accounted for too.
 	Complete(ctx context.Context, r Request) (Reply, error)
 }
 

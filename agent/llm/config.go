@@ -1,0 +1,170 @@
+package llm
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Config is what the vault's .ctx0/config.yaml says of the language model:
+//
+//	llm:
+//	  provider: anthropic        # anthropic | openai | command | offline (default offline)
+//	  model: claude-sonnet-4-5   # default claude-sonnet-4-5, or gpt-4.1-mini for OpenAI's own API
+//	  base_url: ""               # another endpoint; openai-compatible servers: http://localhost:11434/v1
+//	  api_key_env: ANTHROPIC_API_KEY   # the variable holding the key; default ANTHROPIC_API_KEY,
+//	                             # or OPENAI_API_KEY for OpenAI's own API; none for other servers
+//	  command: ["claude", "-p"]  # provider command: the program and its arguments, run without a shell
+//	  timeout: 120s              # per attempt
+//	  max_retries: 4             # after 429, 5xx and connection errors
+//	  max_tokens: 8192           # reply cap for requests that set none
+//
+// Keys are never written in the file: it is committed with the vault.
+type Config struct {
+	Provider   string        `yaml:"provider"`
+	Model      string        `yaml:"model"`
+	BaseURL    string        `yaml:"base_url"`
+	APIKeyEnv  string        `yaml:"api_key_env"`
+	Command    []string      `yaml:"command"`
+	Timeout    time.Duration `yaml:"timeout"`
+	MaxRetries int           `yaml:"max_retries"`
+	MaxTokens  int           `yaml:"max_tokens"`
+}
+
+// The defaults of settings the file leaves out.
+const (
+	DefaultTimeout    = 2 * time.Minute
+	DefaultMaxRetries = 4
+	defaultAnthropic  = "claude-sonnet-4-5"
+	defaultOpenAI     = "gpt-4.1-mini"
+)
+
+// LoadConfig reads the llm section of the config of the vault at root; a
+// missing file or section gives the offline provider. The settings each
+// provider defaults are filled in.
+func LoadConfig(root string) (Config, error) {
+	file := struct {
+		LLM Config `yaml:"llm"`
+	}{Config{MaxRetries: DefaultMaxRetries}}
+	p := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return file.LLM.withDefaults(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		return Config{}, fmt.Errorf("parse config %s: %w", p, err)
+	}
+	cfg := file.LLM.withDefaults()
+	if err := cfg.check(); err != nil {
+		return cfg, fmt.Errorf("parse config %s: llm: %w", p, err)
+	}
+	return cfg, nil
+}
+
+// withDefaults fills in what c leaves to its provider.
+func (c Config) withDefaults() Config {
+	if c.Provider == "" {
+		c.Provider = "offline"
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	ownAPI := c.BaseURL == ""
+	switch {
+	case c.Provider == "anthropic":
+		if c.Model == "" {
+			c.Model = defaultAnthropic
+		}
+		if c.APIKeyEnv == "" {
+			c.APIKeyEnv = "ANTHROPIC_API_KEY"
+		}
+	case c.Provider == "openai" && ownAPI:
+		if c.Model == "" {
+			c.Model = defaultOpenAI
+		}
+		// Only OpenAI's own API gets OPENAI_API_KEY unasked: sending it to
+		// whatever server base_url names would leak it.
+		if c.APIKeyEnv == "" {
+			c.APIKeyEnv = "OPENAI_API_KEY"
+		}
+	}
+	return c
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// check reports the first bad setting, naming its field.
+func (c Config) check() error {
+	switch c.Provider {
+	case "anthropic", "openai", "command", "offline":
+	default:
+		return fmt.Errorf("provider %q: want anthropic, openai, command or offline", c.Provider)
+	}
+	switch {
+	case c.Provider == "command" && (len(c.Command) == 0 || c.Command[0] == ""):
+		return errors.New(`command: provider command needs the program to run, e.g. ["claude", "-p"]`)
+	case c.Provider == "openai" && c.BaseURL != "" && c.Model == "":
+		return errors.New("model: an openai-compatible server at base_url needs the model to use")
+	case c.Timeout < 0:
+		return fmt.Errorf("timeout %s: must not be negative", c.Timeout)
+	case c.MaxRetries < 0 || c.MaxRetries > 10:
+		return fmt.Errorf("max_retries %d: want 0 to 10", c.MaxRetries)
+	case c.MaxTokens < 0:
+		return fmt.Errorf("max_tokens %d: must not be negative", c.MaxTokens)
+	case c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv):
+		// The value is not repeated: it may be the key itself, pasted in.
+		return errors.New("api_key_env: want the name of the environment variable holding the key, not the key")
+	}
+	if c.BaseURL != "" {
+		if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("base_url %q: want http(s)://host[:port][/path]", c.BaseURL)
+		}
+	}
+	return nil
+}
+
+// Open returns the provider cfg configures, wrapped in retries and schema
+// validation, reading its API key from the environment through getenv
+// (nil: os.Getenv).
+func Open(cfg Config, getenv func(string) string) (Provider, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("llm config: %w", err)
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	var p Provider
+	switch cfg.Provider {
+	case "offline":
+		return Offline{}, nil
+	case "command":
+		p = NewCommand(cfg.Command, cfg.Model, cfg.Timeout)
+	default:
+		e := Endpoint{BaseURL: cfg.BaseURL, Model: cfg.Model, MaxTokens: cfg.MaxTokens, Client: &http.Client{Timeout: cfg.Timeout}}
+		if cfg.APIKeyEnv != "" {
+			if e.APIKey = getenv(cfg.APIKeyEnv); e.APIKey == "" {
+				return nil, fmt.Errorf("llm provider %s: $%s is not set: it holds the API key (api_key_env in %s names the variable)", cfg.Provider, cfg.APIKeyEnv, vault.ConfigFile)
+			}
+		}
+		if cfg.Provider == "anthropic" {
+			p = NewAnthropic(e)
+		} else {
+			p = NewOpenAI(e)
+		}
+	}
+	return WithSchema(WithRetry(p, RetryPolicy{MaxRetries: cfg.MaxRetries})), nil
+}
