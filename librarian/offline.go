@@ -1,0 +1,423 @@
+package librarian
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
+)
+
+// Offline extracts what a conversation says explicitly, without a model:
+// requests to remember, preferences and standing rules, decisions, the
+// user's corrections, error→fix pairs, the files written and commands run,
+// and an extractive episode summary (the first request, what was done,
+// the outcome). It is deterministic, and it only ever quotes: nothing in
+// the transcript is followed, whatever it says.
+func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
+	x := Extraction{
+		Episode: summarize(msgs), Facts: []Item{}, Preferences: []Item{}, Decisions: []Item{},
+		People: []Person{}, Projects: []Project{}, Milestones: []Item{}, Insights: []Item{},
+		Questions: []Item{}, Resolutions: []Resolution{}, Corrections: []Item{},
+	}
+	seen := map[string]bool{}
+	add := func(list *[]Item, it Item) {
+		k := strings.ToLower(it.Text)
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		*list = append(*list, it)
+	}
+	prevAssistant := -1 // the last assistant message before this one
+	interrupted := false
+	for i, m := range msgs {
+		if m.Role == transcript.Assistant {
+			prevAssistant = i
+			continue
+		}
+		text := userText(m.Text)
+		if text == "" {
+			interrupted = interrupted || strings.HasPrefix(strings.TrimSpace(m.Text), "[Request interrupted")
+			continue
+		}
+		for _, mem := range memoryInput.FindAllStringSubmatch(text, -1) {
+			// Claude Code's "#" shortcut: the user typed it to be remembered.
+			s := clean(mem[1])
+			if s != "" {
+				it := Item{Text: s, Evidence: Evidence{i, quote(s)}}
+				if isRule(s) {
+					add(&x.Preferences, it)
+				} else {
+					add(&x.Facts, it)
+				}
+			}
+		}
+		text = memoryInput.ReplaceAllString(text, "")
+		corrected := false
+		for _, s := range sentences(text) {
+			switch {
+			case remember.MatchString(s):
+				what := clean(remember.ReplaceAllString(s, ""))
+				if what == "" {
+					continue
+				}
+				it := Item{Text: capitalize(what), Evidence: Evidence{i, quote(s)}}
+				if isRule(what) {
+					add(&x.Preferences, it)
+				} else {
+					add(&x.Facts, it)
+				}
+			case rule.MatchString(s):
+				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
+			case decision.MatchString(s):
+				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case !corrected && (interrupted || prevAssistant >= 0) && correction.MatchString(s):
+				// A correction is the user's answer to what the assistant
+				// just did: the message's opening sentence, or any after
+				// an interruption.
+				add(&x.Corrections, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
+				corrected = true
+			}
+		}
+		interrupted = false
+	}
+	x.Resolutions = append(x.Resolutions, resolutions(msgs)...)
+	if q := openQuestion(msgs); q != nil {
+		x.Questions = append(x.Questions, *q)
+	}
+	if conv.Project != "" && x.Episode.Title != "" {
+		x.Projects = []Project{{Name: projectName(conv.Project), Activity: x.Episode.Title, Evidence: Evidence{firstRequest(msgs), quote(x.Episode.Request)}}}
+	}
+	return x
+}
+
+var (
+	// asking opens the sentence of a message that says what the user wants.
+	asking = regexp.MustCompile(`(?i)^(?:(?:ok|okay|so|now|and)[,\s]+)*(?:can you|could you|would you|please|let's|i want|i need|i'd like|we need|help me|add|fix|update|create|make|write|implement|remove|rename|start|run)\b`)
+	// memoryInput is Claude Code's record of a line the user typed after
+	// "#": a note to keep in memory.
+	memoryInput = regexp.MustCompile(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
+	// remember is an explicit request to remember; what follows is kept.
+	remember = regexp.MustCompile(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
+	// rule is a standing instruction or a stated preference.
+	rule = regexp.MustCompile(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
+	// decision is a choice made in the conversation.
+	decision = regexp.MustCompile(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
+	// correction opens a user's answer that says the assistant got it wrong.
+	correction = regexp.MustCompile(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
+	// because introduces the reason for a decision.
+	because = regexp.MustCompile(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
+	// isRuleWords marks remembered text that says how to do things rather
+	// than what is so.
+	isRuleWords = regexp.MustCompile(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
+)
+
+// isRule reports whether a remembered text is a preference (how to do
+// things) rather than a fact.
+func isRule(s string) bool { return isRuleWords.MatchString(s) }
+
+// userText is what the user typed, or "" for lines the agent's harness
+// wrote in the user's place: slash commands, interruptions, command output.
+func userText(s string) string {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "", s == "(no content)",
+		strings.HasPrefix(s, "[Request interrupted"),
+		strings.HasPrefix(s, "<command-"), strings.HasPrefix(s, "<local-command"),
+		strings.HasPrefix(s, "Caveat:"),
+		strings.HasPrefix(s, "/") && !strings.ContainsAny(strings.TrimSpace(s), " \n"):
+		return ""
+	}
+	return s
+}
+
+// sentences splits text into sentences and lines, for matching each on
+// its own. Code blocks are left out: they are not the user's words.
+func sentences(text string) []string {
+	var out []string
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence || t == "" {
+			continue
+		}
+		t = strings.TrimLeft(t, "-*> ")
+		start := 0
+		for i := 0; i < len(t); i++ {
+			if (t[i] == '.' || t[i] == '!' || t[i] == '?') && (i+1 == len(t) || t[i+1] == ' ') {
+				if s := strings.TrimSpace(t[start : i+1]); s != "" && !strings.HasSuffix(s, "e.g.") && !strings.HasSuffix(s, "i.e.") {
+					out = append(out, s)
+					start = i + 1
+				}
+			}
+		}
+		if s := strings.TrimSpace(t[start:]); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// reasonOf is the reason given for a decision: the rest of the sentence
+// after "because" (or "since", "as"), else a sentence of the message that
+// gives one.
+func reasonOf(s, text string) string {
+	if m := because.FindStringSubmatch(s); m != nil {
+		return clean(m[1])
+	}
+	for _, o := range sentences(text) {
+		if o == s {
+			continue
+		}
+		if m := because.FindStringSubmatch(o); m != nil {
+			return clean(o)
+		}
+	}
+	return ""
+}
+
+// clean trims a quoted sentence for an entry: one line, without the
+// trailing ellipses and dots of speech, and at most a paragraph long.
+func clean(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	s = strings.TrimRight(s, ".: ")
+	return cut(s, 500)
+}
+
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return strings.ToUpper(string(r)) + s[n:]
+}
+
+// quote is an evidence quote: the start of what was said, on one line.
+func quote(s string) string { return cut(strings.Join(strings.Fields(s), " "), 300) }
+
+// cut shortens s to at most max characters, ending with … when it cut.
+func cut(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)[:max-1]
+	if i := strings.LastIndexByte(string(r), ' '); i > max/2 {
+		return strings.TrimRight(string(r)[:i], " ,;:") + "…"
+	}
+	return string(r) + "…"
+}
+
+// firstRequest is the index of the user's first real message, or 0.
+func firstRequest(msgs []transcript.Message) int {
+	for i, m := range msgs {
+		if m.Role == transcript.User && userText(memoryInput.ReplaceAllString(m.Text, "")) != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// summarize is the extractive episode: the first request, the requests
+// that followed and the tools used, and the assistant's last words.
+func summarize(msgs []transcript.Message) Episode {
+	var ep Episode
+	first := firstRequest(msgs)
+	if first < len(msgs) && msgs[first].Role == transcript.User {
+		req := userText(memoryInput.ReplaceAllString(msgs[first].Text, ""))
+		ep.Request = cut(strings.Join(strings.Fields(req), " "), 500)
+		if ss := sentences(req); len(ss) > 0 {
+			title := ss[0]
+			for _, s := range ss {
+				if asking.MatchString(s) {
+					title = s
+					break
+				}
+			}
+			ep.Title = capitalize(cut(strings.TrimRight(title, ".!?: "), 100))
+		}
+	}
+	var later []string
+	written, commands := map[string]bool{}, map[string]bool{}
+	for i, m := range msgs {
+		if m.Role == transcript.User && i > first {
+			if t := userText(memoryInput.ReplaceAllString(m.Text, "")); t != "" {
+				if ss := sentences(t); len(ss) > 0 && len(later) < 5 {
+					later = append(later, cut(strings.TrimRight(ss[0], ".!? "), 160))
+				}
+			}
+		}
+		for _, t := range m.Tools {
+			switch t.Kind {
+			case transcript.Write:
+				if !written[t.Target] && t.Target != "" {
+					written[t.Target] = true
+					ep.Files = append(ep.Files, t.Target)
+				}
+			case transcript.Command:
+				if !commands[t.Target] && t.Target != "" {
+					commands[t.Target] = true
+					ep.Commands = append(ep.Commands, t.Target)
+				}
+			}
+		}
+	}
+	var done []string
+	if len(ep.Files) > 0 {
+		done = append(done, fmt.Sprintf("wrote %d %s", len(ep.Files), plural(len(ep.Files), "file")))
+	}
+	if len(ep.Commands) > 0 {
+		done = append(done, fmt.Sprintf("ran %d %s", len(ep.Commands), plural(len(ep.Commands), "command")))
+	}
+	if len(later) > 0 {
+		done = append(done, "then: "+strings.Join(later, "; "))
+	}
+	ep.Done = capitalize(strings.Join(done, "; "))
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == transcript.Assistant && strings.TrimSpace(msgs[i].Text) != "" {
+			para, _, _ := strings.Cut(strings.TrimSpace(msgs[i].Text), "\n\n")
+			ep.Outcome = cut(strings.Join(strings.Fields(para), " "), 500)
+			break
+		}
+	}
+	if ep.Title == "" {
+		ep.Title = "Conversation"
+	}
+	return ep
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
+var (
+	// failed is an assistant's report of a failure after a tool use.
+	failed = regexp.MustCompile(`(?i)\b(?:error|errors|failed|fails|failing|failure|exception|traceback|panic|not found|no such file|permission denied|cannot|can't|couldn't|could not|doesn't work|isn't working|broke|broken|an issue|still an issue|a problem|in use)\b`)
+	// worked is an assistant's report that a tool use went well.
+	worked = regexp.MustCompile(`(?i)\b(?:pass|passes|passed|passing|works|working|succeeded|successful|successfully|fixed|resolved|all good|builds|is running)\b`)
+	// diagnosis is an assistant sentence that says what was wrong or what
+	// it changes to fix it.
+	diagnosis = regexp.MustCompile(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|let me kill|instead)\b`)
+)
+
+// resolutions finds error→fix pairs (seed 000's error resolution): a tool
+// use the assistant then reports as failing, and a later use of the same
+// command or on the same file that it reports as working. The transcript
+// keeps no tool output, so what the assistant says next is the signal; the
+// fix is what it said it found and changed in between.
+func resolutions(msgs []transcript.Message) []Resolution {
+	type attempt struct{ key, what string }
+	var out []Resolution
+	failing := map[string]int{} // key → index of the message reporting the failure
+	var last []attempt          // the tool uses the next assistant text reports on
+	for i, m := range msgs {
+		if m.Role != transcript.Assistant {
+			continue
+		}
+		if text := strings.TrimSpace(m.Text); text != "" && len(last) > 0 {
+			first := firstSentence(text)
+			for _, a := range last {
+				j, wasFailing := failing[a.key]
+				switch {
+				case failed.MatchString(first) && !worked.MatchString(first):
+					if !wasFailing {
+						failing[a.key] = i
+					}
+				case wasFailing && worked.MatchString(first):
+					delete(failing, a.key)
+					var fix []string
+					for _, between := range msgs[j+1 : i] {
+						for _, s := range sentences(between.Text) {
+							if between.Role == transcript.Assistant && diagnosis.MatchString(s) && len(fix) < 3 {
+								fix = append(fix, clean(s)+".")
+							}
+						}
+					}
+					fix = append(fix, fmt.Sprintf("Then %s: %s", a.what, clean(first)))
+					out = append(out, Resolution{
+						Error:    fmt.Sprintf("%s: %s", a.what, clean(firstSentence(msgs[j].Text))),
+						Fix:      cut(strings.Join(fix, " "), 1000),
+						Evidence: Evidence{j, quote(firstSentence(msgs[j].Text))},
+					})
+				}
+			}
+			last = nil
+		}
+		for _, t := range m.Tools {
+			if t.Kind == transcript.Command || t.Kind == transcript.Write {
+				last = append(last, attempt{key: string(t.Kind) + "\x00" + commandKey(t.Target), what: fmt.Sprintf("%s `%s`", t.Name, cut(t.Target, 120))})
+			}
+		}
+	}
+	return out
+}
+
+// commandKey is what makes two runs of a command the same attempt: the
+// last command of a chain ("cd .. && npm start" is npm start), without
+// its redirections, pipes or "&".
+func commandKey(target string) string {
+	if i := strings.LastIndex(target, "&&"); i >= 0 {
+		target = target[i+2:]
+	}
+	if i := strings.LastIndexByte(target, ';'); i >= 0 {
+		target = target[i+1:]
+	}
+	if i := strings.IndexByte(target, '|'); i >= 0 {
+		target = target[:i]
+	}
+	target = strings.ReplaceAll(target, "2>&1", "")
+	return strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(target), "&")), " ")
+}
+
+// firstSentence is the opening of what the assistant said: its first
+// sentence, and the second when the first is a mere exclamation
+// ("Great! The tests pass.").
+func firstSentence(s string) string {
+	ss := sentences(s)
+	switch {
+	case len(ss) == 0:
+		return ""
+	case len(ss) > 1 && len(strings.Fields(ss[0])) <= 2:
+		return ss[0] + " " + ss[1]
+	}
+	return ss[0]
+}
+
+// openQuestion is the question the assistant ended the conversation on,
+// which nobody answered.
+func openQuestion(msgs []transcript.Message) *Item {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role == transcript.User && userText(m.Text) != "" {
+			return nil
+		}
+		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		ss := sentences(m.Text)
+		if len(ss) == 0 || !strings.HasSuffix(ss[len(ss)-1], "?") {
+			return nil
+		}
+		return &Item{Text: clean(ss[len(ss)-1]), Evidence: Evidence{i, quote(ss[len(ss)-1])}}
+	}
+	return nil
+}
+
+// projectName is a project's short name: the last part of its path or
+// repository, "billing" of "github.com/acme/billing".
+func projectName(project string) string {
+	project = strings.TrimRight(strings.ReplaceAll(project, "\\", "/"), "/")
+	if i := strings.LastIndexByte(project, '/'); i >= 0 {
+		return project[i+1:]
+	}
+	return project
+}
