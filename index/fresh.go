@@ -126,7 +126,6 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 		return rep, err
 	}
 	// Look without the lock first: most checks find nothing to do.
-	now := ix.now()
 	folders, err := loadFolders(ctx, db)
 	if err != nil {
 		return rep, err
@@ -136,7 +135,7 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	suspectFolders := surveyFolders(ix.root, folders, level == CheckWatcher)
 	var suspectNames []string
 	if level == CheckFull {
-		if suspectNames, rep.Checked, err = surveyFiles(ctx, db, ix.root, now); err != nil {
+		if suspectNames, rep.Checked, err = surveyFiles(ctx, db, ix.root); err != nil {
 			return rep, err
 		}
 	}
@@ -198,20 +197,27 @@ func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool
 }
 
 // surveyFiles compares the size and mtime of every indexed file with the
-// index, on all cores, and returns the entries that differ or were not
-// settled, and how many files it compared.
-func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([]string, int, error) {
+// index and returns the entries that differ or were not settled, and how
+// many files it compared.
+func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, error) {
 	rows, err := loadStamps(ctx, db)
 	if err != nil {
 		return nil, 0, err
 	}
+	return suspects(root, rows), len(rows), ctx.Err()
+}
+
+// suspects stats the files of rows, on all cores, and returns the names of
+// those whose size or mtime differ from the row, or whose row was not
+// settled.
+func suspects(root string, rows []entryRow) []string {
 	var (
-		mu      sync.Mutex
-		suspect []string
-		wg      sync.WaitGroup
+		mu  sync.Mutex
+		out []string
+		wg  sync.WaitGroup
 	)
 	workers := runtime.GOMAXPROCS(0) * 2 // stat waits on the kernel, not the CPU
-	chunk := (len(rows) + workers - 1) / workers
+	chunk := max((len(rows)+workers-1)/workers, 1)
 	for lo := 0; lo < len(rows); lo += chunk {
 		part := rows[lo:min(lo+chunk, len(rows))]
 		wg.Go(func() {
@@ -223,12 +229,12 @@ func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([
 				}
 			}
 			mu.Lock()
-			suspect = append(suspect, mine...)
+			out = append(out, mine...)
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
-	return suspect, len(rows), ctx.Err()
+	return out
 }
 
 // entryRow is what the checks know of an indexed entry.
@@ -309,13 +315,21 @@ func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entry
 	return out, rows.Err()
 }
 
-// loadUnder reads the entries in the folder f, or also in its subfolders.
+// loadUnder reads the stamps of the entries in the folder f, or also in
+// its subfolders. Below the root it reads them from the covering index of
+// the stamps, where the entries of a folder lie together (a name begins
+// with its folder): a folder of thousands of entries costs a few pages,
+// not a row fetch per entry.
 func loadUnder(ctx context.Context, db *sql.DB, f string, deep bool) (map[string]entryRow, error) {
-	q := `SELECT id, name FROM entries WHERE folder = ?1`
-	if deep {
-		q += ` OR (folder >= ?1 || '/' AND folder < ?1 || '0')` // '0' follows '/'
+	q := `SELECT id, name, size, mtime, settled FROM entries WHERE folder = ''`
+	if f != "" {
+		// '0' follows '/'; a name with a '/' after the folder's is in a subfolder.
+		q = `SELECT id, name, size, mtime, settled FROM entries INDEXED BY entries_stamps
+			WHERE name >= ?1 || '/' AND name < ?1 || '0' AND (?2 OR instr(substr(name, length(?1) + 2), '/') = 0)`
+	} else if deep {
+		q = `SELECT id, name, size, mtime, settled FROM entries`
 	}
-	rows, err := db.QueryContext(ctx, q, f)
+	rows, err := db.QueryContext(ctx, q, f, deep)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +337,7 @@ func loadUnder(ctx context.Context, db *sql.DB, f string, deep bool) (map[string
 	out := map[string]entryRow{}
 	for rows.Next() {
 		var r entryRow
-		if err := rows.Scan(&r.id, &r.name); err != nil {
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled); err != nil {
 			return nil, err
 		}
 		out[r.name] = r
@@ -353,7 +367,10 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	for _, n := range names {
 		verify[n] = true
 	}
-	var drops []string
+	var (
+		drops []string
+		kept  []entryRow // indexed entries that the listed folders still hold
+	)
 	listed := stamps
 	slices.Sort(folders)
 	folders = slices.Compact(folders)
@@ -373,10 +390,21 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			continue
 		}
 		listed = append(listed, l.stamp)
+		indexed, err := loadUnder(ctx, db, f, false)
+		if err != nil {
+			return rep, err
+		}
+		// An entry still listed is read again only if its stamp moved (a
+		// file replaced by rename is a new file, with a new mtime), one
+		// that appeared or went always.
 		present := map[string]bool{}
 		for _, n := range l.entries {
-			verify[n] = true
 			present[n] = true
+			if r, ok := indexed[n]; ok {
+				kept = append(kept, r)
+			} else {
+				verify[n] = true
+			}
 		}
 		sub := map[string]bool{}
 		for _, s := range l.folders {
@@ -399,10 +427,6 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 				drops = append(drops, s)
 			}
 		}
-		indexed, err := loadUnder(ctx, db, f, false)
-		if err != nil {
-			return rep, err
-		}
 		for n := range indexed {
 			if !present[n] {
 				verify[n] = true // gone: verify finds out and removes it
@@ -421,12 +445,19 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		}
 	}
 
+	moved := suspects(ix.root, kept)
+	rep.Checked = len(verify) + len(kept)
+	for _, n := range moved {
+		if !verify[n] {
+			verify[n] = true
+			rep.Checked--
+		}
+	}
 	rows, err := loadRows(ctx, db, mapKeys(verify))
 	if err != nil {
 		return rep, err
 	}
 	changes := compare(ix.root, mapKeys(verify), rows, now)
-	rep.Checked = len(verify)
 	for _, r := range dropped {
 		changes = append(changes, change{row: &r})
 	}
