@@ -133,6 +133,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newHookCmd(),
 		a.newHooksCmd(),
 		a.newDumpCmd(),
+		a.newRunsCmd(),
 	)
 	return root
 }
