@@ -1,0 +1,188 @@
+// Package librarian files conversations into the vault (seed 003 §3.2,
+// seed 004's Libby): it takes a queued conversation from the ingest state,
+// has it extracted (by a language model asked for structured output, or
+// offline by rules), and applies the extraction through an isolated agent
+// run with a deterministic writer that keeps each category's mutability.
+// A conversation is filed once: running again on it changes nothing.
+package librarian
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// maxReplyTokens caps the model's extraction.
+const maxReplyTokens = 8000
+
+// Options are what a librarian run needs.
+type Options struct {
+	Vault *vault.Vault
+	Store *ingest.Store
+	// Provider extracts; nil, or one that answers llm.ErrOffline, leaves
+	// the work to Offline.
+	Provider llm.Provider
+	// Search finds the entries a new fact may repeat; nil searches nothing.
+	Search Searcher
+	// Conversation is the ingest id to file; 0 takes the oldest queued.
+	Conversation int64
+	Now          func() time.Time // default time.Now
+	Loc          *time.Location   // of episode days; default time.Local
+	Limits       Limits           // zero: DefaultLimits
+}
+
+// Result is what one Run did.
+type Result struct {
+	Conversation ingest.Conversation `json:"conversation"`
+	Filed        Filed               `json:"filed"`
+	Run          agent.Run           `json:"run"`
+}
+
+// ErrNotQueued is returned for a conversation that is not waiting for the
+// librarian.
+var ErrNotQueued = errors.New("not queued for the librarian")
+
+// Run files one conversation: it claims it (the oldest queued, or
+// o.Conversation), extracts it, applies the extraction in an agent run
+// that merges into the branch, and archives it. If anything fails, or ctx
+// ends, the run is aborted (the branch stays as it was) and the
+// conversation goes back to the queue. ingest.ErrNoWork says nothing was
+// queued.
+//
+// An archived conversation named by o.Conversation is filed again without
+// a claim: the writer finds it already filed and changes nothing, unless
+// its episode section was deleted since.
+func Run(ctx context.Context, o Options) (res Result, err error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Loc == nil {
+		o.Loc = time.Local
+	}
+	claim, conv, err := take(ctx, o.Store, o.Conversation)
+	if err != nil {
+		return Result{}, err
+	}
+	res.Conversation = conv
+	if claim != nil {
+		defer func() {
+			// The claim ends whatever happens: archived, or back in the
+			// queue for the next run, even when ctx has ended.
+			status, note := ingest.Archived, ""
+			if err != nil {
+				status, note = ingest.Queued, "librarian: "+err.Error()
+			}
+			if ferr := o.Store.Finish(context.WithoutCancel(ctx), claim, status, note); ferr != nil && err == nil {
+				err = ferr
+			}
+		}()
+	}
+	msgs, err := o.Store.Messages(ctx, conv.ID)
+	if err != nil {
+		return res, err
+	}
+	provider, model := "offline", ""
+	if o.Provider != nil {
+		provider, model = o.Provider.Name(), o.Provider.Model()
+	}
+	s, err := agent.Begin(ctx, o.Vault, agent.Options{
+		Kind: "librarian", Trigger: fmt.Sprintf("conversation %d (%s)", conv.ID, ConversationRef(conv)),
+		Provider: provider, Model: model, Now: o.Now,
+	})
+	if err != nil {
+		return res, err
+	}
+	abort := func(cause error) (Result, error) {
+		res.Run, _ = s.Abort(context.WithoutCancel(ctx), cause)
+		return res, cause
+	}
+	x, err := extract(ctx, o.Provider, s, conv, msgs, o.Loc)
+	if err != nil {
+		return abort(err)
+	}
+	w := &Writer{Files: s, Search: o.Search, Config: o.Vault.Config(), Now: o.Now(), Loc: o.Loc, Limits: o.Limits}
+	if res.Filed, err = w.Apply(ctx, conv, x); err != nil {
+		return abort(fmt.Errorf("file conversation %d: %w", conv.ID, err))
+	}
+	msg := fmt.Sprintf("librarian: file conversation %s\n\n%s", ConversationRef(conv), oneLine(x.Episode.Title))
+	if res.Run, err = s.Finish(ctx, msg); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// take claims the conversation to file: the oldest queued, or id.
+func take(ctx context.Context, st *ingest.Store, id int64) (*ingest.Claim, ingest.Conversation, error) {
+	if id == 0 {
+		c, err := st.Claim(ctx)
+		if err != nil {
+			return nil, ingest.Conversation{}, err
+		}
+		return c, c.Conversation, nil
+	}
+	conv, err := st.Conversation(ctx, id)
+	if err != nil {
+		return nil, conv, err
+	}
+	switch conv.Status {
+	case ingest.Archived:
+		return nil, conv, nil
+	case ingest.Queued:
+	default:
+		return nil, conv, fmt.Errorf("conversation %d is %s: %w", id, conv.Status, ErrNotQueued)
+	}
+	// ingest claims the oldest queued conversation only: claim in order
+	// until id comes, and give the others back, untouched, in the queue.
+	var held []*ingest.Claim
+	defer func() {
+		for _, c := range held {
+			_ = st.Finish(context.WithoutCancel(ctx), c, ingest.Queued, "")
+		}
+	}()
+	for {
+		c, err := st.Claim(ctx)
+		if errors.Is(err, ingest.ErrNoWork) {
+			return nil, conv, fmt.Errorf("conversation %d: claimed by another run", id)
+		}
+		if err != nil {
+			return nil, conv, err
+		}
+		if c.ID == id {
+			return c, c.Conversation, nil
+		}
+		held = append(held, c)
+	}
+}
+
+// extract asks the provider for the extraction of a conversation, or
+// extracts it offline when there is no provider or it is the offline one.
+// What the model used is added to the run's record.
+func extract(ctx context.Context, p llm.Provider, s *agent.Session, conv ingest.Conversation, msgs []transcript.Message, loc *time.Location) (Extraction, error) {
+	if p == nil || p.Name() == "offline" {
+		return Offline(conv, msgs), nil
+	}
+	prompt, err := Prompt(conv, msgs, loc)
+	if err != nil {
+		return Extraction{}, err
+	}
+	reply, err := p.Complete(ctx, llm.Request{System: systemPrompt, Prompt: prompt, SchemaName: SchemaName, Schema: Schema, MaxTokens: maxReplyTokens})
+	s.AddUsage(reply.Usage)
+	if errors.Is(err, llm.ErrOffline) {
+		return Offline(conv, msgs), nil
+	}
+	if err != nil {
+		return Extraction{}, fmt.Errorf("extract conversation %d with %s: %w", conv.ID, p.Name(), err)
+	}
+	x, err := ParseExtraction(reply.JSON)
+	if err != nil {
+		return Extraction{}, fmt.Errorf("extract conversation %d with %s: %w", conv.ID, p.Name(), err)
+	}
+	return x, nil
+}

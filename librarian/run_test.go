@@ -1,0 +1,164 @@
+package librarian
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// testVault is a new vault with its index, as the CLI opens it.
+func testVault(t *testing.T) (*vault.Vault, *index.Index) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("these tests check the repository with the git binary")
+	}
+	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := index.Open(t.Context(), v, index.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetCatalog(ix)
+	t.Cleanup(func() { ix.Close() })
+	return v, ix
+}
+
+func git(t *testing.T, v *vault.Vault, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = v.Root()
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func checkClean(t *testing.T, v *vault.Vault) {
+	t.Helper()
+	git(t, v, "fsck", "--strict")
+	if st := git(t, v, "status", "--porcelain"); st != "" {
+		t.Fatalf("git status not clean:\n%s", st)
+	}
+}
+
+// runAll files every queued conversation, as ctx0 librarian run --ready
+// does, and returns what each run did.
+func runAll(t *testing.T, o Options) []Result {
+	t.Helper()
+	var out []Result
+	for {
+		res, err := Run(t.Context(), o)
+		if errors.Is(err, ingest.ErrNoWork) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, res)
+	}
+}
+
+// vaultDump is every entry file of the vault's work tree but me.md, each
+// under a header with its path, for a golden file.
+func vaultDump(t *testing.T, v *vault.Vault) []byte {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(v.Root(), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(v.Root(), p)
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && rel != "." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(rel, ".md") && rel != "me.md" && rel != "CONTEXT.md" {
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		data, err := os.ReadFile(filepath.Join(v.Root(), p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("=== " + p + "\n")
+		b.Write(data)
+	}
+	return []byte(b.String())
+}
+
+// TestRunRealTranscripts files the real Claude Code and Codex sessions
+// offline: the golden is the vault afterwards. Running again on every
+// conversation changes nothing: no commit, no file.
+func TestRunRealTranscripts(t *testing.T) {
+	v, ix := testVault(t)
+	st := ingestFiles(t, v.Root(), publishedFiles(t))
+	o := Options{Vault: v, Store: st, Search: ix, Now: now, Loc: time.UTC}
+	results := runAll(t, o)
+	if len(results) == 0 {
+		t.Fatal("nothing filed")
+	}
+	for _, r := range results {
+		if r.Run.Status != agent.StatusDone || r.Run.Result == "" {
+			t.Errorf("conversation %d: run %s status %s result %q, want done with a commit", r.Conversation.ID, r.Run.ID, r.Run.Status, r.Run.Result)
+		}
+		if r.Run.Provider != "offline" {
+			t.Errorf("run provider %q, want offline", r.Run.Provider)
+		}
+	}
+	checkClean(t, v)
+	checkGolden(t, filepath.Join("testdata", "real.vault.golden"), vaultDump(t, v))
+
+	convs, err := st.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	archived := 0
+	for _, c := range convs {
+		if c.Status == ingest.Queued || c.Status == ingest.Processing {
+			t.Errorf("conversation %d still %s", c.ID, c.Status)
+		}
+		if c.Status == ingest.Archived {
+			archived++
+		}
+	}
+	if archived != len(results) {
+		t.Errorf("%d conversations archived, want %d", archived, len(results))
+	}
+
+	// Idempotence: every conversation again, by id.
+	head := git(t, v, "rev-parse", "HEAD")
+	for _, r := range results {
+		o.Conversation = r.Conversation.ID
+		again, err := Run(t.Context(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !again.Filed.Already || again.Run.Result != "" || len(again.Run.Created)+len(again.Run.Updated) > 0 {
+			t.Errorf("conversation %d filed again: %+v", r.Conversation.ID, again.Filed)
+		}
+	}
+	if h := git(t, v, "rev-parse", "HEAD"); h != head {
+		t.Errorf("filing again moved the branch from %s to %s", head, h)
+	}
+	checkClean(t, v)
+}

@@ -1,0 +1,951 @@
+package librarian
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// FieldConversation is the frontmatter field that ties what the librarian
+// filed to its conversation (ConversationRef).
+const FieldConversation = "conversation"
+
+// Files is what the writer needs of a run: the vault as the run sees it,
+// and somewhere to put its writes. *agent.Session is one: Read returns the
+// run's own pending write first, then the base commit's file, and an error
+// that errors.Is fs.ErrNotExist for a missing file; Write checks the path
+// (entry files only, never .git/ or .ctx0/) and keeps the data until the
+// run finishes.
+type Files interface {
+	Read(ctx context.Context, path string) ([]byte, error)
+	Write(path string, data []byte) error
+}
+
+// Searcher finds the entries a new fact or preference may repeat.
+// *index.Index is one. Its results are only candidates: the writer reads
+// each one through Files, as the run sees it.
+type Searcher interface {
+	Search(ctx context.Context, q index.Query) ([]index.Result, error)
+}
+
+// Limits bound what one run writes, so a runaway extraction (or a
+// transcript crafted to cause one) cannot flood the vault.
+type Limits struct {
+	// EntryChars caps the text of one item; longer text is cut, with a note.
+	EntryChars int
+	// SectionChars caps one conversation's episode section.
+	SectionChars int
+	// Files caps the entry files one run creates or changes; items beyond
+	// it are left out, and the episode says how many.
+	Files int
+}
+
+// DefaultLimits are the limits of a run that sets none.
+var DefaultLimits = Limits{EntryChars: 2000, SectionChars: 6000, Files: 60}
+
+// Writer files an Extraction into the vault through a run, keeping each
+// category's mutability (seed 004): the episode section is appended to
+// the day's episode in time order; a project's activity is appended and
+// its overview replaced; a person's entry is read and extended; a
+// milestone is written once and never again; facts and preferences update
+// or supersede the entry that already says them instead of repeating it;
+// questions are appended to one log. It is deterministic: the same
+// extraction of the same conversation against the same vault writes the
+// same bytes, and a conversation already filed writes nothing.
+type Writer struct {
+	Files  Files
+	Search Searcher // nil: candidates are not searched for
+	Config vault.Config
+	Now    time.Time
+	// Loc is the time zone of episode days and section times.
+	Loc    *time.Location
+	Limits Limits
+}
+
+// Filed says what Apply did.
+type Filed struct {
+	Conversation string `json:"conversation"`
+	Episode      string `json:"episode"`
+	// Already is set when the conversation had been filed before: nothing
+	// was written.
+	Already bool     `json:"already,omitempty"`
+	Created []string `json:"created"`
+	Updated []string `json:"updated"`
+	// Notes say what was left out or kept as it was, and why.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// apply is one Apply: the conversation, and what it has written so far.
+type apply struct {
+	*Writer
+	ctx     context.Context
+	conv    ingest.Conversation
+	ref     string
+	episode string // the episode entry's name
+	project string // the project entry's name, "" if none
+	day     string // 2006-01-02 in Loc
+	filed   Filed
+	written map[string]bool
+	links   []string // what the episode section lists as filed
+	leftOut int
+	byText  map[string]string // normalized text → name, for this run's entries
+}
+
+// Apply files x, extracted from conv.
+func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extraction) (Filed, error) {
+	if w.Loc == nil {
+		w.Loc = time.UTC
+	}
+	if w.Limits == (Limits{}) {
+		w.Limits = DefaultLimits
+	}
+	x = redacted(x)
+	first := conv.First.In(w.Loc)
+	a := &apply{Writer: w, ctx: ctx, conv: conv, ref: ConversationRef(conv), day: first.Format("2006-01-02"),
+		written: map[string]bool{}, byText: map[string]string{}}
+	a.filed = Filed{Conversation: a.ref, Created: []string{}, Updated: []string{}}
+	var err error
+	if a.episode, err = w.name("episode", first.Format("2006-01")+"/"+a.day); err != nil {
+		return Filed{}, err
+	}
+	a.filed.Episode = a.episode
+	ep, err := a.read(a.episode)
+	if err != nil {
+		return Filed{}, err
+	}
+	if ep != nil && strings.Contains(ep.Body(), marker(a.ref)) {
+		a.filed.Already = true
+		return a.filed, nil
+	}
+	if conv.Project != "" {
+		if a.project, err = w.name("project", projectName(redact.String(conv.Project))); err != nil {
+			return Filed{}, err
+		}
+	}
+	steps := []func() error{
+		func() error { return a.projects(x.Projects) },
+		func() error { return a.items("preference", nil, x.Preferences, true) },
+		func() error { return a.items("preference", []string{"correction"}, x.Corrections, true) },
+		func() error { return a.items("fact", nil, x.Facts, true) },
+		func() error {
+			return a.items("fact", []string{"debug", "error-resolution"}, resolutionItems(x.Resolutions), true)
+		},
+		func() error { return a.items("decision", nil, x.Decisions, false) },
+		func() error { return a.items("insight", nil, x.Insights, false) },
+		func() error { return a.milestones(x.Milestones) },
+		func() error { return a.people(x.People) },
+		func() error { return a.questions(x.Questions) },
+		func() error { return a.episodeSection(ep, x.Episode) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return Filed{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Filed{}, err
+		}
+	}
+	return a.filed, nil
+}
+
+// name is the entry name of slug in the folder of type typ. Both parts
+// are normalized, and a slug is one segment: whatever a transcript or a
+// model says, the name stays inside the type's folder.
+func (w *Writer) name(typ, slug string) (string, error) {
+	info, ok := w.Config.Type(typ)
+	if !ok {
+		return "", fmt.Errorf("file into the vault: type %q is not known", typ)
+	}
+	parts := strings.Split(slug, "/")
+	for i, p := range parts {
+		n, err := vault.NormalizeName(strings.ReplaceAll(p, ".", " "))
+		if err != nil {
+			n = "untitled"
+		}
+		parts[i] = n
+	}
+	return vault.NormalizeName(info.Folder + "/" + strings.Join(parts, "/"))
+}
+
+// slugOf is a short file name from the first words of a title.
+func slugOf(title string) string {
+	s := ""
+	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ", ".", " ").Replace(title)) {
+		next, err := vault.NormalizeName(s + " " + w)
+		if err != nil {
+			continue
+		}
+		if len(next) > 60 && s != "" {
+			break
+		}
+		s = next
+	}
+	if s == "" {
+		return "untitled"
+	}
+	return s
+}
+
+// read returns the entry name as the run sees it, nil if there is none.
+func (a *apply) read(name string) (*entry.Entry, error) {
+	data, err := a.Files.Read(a.ctx, vault.EntryPath(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	e, err := entry.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	return e, nil
+}
+
+// write records e as name's new content, counting it against the run's
+// limit; ok is false when the limit left it out.
+func (a *apply) write(name string, e *entry.Entry, created bool) (ok bool, err error) {
+	if !a.written[name] && len(a.written) >= a.Limits.Files {
+		a.leftOut++
+		return false, nil
+	}
+	if err := a.Files.Write(vault.EntryPath(name), e.Bytes()); err != nil {
+		return false, fmt.Errorf("write %s: %w", name, err)
+	}
+	if !a.written[name] {
+		a.written[name] = true
+		if created {
+			a.filed.Created = append(a.filed.Created, name)
+		} else {
+			a.filed.Updated = append(a.filed.Updated, name)
+		}
+	}
+	return true, nil
+}
+
+// free is name, or name-2, name-3… the first that the run sees no file at.
+func (a *apply) free(name string) (string, error) {
+	for i := 1; i < 1000; i++ {
+		n := name
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", name, i)
+		}
+		e, err := a.read(n)
+		if err != nil && !errors.Is(err, entry.ErrFrontmatter) {
+			return "", err
+		}
+		if e == nil && err == nil {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("no free name for %s", name)
+}
+
+// meta is a new entry's frontmatter.
+type meta struct {
+	title, typ string
+	tags       []string
+	links      []string
+	ref        bool // set the conversation field
+}
+
+// newEntry makes an entry with ctx0's fields in their documented order,
+// source librarian, and the conversation it came from.
+func (a *apply) newEntry(m meta, body string) (*entry.Entry, error) {
+	now := a.Now.UTC().Truncate(time.Second)
+	e := entry.New()
+	fields := []struct {
+		key  string
+		val  any
+		skip bool
+	}{
+		{entry.FieldTitle, m.title, m.title == ""},
+		{entry.FieldType, m.typ, false},
+		{entry.FieldTags, m.tags, len(m.tags) == 0},
+		// Only what was learned belongs to the project; a day's episode,
+		// a log, a person or the project itself span projects.
+		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !m.ref || m.typ == "contact"},
+		{entry.FieldSource, "librarian", false},
+		{entry.FieldCreated, now, false},
+		{entry.FieldUpdated, now, false},
+		{entry.FieldLinks, m.links, len(m.links) == 0},
+		{FieldConversation, a.ref, !m.ref},
+	}
+	for _, f := range fields {
+		if f.skip {
+			continue
+		}
+		if err := e.Set(f.key, f.val); err != nil {
+			return nil, fmt.Errorf("set %s: %w", f.key, err)
+		}
+	}
+	if body != "" {
+		e.SetBody(strings.TrimRight(body, "\n") + "\n")
+	}
+	return e, nil
+}
+
+// touch marks an existing entry as changed now.
+func (a *apply) touch(e *entry.Entry) error {
+	return e.Set(entry.FieldUpdated, a.Now.UTC().Truncate(time.Second))
+}
+
+// limit cuts an item's text to the entry limit, noting it.
+func (a *apply) limit(what, s string) string {
+	if len([]rune(s)) <= a.Limits.EntryChars {
+		return s
+	}
+	a.filed.Notes = append(a.filed.Notes, fmt.Sprintf("%s: cut to %d characters", cut(what, 60), a.Limits.EntryChars))
+	return cut(s, a.Limits.EntryChars) + " (cut: over the librarian's entry limit)"
+}
+
+// source is the line that dates an item and links it to where it came
+// from: the episode, and the project.
+func (a *apply) source(ev Evidence) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Learned %s in [[%s]]", a.day, a.episode)
+	if a.project != "" {
+		fmt.Fprintf(&b, " (project [[%s]])", a.project)
+	}
+	b.WriteString(".")
+	if q := strings.TrimSpace(ev.Quote); q != "" {
+		fmt.Fprintf(&b, "\n\n> %s", strings.ReplaceAll(q, "\n", " "))
+	}
+	return b.String()
+}
+
+// itemLinks are the links of a new item: the episode and the project.
+func (a *apply) itemLinks(more ...string) []string {
+	links := []string{a.episode}
+	if a.project != "" {
+		links = append(links, a.project)
+	}
+	return append(links, more...)
+}
+
+// items files facts, preferences, decisions or insights as entries of
+// type typ. With mutable, an entry that already says the same is updated
+// instead, and one that says nearly the same (or that the item replaces)
+// is superseded.
+func (a *apply) items(typ string, tags []string, items []Item, mutable bool) error {
+	for _, it := range items {
+		text := a.limit(it.Text, strings.TrimSpace(it.Text))
+		if text == "" {
+			continue
+		}
+		if n, ok := a.byText[normText(text)]; ok {
+			a.links = appendNew(a.links, n)
+			continue
+		}
+		same, similar, err := a.candidates(typ, text, it.Replaces)
+		if err != nil {
+			return err
+		}
+		if same != "" {
+			if err := a.reinforce(same); err != nil {
+				return err
+			}
+			a.byText[normText(text)] = same
+			continue
+		}
+		if !mutable {
+			similar = ""
+		}
+		title := it.Title
+		if title == "" {
+			title = titleOf(text)
+		}
+		name, err := a.free(mustName(a.Writer, typ, slugOf(title)))
+		if err != nil {
+			return err
+		}
+		body := text
+		if it.Why != "" {
+			body += "\n\n## Why\n\n" + a.limit(it.Why, strings.TrimSpace(it.Why))
+		}
+		body += "\n\n" + a.source(it.Evidence)
+		var more []string
+		if similar != "" {
+			more = append(more, similar)
+			body += fmt.Sprintf("\n\nReplaces [[%s]].", similar)
+		}
+		e, err := a.newEntry(meta{title: cut(title, 100), typ: typ, tags: tags, links: a.itemLinks(more...), ref: true}, body)
+		if err != nil {
+			return err
+		}
+		ok, err := a.write(name, e, true)
+		if err != nil || !ok {
+			return err
+		}
+		a.byText[normText(text)] = name
+		a.links = append(a.links, name)
+		if similar != "" {
+			if err := a.supersede(similar, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mustName is Writer.name for the built-in types, which always have a
+// folder.
+func mustName(w *Writer, typ, slug string) string {
+	n, err := w.name(typ, slug)
+	if err != nil {
+		return "inbox/untitled"
+	}
+	return n
+}
+
+// Thresholds of likeness between an item and an entry, by the share of
+// their content words in common: above same they say the same thing, above
+// similar the new one is a changed version of the old.
+const (
+	sameLikeness    = 0.8
+	similarLikeness = 0.5
+)
+
+// candidates searches for entries of type typ that say the same as text
+// (same) or that it replaces (similar): those the item names in replaces,
+// else the most alike above the threshold. Each is read as the run sees
+// it; superseded and archived entries are not candidates.
+func (a *apply) candidates(typ, text, replaces string) (same, similar string, err error) {
+	if a.Search == nil {
+		return "", "", nil
+	}
+	best := 0.0
+	for _, q := range []string{text, replaces} {
+		words := contentWords(q)
+		if len(words) == 0 {
+			continue
+		}
+		res, err := a.Search.Search(a.ctx, index.Query{Text: strings.Join(words, " OR "), Type: typ, Limit: 8})
+		if err != nil {
+			return "", "", fmt.Errorf("search for entries like %q: %w", cut(q, 60), err)
+		}
+		for _, r := range res {
+			e, err := a.read(r.Name)
+			if err != nil || e == nil || e.SupersededBy() != "" || !e.Archived().IsZero() {
+				continue
+			}
+			stated := statement(e.Body())
+			if l := likeness(text, stated); l >= sameLikeness {
+				return r.Name, "", nil
+			}
+			l := likeness(q, stated)
+			if q == replaces && l >= similarLikeness || l > best && l >= similarLikeness {
+				best, similar = l, r.Name
+				if q == replaces {
+					best = 2 // what the item names beats what only looks alike
+				}
+			}
+		}
+	}
+	return "", similar, nil
+}
+
+// statement is the first paragraph of an entry's body: what it states.
+func statement(body string) string {
+	p, _, _ := strings.Cut(strings.TrimSpace(body), "\n\n")
+	return p
+}
+
+// reinforce records that a conversation said again what an entry holds
+// (seed 002's reinforcement): it links the episode and is updated now.
+func (a *apply) reinforce(name string) error {
+	e, err := a.read(name)
+	if err != nil || e == nil {
+		return err
+	}
+	links := e.LinkNames()
+	a.links = appendNew(a.links, name)
+	if slices.Contains(links, a.episode) {
+		return nil
+	}
+	if err := e.Set(entry.FieldLinks, append(links, a.episode)); err != nil {
+		return fmt.Errorf("link %s to %s: %w", name, a.episode, err)
+	}
+	if err := a.touch(e); err != nil {
+		return err
+	}
+	_, err = a.write(name, e, false)
+	return err
+}
+
+// supersede marks old as replaced by name (seed 000's supersede: the old
+// entry stays for history, and searches prefer the new one).
+func (a *apply) supersede(old, name string) error {
+	e, err := a.read(old)
+	if err != nil || e == nil {
+		return err
+	}
+	if err := e.Set(entry.FieldSupersededBy, name); err != nil {
+		return fmt.Errorf("supersede %s: %w", old, err)
+	}
+	if err := a.touch(e); err != nil {
+		return err
+	}
+	_, err = a.write(old, e, false)
+	return err
+}
+
+// projects appends each project's activity and replaces its overview.
+func (a *apply) projects(ps []Project) error {
+	for _, p := range ps {
+		name := a.project
+		if n := projectName(p.Name); a.project == "" || vault.Slug(a.project) != slugOf(n) {
+			name = mustName(a.Writer, "project", slugOf(n))
+		}
+		e, err := a.read(name)
+		if err != nil {
+			return err
+		}
+		created := e == nil
+		if created {
+			body := "## Overview\n\n"
+			if a.conv.Project != "" && name == a.project {
+				body += fmt.Sprintf("Work in `%s`.\n", redact.String(a.conv.Project))
+			}
+			body += "\n## Activity\n"
+			if e, err = a.newEntry(meta{title: p.Name, typ: "project"}, body); err != nil {
+				return err
+			}
+		}
+		body := e.Body()
+		if o := strings.TrimSpace(p.Overview); o != "" {
+			body = replaceSection(body, "Overview", a.limit(o, o))
+		}
+		line := fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(p.Activity, p.Activity)), a.episode)
+		if !strings.Contains(body, line) {
+			body = appendToSection(body, "Activity", line)
+		}
+		if body == e.Body() && !created {
+			continue
+		}
+		e.SetBody(body)
+		if !created {
+			if err := a.touch(e); err != nil {
+				return err
+			}
+		}
+		if _, err := a.write(name, e, created); err != nil {
+			return err
+		}
+		a.links = appendNew(a.links, name)
+	}
+	return nil
+}
+
+// people extends each person's entry with what was learned, dated.
+func (a *apply) people(ps []Person) error {
+	for _, p := range ps {
+		name := mustName(a.Writer, "contact", slugOf(p.Name))
+		e, err := a.read(name)
+		if err != nil {
+			return err
+		}
+		created := e == nil
+		if created {
+			if e, err = a.newEntry(meta{title: p.Name, typ: "contact", links: a.itemLinks(), ref: true}, "## Notes\n"); err != nil {
+				return err
+			}
+		}
+		line := fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(p.Note, p.Note)), a.episode)
+		if strings.Contains(e.Body(), line) {
+			continue
+		}
+		e.SetBody(appendToSection(e.Body(), "Notes", line))
+		if !created {
+			if err := a.touch(e); err != nil {
+				return err
+			}
+		}
+		if _, err := a.write(name, e, created); err != nil {
+			return err
+		}
+		a.links = appendNew(a.links, name)
+	}
+	return nil
+}
+
+// milestones writes each milestone once: an existing one is never
+// rewritten.
+func (a *apply) milestones(ms []Item) error {
+	for _, m := range ms {
+		title := m.Title
+		if title == "" {
+			title = titleOf(m.Text)
+		}
+		name := mustName(a.Writer, "milestone", a.day+"-"+slugOf(title))
+		e, err := a.read(name)
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			a.filed.Notes = append(a.filed.Notes, fmt.Sprintf("%s: milestones are not rewritten; kept as it was", name))
+			a.links = appendNew(a.links, name)
+			continue
+		}
+		body := "## What was reached\n\n" + a.limit(m.Text, m.Text) + "\n\n" + a.source(m.Evidence)
+		if e, err = a.newEntry(meta{title: cut(title, 100), typ: "milestone", links: a.itemLinks(), ref: true}, body); err != nil {
+			return err
+		}
+		if ok, err := a.write(name, e, true); err != nil || !ok {
+			return err
+		}
+		a.links = append(a.links, name)
+	}
+	return nil
+}
+
+// questionsLog is the one log the librarian's open questions go to.
+const questionsLog = "librarian-questions"
+
+// questions appends the open questions to the questions log, under a
+// section of their own for this conversation.
+func (a *apply) questions(qs []Item) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	name := mustName(a.Writer, "log", questionsLog)
+	e, err := a.read(name)
+	if err != nil {
+		return err
+	}
+	created := e == nil
+	if created {
+		body := "Questions the librarian could not answer from a conversation. Answer one by editing the entry it concerns, then delete it here.\n"
+		if e, err = a.newEntry(meta{title: "Librarian questions", typ: "log"}, body); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\n", a.heading())
+	for _, q := range qs {
+		fmt.Fprintf(&b, "- %s ([[%s]])\n", oneLine(a.limit(q.Text, q.Text)), a.episode)
+	}
+	e.SetBody(insertSection(e.Body(), a.heading(), b.String()))
+	if !created {
+		if err := a.touch(e); err != nil {
+			return err
+		}
+	}
+	_, err = a.write(name, e, created)
+	a.links = appendNew(a.links, name)
+	return err
+}
+
+// heading is the dated heading of this conversation's sections, which the
+// append-only merge orders by.
+func (a *apply) heading() string {
+	return fmt.Sprintf("## %s", a.conv.First.In(a.Loc).Format("2006-01-02 15:04"))
+}
+
+// marker is the line of an episode section that names its conversation,
+// by which a conversation already filed is recognized.
+func marker(ref string) string { return "Conversation: `" + ref + "`" }
+
+// episodeSection adds this conversation's section to the day's episode,
+// in time order, listing what was filed.
+func (a *apply) episodeSection(ep *entry.Entry, x Episode) error {
+	created := ep == nil
+	if created {
+		var err error
+		if ep, err = a.newEntry(meta{title: a.day, typ: "episode"}, ""); err != nil {
+			return err
+		}
+	}
+	var b strings.Builder
+	title := oneLine(x.Title)
+	fmt.Fprintf(&b, "%s %s\n\n", a.heading(), title)
+	fmt.Fprintf(&b, "%s (%s, %d messages", marker(a.ref), a.conv.Source, a.conv.Messages)
+	if a.project != "" {
+		fmt.Fprintf(&b, ", project [[%s]]", a.project)
+	}
+	b.WriteString(")\n\n")
+	for _, f := range []struct{ label, text string }{{"Asked", x.Request}, {"Done", x.Done}, {"Outcome", x.Outcome}} {
+		if t := oneLine(f.text); t != "" {
+			fmt.Fprintf(&b, "- **%s:** %s\n", f.label, t)
+		}
+	}
+	for _, l := range []struct {
+		label string
+		list  []string
+	}{{"Files written", x.Files}, {"Commands run", x.Commands}} {
+		if len(l.list) > 0 {
+			fmt.Fprintf(&b, "- **%s:** %s\n", l.label, codeList(l.list, 10))
+		}
+	}
+	if len(a.links) > 0 {
+		var ls []string
+		for _, n := range a.links {
+			ls = append(ls, "[["+n+"]]")
+		}
+		fmt.Fprintf(&b, "- **Filed:** %s\n", strings.Join(ls, ", "))
+	}
+	if a.leftOut > 0 {
+		fmt.Fprintf(&b, "- **Left out:** %d more entries, over the limit of %d files a librarian run writes\n", a.leftOut, a.Limits.Files)
+		a.filed.Notes = append(a.filed.Notes, fmt.Sprintf("%d entries left out: over the limit of %d files a run writes", a.leftOut, a.Limits.Files))
+	}
+	section := b.String()
+	if len([]rune(section)) > a.Limits.SectionChars {
+		section = cut(section, a.Limits.SectionChars) + "\n\n(cut: over the librarian's section limit)\n"
+		a.filed.Notes = append(a.filed.Notes, fmt.Sprintf("episode section cut to %d characters", a.Limits.SectionChars))
+	}
+	ep.SetBody(insertSection(ep.Body(), a.heading()+" "+title, section))
+	if !created {
+		if err := a.touch(ep); err != nil {
+			return err
+		}
+	}
+	// The episode is written whatever the limit: it is how the conversation
+	// is known to be filed.
+	if err := a.Files.Write(vault.EntryPath(a.episode), ep.Bytes()); err != nil {
+		return fmt.Errorf("write %s: %w", a.episode, err)
+	}
+	if created {
+		a.filed.Created = append(a.filed.Created, a.episode)
+	} else {
+		a.filed.Updated = append(a.filed.Updated, a.episode)
+	}
+	return nil
+}
+
+// codeList shows at most n items as `code`, and how many more there are.
+func codeList(items []string, n int) string {
+	var out []string
+	for i, s := range items {
+		if i == n {
+			out = append(out, fmt.Sprintf("and %d more", len(items)-n))
+			break
+		}
+		out = append(out, "`"+strings.ReplaceAll(oneLine(s), "`", "'")+"`")
+	}
+	return strings.Join(out, ", ")
+}
+
+// sectionHeading matches a dated heading of an append-only body.
+var sectionHeading = regexp.MustCompile(`^#{1,6} (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)`)
+
+// insertSection puts section into body before the first dated section that
+// comes after heading, else at the end: sections stay in time order
+// whatever order conversations are filed in.
+func insertSection(body, heading, section string) string {
+	key := sectionHeading.FindStringSubmatch(heading)
+	lines := strings.SplitAfter(body, "\n")
+	at := len(lines)
+	for i, l := range lines {
+		if m := sectionHeading.FindStringSubmatch(l); m != nil && key != nil && m[1] > key[1] {
+			at = i
+			break
+		}
+	}
+	before := strings.Join(lines[:at], "")
+	after := strings.Join(lines[at:], "")
+	if strings.TrimSpace(before) == "" {
+		before = ""
+	} else {
+		before = strings.TrimRight(before, "\n") + "\n\n"
+	}
+	section = strings.TrimRight(section, "\n") + "\n"
+	if after != "" {
+		section += "\n"
+	}
+	return before + section + after
+}
+
+// appendToSection adds line at the end of the "## name" section of body,
+// adding the section at the end if there is none.
+func appendToSection(body, name, line string) string {
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "## "+name {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return strings.TrimRight(body, "\n") + "\n\n## " + name + "\n\n" + line + "\n"
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "## ") {
+			end = i
+			break
+		}
+	}
+	last := end
+	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
+		last--
+	}
+	ins := []string{line}
+	if last == start+1 {
+		ins = []string{"", line}
+	}
+	if end < len(lines) {
+		ins = append(ins, "")
+	}
+	out := append(append(slices.Clone(lines[:last]), ins...), lines[end:]...)
+	return strings.Join(out, "\n") + "\n"
+}
+
+// replaceSection replaces the text of the "## name" section of body, or
+// adds the section first if there is none.
+func replaceSection(body, name, text string) string {
+	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+	start := -1
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "## "+name {
+			start = i
+			break
+		}
+	}
+	if start < 0 {
+		return "## " + name + "\n\n" + text + "\n\n" + body
+	}
+	end := len(lines)
+	for i := start + 1; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "## ") {
+			end = i
+			break
+		}
+	}
+	out := append(slices.Clone(lines[:start+1]), "", text)
+	if end < len(lines) {
+		out = append(append(out, ""), lines[end:]...)
+	}
+	return strings.Join(out, "\n") + "\n"
+}
+
+// resolutionItems states error→fix pairs as facts.
+func resolutionItems(rs []Resolution) []Item {
+	var out []Item
+	for _, r := range rs {
+		out = append(out, Item{
+			Title:    "Fix: " + cut(oneLine(r.Error), 80),
+			Text:     fmt.Sprintf("Error: %s\n\nFix: %s", strings.TrimSpace(r.Error), strings.TrimSpace(r.Fix)),
+			Evidence: r.Evidence,
+		})
+	}
+	return out
+}
+
+// titleOf is a title for a text: its first sentence, cut short.
+func titleOf(text string) string {
+	s := firstSentence(text)
+	if s == "" {
+		s = text
+	}
+	return cut(strings.TrimRight(oneLine(s), ".!?: "), 80)
+}
+
+// oneLine joins a text's lines, for list items and headings.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// stopWords are left out when comparing and searching texts: they say
+// nothing about what a fact is about.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were be been being it its this that these those there here i me my we our you your he she they them their user users
+		do does did not no yes can could would should will shall may might must have has had just also very really please always never prefer prefers preferred use uses using`) {
+		stopWords[w] = true
+	}
+}
+
+// contentWords are the distinct words of s that say what it is about,
+// lowercased, in order.
+func contentWords(s string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != '…')
+	}) {
+		if len(w) < 2 || stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+	}
+	return out
+}
+
+// likeness is the share of content words two texts have in common
+// (Jaccard), 0 when either has none.
+func likeness(a, b string) float64 {
+	wa, wb := contentWords(a), contentWords(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return 0
+	}
+	in := 0
+	for _, w := range wa {
+		if slices.Contains(wb, w) {
+			in++
+		}
+	}
+	return float64(in) / float64(len(wa)+len(wb)-in)
+}
+
+// normText is a text as compared within a run.
+func normText(s string) string { return strings.ToLower(oneLine(s)) }
+
+// redacted is x with every secret it holds replaced, before anything of
+// it is written.
+func redacted(x Extraction) Extraction {
+	r := redact.String
+	items := func(in []Item) []Item {
+		out := make([]Item, len(in))
+		for i, it := range in {
+			out[i] = Item{Title: r(it.Title), Text: r(it.Text), Why: r(it.Why), Replaces: r(it.Replaces), Evidence: Evidence{it.Evidence.Message, r(it.Evidence.Quote)}}
+		}
+		return out
+	}
+	strs := func(in []string) []string {
+		out := make([]string, len(in))
+		for i, s := range in {
+			out[i] = r(s)
+		}
+		return out
+	}
+	e := x.Episode
+	y := Extraction{
+		Episode:     Episode{Title: r(e.Title), Request: r(e.Request), Done: r(e.Done), Outcome: r(e.Outcome), Files: strs(e.Files), Commands: strs(e.Commands)},
+		Facts:       items(x.Facts),
+		Preferences: items(x.Preferences),
+		Decisions:   items(x.Decisions),
+		Milestones:  items(x.Milestones),
+		Insights:    items(x.Insights),
+		Questions:   items(x.Questions),
+		Corrections: items(x.Corrections),
+	}
+	for _, p := range x.People {
+		y.People = append(y.People, Person{r(p.Name), r(p.Note), Evidence{p.Evidence.Message, r(p.Evidence.Quote)}})
+	}
+	for _, p := range x.Projects {
+		y.Projects = append(y.Projects, Project{r(p.Name), r(p.Overview), r(p.Activity), Evidence{p.Evidence.Message, r(p.Evidence.Quote)}})
+	}
+	for _, res := range x.Resolutions {
+		y.Resolutions = append(y.Resolutions, Resolution{r(res.Error), r(res.Fix), Evidence{res.Evidence.Message, r(res.Evidence.Quote)}})
+	}
+	return y
+}
