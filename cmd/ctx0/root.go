@@ -133,7 +133,9 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newHookCmd(),
 		a.newHooksCmd(),
 		a.newDumpCmd(),
+		a.newMCPCmd(),
 		a.newRunsCmd(),
+		a.newLibrarianCmd(),
 	)
 	return root
 }

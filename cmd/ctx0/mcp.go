@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/mcp"
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newMCPCmd() *cobra.Command {
+	var (
+		addr        string
+		allowRemote bool
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp [--http 127.0.0.1:PORT]",
+		Short: "Serve the vault to agents over the Model Context Protocol",
+		Long: `Serve the vault as an MCP server, so that any agent that speaks MCP gets a
+long-term memory: the tools remember, search, retrieve, context, show, query
+and archive_now; the memory tool (view, create, str_replace, insert, delete,
+rename under /memories, the commands Anthropic's models are trained on),
+working on the vault's files; and every entry as the resource
+ctx0://entry/NAME. Every write is one git commit; the index follows the files
+while the server runs.
+
+It speaks over stdin and stdout, the way agents start their servers; --http
+serves streamable HTTP instead, on this machine only (127.0.0.1 or ::1) unless
+--allow-remote: the server has no authentication.
+
+  ctx0 mcp install claude-code     register it in Claude Code (and print the
+                                   lines for Cursor, Codex CLI, Gemini CLI)
+  ctx0 mcp uninstall claude-code   remove exactly that`,
+		Example: `  ctx0 mcp
+  ctx0 mcp --http 127.0.0.1:8765
+  ctx0 mcp install claude-code`,
+		Args: args(0, "no arguments (see install and uninstall)"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if addr != "" {
+				if err := mcp.CheckAddr(addr, allowRemote); err != nil {
+					return usageError{err}
+				}
+			}
+			return a.serveMCP(cmd.Context(), addr, allowRemote)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio")
+	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --http listen beyond this machine (anyone who reaches it reads and writes the vault)")
+	cmd.AddCommand(a.newMCPInstallCmd("install"), a.newMCPInstallCmd("uninstall"))
+	return cmd
+}
+
+// serveMCP runs the server until the client leaves or ctx ends, with the
+// index's watcher keeping the index fresh meanwhile.
+func (a *app) serveMCP(ctx context.Context, addr string, allowRemote bool) error {
+	m, cfg, closeMemory, err := a.openMemory(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeMemory()
+	ctx, cancel := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		// Only one watcher runs per vault; without this one, reads check
+		// the files themselves.
+		if err := m.Index.Watch(ctx, nil); err != nil && ctx.Err() == nil {
+			a.note("ctx0: mcp: %v; reads check the files instead", err)
+		}
+	}()
+	defer func() { cancel(); <-watched }()
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	root := m.Vault.Root()
+	s := mcp.New(mcp.Options{
+		Vault: m.Vault, Index: m.Index, Sessions: m.Sessions, Embeddings: m.Embeddings,
+		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
+		Archive: &mcp.Sessions{
+			Dirs: ingest.DefaultDirs(home, a.getenv), CWD: cwd, Started: a.now(),
+			Open: func(ctx context.Context) (*ingest.Store, error) {
+				return ingest.Open(ctx, root, ingest.WithClock(a.now))
+			},
+		},
+	})
+	if addr == "" {
+		err := s.Run(ctx, &sdk.StdioTransport{})
+		if errors.Is(err, context.Canceled) || errors.Is(err, sdk.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	}
+	return s.ListenAndServe(ctx, addr, allowRemote, func(url string) {
+		a.note("ctx0: serving %s over MCP (streamable HTTP) at %s", root, url)
+	})
+}
+
+// version is the module version ctx0 was built at, if it knows it.
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// newMCPInstallCmd is mcp install or mcp uninstall.
+func (a *app) newMCPInstallCmd(verb string) *cobra.Command {
+	var user, project, asJSON bool
+	short := "Register ctx0's MCP server in Claude Code, and print it for other agents"
+	long := `Register ctx0's MCP server as "ctx0" in Claude Code's configuration, keeping
+every other server and setting as written; installing again changes nothing,
+or updates ctx0's entry in place. Then print the lines that register it in
+Cursor, Codex CLI and Gemini CLI.
+
+--user (the default) edits ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json if
+set): the server serves this vault in every project. --project edits .mcp.json
+at the root of the git repository (or folder) you are in, shared with the
+project's other users: there the server serves whatever vault ctx0 finds
+($CTX0_VAULT, else ~/.ctx0/vault). Claude Code runs "ctx0", which must be on
+its PATH.`
+	if verb == "uninstall" {
+		short = "Remove ctx0's MCP server from Claude Code's configuration"
+		long = `Remove from Claude Code's configuration exactly what ctx0 mcp install added:
+the "ctx0" server (never one that ctx0 did not register), and mcpServers if it
+is left empty. --user (the default) and --project as for install.`
+	}
+	cmd := &cobra.Command{
+		Use:     verb + " claude-code [--user | --project]",
+		Short:   short,
+		Long:    long,
+		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json", verb),
+		Args:    args(1, "the agent, claude-code"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "claude-code" {
+				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, and prints the lines for others (see ctx0 mcp install --help)", verb, args[0])
+			}
+			if user && project {
+				return usagef("mcp %s: --user and --project name different files; give one", verb)
+			}
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("find Claude Code's configuration: %w", err)
+			}
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			path := mcp.ClaudeCodeConfig(project, home, projectRoot(cwd), a.getenv)
+			if verb == "uninstall" {
+				ch, err := mcp.Uninstall(path)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return a.printJSON(ch)
+				}
+				if ch.Action == "removed" {
+					a.note("Removed the ctx0 MCP server from %s.", path)
+				} else {
+					a.note("No ctx0 MCP server in %s.", path)
+				}
+				return nil
+			}
+			entry := mcp.ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}
+			if !project {
+				v, err := vault.Open(cmd.Context(), a.dir())
+				if err != nil {
+					return err
+				}
+				root, err := filepath.Abs(v.Root())
+				if err != nil {
+					return err
+				}
+				entry.Args = append(entry.Args, "--vault", root)
+			}
+			if _, err := exec.LookPath("ctx0"); err != nil {
+				a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
+			}
+			ch, err := mcp.Install(path, entry)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(ch)
+			}
+			switch ch.Action {
+			case "unchanged":
+				a.note("The ctx0 MCP server is already in %s.", path)
+			default:
+				a.note("%s the ctx0 MCP server in %s; Claude Code starts it in its next session (check with /mcp).", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], path)
+			}
+			_, err = fmt.Fprintf(a.stdout, "For other agents:\n\n%s", mcp.Snippets(entry))
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&user, "user", false, "edit your user configuration, for every project (the default)")
+	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .mcp.json")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
+	return cmd
+}

@@ -1,0 +1,291 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ServerName is the name ctx0 registers itself under in agents' configs.
+const ServerName = "ctx0"
+
+// ServerEntry is how an agent starts ctx0's server over stdio, in the
+// mcpServers shape Claude Code, Cursor and Gemini CLI share.
+type ServerEntry struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+}
+
+// ClaudeCodeConfig is the file where Claude Code keeps the MCP servers of a
+// scope: user scope in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when
+// set), available in every project; project scope in .mcp.json at the
+// project's root, shared through its repository.
+func ClaudeCodeConfig(project bool, home, projectDir string, getenv func(string) string) string {
+	if project {
+		return filepath.Join(projectDir, ".mcp.json")
+	}
+	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	return filepath.Join(home, ".claude.json")
+}
+
+// Change says what Install or Uninstall did to a config file.
+type Change struct {
+	Config string `json:"config"`
+	Action string `json:"action"` // added, updated, unchanged, removed, absent
+}
+
+// ErrNotOurs is returned when the config has a server named ctx0 that ctx0
+// did not write: it is left alone.
+var ErrNotOurs = errors.New("a server named ctx0 that ctx0 did not register")
+
+// field is one member of a JSON object, in the order written.
+type field struct {
+	key string
+	val json.RawMessage
+}
+
+// readObject reads a JSON object keeping its members' order and bytes.
+func readObject(data []byte) ([]field, error) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	t, err := d.Token()
+	if err != nil {
+		return nil, err
+	}
+	if t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var fs []field
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, err
+		}
+		fs = append(fs, field{k, v})
+	}
+	if _, err := d.Token(); err != nil {
+		return nil, err
+	}
+	if _, err := d.Token(); err == nil {
+		return nil, errors.New("text after the JSON object")
+	}
+	return fs, nil
+}
+
+func writeObject(fs []field) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(f.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func find(fs []field, key string) int {
+	for i, f := range fs {
+		if f.key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// ours reports whether a server entry is one ctx0 registered: its command
+// is a ctx0 binary started with the mcp command.
+func ours(raw json.RawMessage) bool {
+	var e ServerEntry
+	if json.Unmarshal(raw, &e) != nil {
+		return false
+	}
+	return strings.HasPrefix(filepath.Base(e.Command), "ctx0") && len(e.Args) > 0 && e.Args[0] == "mcp"
+}
+
+// Install registers ctx0's server in the agent config at path, under
+// mcpServers.ctx0: added, or updated in place when ctx0 registered it
+// before; every other server and setting is kept, in its order. The file
+// and its folder are created if needed.
+func Install(path string, e ServerEntry) (Change, error) {
+	c := Change{Config: path}
+	top, mode, err := load(path)
+	if err != nil {
+		return c, err
+	}
+	val, err := json.Marshal(e)
+	if err != nil {
+		return c, err
+	}
+	var servers []field
+	i := find(top, "mcpServers")
+	if i >= 0 {
+		if servers, err = readObject(top[i].val); err != nil {
+			return c, fmt.Errorf("%s: mcpServers: %w", path, err)
+		}
+	}
+	switch j := find(servers, ServerName); {
+	case j < 0:
+		servers = append(servers, field{ServerName, val})
+		c.Action = "added"
+	case !ours(servers[j].val):
+		return c, fmt.Errorf("%s: %w; remove it or rename it first", path, ErrNotOurs)
+	case sameJSON(servers[j].val, val):
+		c.Action = "unchanged"
+		return c, nil
+	default:
+		servers[j].val = val
+		c.Action = "updated"
+	}
+	if i >= 0 {
+		top[i].val = writeObject(servers)
+	} else {
+		top = append(top, field{"mcpServers", writeObject(servers)})
+	}
+	return c, save(path, top, mode)
+}
+
+// Uninstall removes what Install added to the config at path: ctx0's
+// server, and mcpServers if that leaves it empty; a .mcp.json left empty is
+// removed. A server named ctx0 that ctx0 did not register is left alone.
+func Uninstall(path string) (Change, error) {
+	c := Change{Config: path, Action: "absent"}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	top, mode, err := load(path)
+	if err != nil {
+		return c, err
+	}
+	i := find(top, "mcpServers")
+	if i < 0 {
+		return c, nil
+	}
+	servers, err := readObject(top[i].val)
+	if err != nil {
+		return c, fmt.Errorf("%s: mcpServers: %w", path, err)
+	}
+	j := find(servers, ServerName)
+	if j < 0 {
+		return c, nil
+	}
+	if !ours(servers[j].val) {
+		return c, fmt.Errorf("%s: %w; left as it is", path, ErrNotOurs)
+	}
+	servers = append(servers[:j], servers[j+1:]...)
+	if len(servers) == 0 {
+		top = append(top[:i], top[i+1:]...)
+	} else {
+		top[i].val = writeObject(servers)
+	}
+	c.Action = "removed"
+	if len(top) == 0 && filepath.Base(path) == ".mcp.json" {
+		return c, os.Remove(path)
+	}
+	return c, save(path, top, mode)
+}
+
+func sameJSON(a, b json.RawMessage) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return bytes.Equal(ja, jb)
+}
+
+func load(path string) ([]field, os.FileMode, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, 0o644, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fi.Mode().Perm(), nil
+	}
+	top, err := readObject(data)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: not a JSON object, so ctx0 leaves it alone: %w", path, err)
+	}
+	return top, fi.Mode().Perm(), nil
+}
+
+// save writes the config atomically, indented with two spaces as the
+// agents write theirs.
+func save(path string, top []field, mode os.FileMode) error {
+	var out bytes.Buffer
+	if err := json.Indent(&out, writeObject(top), "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out.Bytes()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Snippets is how to register the same server in other agents, for people
+// to paste: Cursor, Codex CLI and Gemini CLI.
+func Snippets(e ServerEntry) string {
+	plain := ServerEntry{Command: e.Command, Args: e.Args}
+	j, _ := json.MarshalIndent(map[string]map[string]ServerEntry{"mcpServers": {ServerName: plain}}, "", "  ")
+	var args []string
+	for _, a := range e.Args {
+		q, _ := json.Marshal(a)
+		args = append(args, string(q))
+	}
+	cmd, _ := json.Marshal(e.Command)
+	return fmt.Sprintf(`Cursor: in ~/.cursor/mcp.json (every project) or .cursor/mcp.json (one project):
+%s
+
+Codex CLI: in ~/.codex/config.toml:
+[mcp_servers.%s]
+command = %s
+args = [%s]
+
+Gemini CLI: in ~/.gemini/settings.json (or .gemini/settings.json in a project):
+%s
+`, j, ServerName, cmd, strings.Join(args, ", "), j)
+}

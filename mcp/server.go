@@ -1,0 +1,192 @@
+// Package mcp serves a ctx0 vault over the Model Context Protocol, so that an
+// agent that knows nothing of ctx0 gets a memory: tools to remember, search,
+// retrieve, show and archive (seed 003 §8, seed 000), the memory tool whose
+// commands Anthropic's models are trained on, mapped onto the vault, and the
+// entries as resources. It is an adapter: every tool translates its arguments
+// into one call of the vault, the index, the extractor or the ingest state,
+// and the result into text an agent reads.
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Options say what a server serves and how.
+type Options struct {
+	Vault *vault.Vault
+	Index *index.Index // the vault's catalog; kept fresh by its own checks or a watcher
+	// Sessions searches past conversations for retrieve; nil: none.
+	Sessions extractor.Sessions
+	// Embeddings adds vector similarity to retrieve; nil: BM25 only.
+	Embeddings index.Embedder
+	// Budgets are the extractor's defaults from the vault's config.
+	Budgets extractor.ExtractorConfig
+	// Project is the project the client works on (the git remote of the
+	// folder the server was started in): its entries rank higher.
+	Project string
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Version is ctx0's version, reported to clients.
+	Version string
+	// RememberRate limits remember per client session; zero: DefaultRememberRate.
+	RememberRate Rate
+	// WriteRate limits the memory tool's writes per client session; zero:
+	// DefaultWriteRate.
+	WriteRate Rate
+	// MemoryMaxChars is the longest file the memory tool writes; 0:
+	// DefaultMemoryMaxChars.
+	MemoryMaxChars int
+	// Archive queues the client's current session for the librarian
+	// (archive_now); nil: the tool says it cannot.
+	Archive Archiver
+	// Logger hears of the server's activity; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Archiver hands the current session to the librarian.
+type Archiver interface {
+	// Archive ingests the session req names (or the newest one of the
+	// client's folder) and queues its conversations, finishing the active
+	// one. It returns what it did, for the agent to read.
+	Archive(ctx context.Context, req ArchiveRequest) (ArchiveResult, error)
+}
+
+// DefaultMemoryMaxChars is the longest file the memory tool writes: ten
+// remembered facts' worth, so that a file the agent views stays cheap.
+const DefaultMemoryMaxChars = 20000
+
+// Server is ctx0's MCP server. One Server serves any number of client
+// sessions at once.
+type Server struct {
+	opts     Options
+	sdk      *sdk.Server
+	remember *limiter
+	writes   *limiter
+	tools    map[string]*toolArgs // per tool: argument names, aliases and kinds
+}
+
+// New returns a server for the vault in o.
+func New(o Options) *Server {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.RememberRate.N == 0 {
+		o.RememberRate = DefaultRememberRate
+	}
+	if o.WriteRate.N == 0 {
+		o.WriteRate = DefaultWriteRate
+	}
+	if o.MemoryMaxChars == 0 {
+		o.MemoryMaxChars = DefaultMemoryMaxChars
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	s := &Server{
+		opts:     o,
+		remember: newLimiter(o.RememberRate, o.Now),
+		writes:   newLimiter(o.WriteRate, o.Now),
+		tools:    map[string]*toolArgs{},
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctx0", Title: "ctx0 memory", Version: o.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       o.Logger,
+	})
+	s.sdk.AddReceivingMiddleware(s.fixArguments, recoverTools)
+	s.addTools()
+	s.addResources()
+	return s
+}
+
+// SDK is the server as the MCP SDK knows it, to connect to any transport.
+func (s *Server) SDK() *sdk.Server { return s.sdk }
+
+// Run serves one client over t (such as &sdk.StdioTransport{}) until it
+// disconnects or ctx ends.
+func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
+	return s.sdk.Run(ctx, t)
+}
+
+// instructions is seed 003 §8's system prompt addition, for the tools here.
+const instructions = `ctx0 is your long-term memory: a vault of short markdown entries that persists across sessions and agents.
+Retrieve before assuming: when a task starts, a person or project is named, or a decision is to be made, call retrieve (a question in plain words) or search (keywords), then show only the entries you need.
+Remember proactively but selectively: when the user shares a fact or preference, a decision is made (with its why), or you learn something surprising, call remember with one clear, standalone fact (under 2,000 characters). Not for transient steps, what the code already says, or what any model knows.
+Use query for the vault's learned queries, context for the session-start summary, archive_now when a task is done or the user asks to save progress.
+The memory tool (view, create, str_replace, insert, delete, rename under /memories) works on the same vault as files.`
+
+// entryURI is the resource address of an entry.
+func entryURI(name string) string {
+	return "ctx0://entry/" + name
+}
+
+// entryOfURI is the entry name a resource address names.
+func entryOfURI(uri string) (string, bool) {
+	rest, ok := strings.CutPrefix(uri, "ctx0://entry/")
+	if !ok || rest == "" {
+		return "", false
+	}
+	name, err := url.PathUnescape(rest)
+	if err != nil {
+		return "", false
+	}
+	return name, true
+}
+
+func (s *Server) addResources() {
+	s.sdk.AddResourceTemplate(&sdk.ResourceTemplate{
+		Name:        "entry",
+		Title:       "A vault entry",
+		Description: "An entry of the ctx0 vault by name (contacts/sarah-chen), unique slug, title or alias: its frontmatter and body.",
+		MIMEType:    "text/markdown",
+		URITemplate: "ctx0://entry/{+name}",
+	}, s.readEntry)
+	s.sdk.AddResource(&sdk.Resource{
+		Name:        "context",
+		Title:       "Session-start memory",
+		Description: "The <memory> block a session starts with: pinned entries and the latest ones, within a small token budget.",
+		MIMEType:    "text/plain",
+		URI:         "ctx0://context",
+	}, s.readContext)
+}
+
+func (s *Server) readEntry(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	uri := req.Params.URI
+	name, ok := entryOfURI(uri)
+	if !ok {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	d, err := s.opts.Vault.Get(ctx, name)
+	if err != nil {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{
+		URI: entryURI(d.Name), MIMEType: "text/markdown", Text: string(d.Entry.Bytes()),
+	}}}, nil
+}
+
+func (s *Server) readContext(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: s.opts.Project, Budget: s.opts.Budgets.ContextBudget})
+	if err != nil {
+		return nil, fmt.Errorf("context block: %w", err)
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: b.Text}}}, nil
+}
+
+// memory is what the extractor reads.
+func (s *Server) memory() extractor.Memory {
+	return extractor.Memory{
+		Vault: s.opts.Vault, Index: s.opts.Index, Sessions: s.opts.Sessions,
+		Embeddings: s.opts.Embeddings, Now: s.opts.Now,
+	}
+}

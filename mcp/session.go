@@ -1,0 +1,120 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// Sessions archives the client's session from the folders where agents
+// keep their transcripts (Claude Code's, Codex CLI's) into the vault's
+// ingest state, and queues it for the librarian.
+//
+// An MCP client does not say which session it is, so the session is the one
+// the agent names (session_id, transcript_path), else the newest transcript
+// of the folder the server was started in (Claude Code keeps a session in
+// projects/<the folder, with / and . as ->/<id>.jsonl and starts its MCP
+// servers in that folder), else the newest transcript written since the
+// server started.
+type Sessions struct {
+	Dirs    []string // the agents' session folders (ingest.DefaultDirs)
+	CWD     string   // the folder the server runs in
+	Started time.Time
+	// Open opens the vault's ingest state.
+	Open func(ctx context.Context) (*ingest.Store, error)
+}
+
+var _ Archiver = (*Sessions)(nil)
+
+// Archive implements Archiver.
+func (s *Sessions) Archive(ctx context.Context, req ArchiveRequest) (ArchiveResult, error) {
+	p, err := s.find(ctx, req)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	f, err := ingest.FileAt(p)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	st, err := s.Open(ctx)
+	if err != nil {
+		return ArchiveResult{}, err
+	}
+	defer st.Close()
+	rep, err := st.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: true})
+	if err == nil && len(rep.Errors) > 0 {
+		err = errors.New(rep.Errors[0])
+	}
+	if err != nil {
+		return ArchiveResult{}, fmt.Errorf("archive session %s: %w", p, err)
+	}
+	return ArchiveResult{Transcript: p, Messages: rep.Messages, Queued: rep.Queued}, nil
+}
+
+// claudeFolder is the name Claude Code gives a working folder's sessions.
+func claudeFolder(dir string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
+			return r
+		}
+		return '-'
+	}, dir)
+}
+
+func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error) {
+	if p := strings.TrimSpace(req.TranscriptPath); p != "" {
+		if filepath.Ext(p) != ".jsonl" {
+			return "", fmt.Errorf("transcript_path %s: want a session transcript, a .jsonl file", p)
+		}
+		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("transcript_path %s: no such file", p)
+		}
+		return p, nil
+	}
+	var all []ingest.File
+	for _, d := range s.Dirs {
+		fs, err := ingest.FindFiles(ctx, d)
+		if err != nil {
+			return "", err
+		}
+		all = append(all, fs...)
+	}
+	if id := strings.TrimSpace(req.SessionID); id != "" {
+		for _, f := range all {
+			if strings.Contains(filepath.Base(f.Path), id) {
+				return f.Path, nil
+			}
+		}
+		return "", fmt.Errorf("session_id %s: no transcript of that session in %s", id, strings.Join(s.Dirs, ", "))
+	}
+	var newest string
+	var newestAt time.Time
+	pick := func(keep func(p string) bool) string {
+		newest, newestAt = "", time.Time{}
+		for _, f := range all {
+			if !keep(f.Path) {
+				continue
+			}
+			if fi, err := os.Stat(f.Path); err == nil && fi.ModTime().After(newestAt) {
+				newest, newestAt = f.Path, fi.ModTime()
+			}
+		}
+		return newest
+	}
+	if s.CWD != "" {
+		folder := string(filepath.Separator) + claudeFolder(s.CWD) + string(filepath.Separator)
+		if p := pick(func(p string) bool { return strings.Contains(p, folder) }); p != "" {
+			return p, nil
+		}
+	}
+	if p := pick(func(string) bool { return true }); p != "" && !newestAt.Before(s.Started) {
+		return p, nil
+	}
+	return "", errors.New("cannot tell which session is this one: no transcript of this folder, and none written since the server started; pass session_id or transcript_path")
+}
