@@ -135,7 +135,6 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newDumpCmd(),
 		a.newMCPCmd(),
 		a.newRunsCmd(),
-		a.newLibrarianCmd(),
 	)
 	return root
 }
