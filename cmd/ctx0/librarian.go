@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/librarian"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newLibrarianCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "librarian",
+		Short: "File agents' conversations into the vault",
+		Long: `The librarian reads the conversations handed to it (queued by a hook, ctx0 dump
+or ctx0 ingest --queue) and files them into the vault as dated, linked entries:
+a section in the day's episode, the project's activity, preferences, decisions,
+facts, error fixes, people, milestones and open questions. It updates or
+supersedes an entry that already says the same instead of adding a duplicate.
+
+With a language model configured (llm: in .ctx0/config.yaml), the model
+extracts what to file; without one, the librarian works offline, by rules: what
+the user asked to remember, preferences and standing rules, decisions, the
+user's corrections, errors and their fixes, files written and commands run.`,
+		Example: `  ctx0 librarian run
+  ctx0 librarian run --ready --json`,
+		Args: args(0, "a subcommand (see ctx0 librarian --help)"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.newLibrarianRunCmd())
+	return cmd
+}
+
+func (a *app) newLibrarianRunCmd() *cobra.Command {
+	var (
+		id            int64
+		ready, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "run [--conversation ID | --ready]",
+		Short: "File the next queued conversation, one by id, or every queued one",
+		Long: `File a conversation into the vault: the oldest queued one, the one with
+--conversation ID (an id from ctx0 conversations), or, with --ready, every
+queued one in turn. Each is filed by an agent run that reads the vault as of
+one commit and merges its changes into the branch field by field, so edits made
+meanwhile survive (ctx0 runs lists them). A conversation is filed once: filing
+it again changes nothing. If a run fails, its conversation goes back to the
+queue and the vault is left as it was.`,
+		Example: `  ctx0 librarian run
+  ctx0 librarian run --conversation 12
+  ctx0 librarian run --ready --json`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if id != 0 && ready {
+				return usagef("librarian run: --conversation and --ready exclude each other")
+			}
+			if id < 0 {
+				return usagef("librarian run: --conversation %d: want an id from ctx0 conversations", id)
+			}
+			ctx := cmd.Context()
+			w, err := a.openLibrarian(ctx)
+			if err != nil {
+				return err
+			}
+			defer w.close()
+			var results []librarian.Result
+			for {
+				res, err := w.run(ctx, id)
+				if errors.Is(err, ingest.ErrNoWork) {
+					break
+				}
+				if err != nil {
+					return err
+				}
+				results = append(results, res)
+				if !ready {
+					break
+				}
+			}
+			if asJSON {
+				if results == nil {
+					results = []librarian.Result{}
+				}
+				return a.printJSON(results)
+			}
+			if len(results) == 0 {
+				a.note("No conversation is queued for the librarian (see ctx0 conversations).")
+			}
+			for _, r := range results {
+				printFiled(a.stdout, r)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&id, "conversation", 0, "file this conversation (an id from ctx0 conversations)")
+	cmd.Flags().BoolVar(&ready, "ready", false, "file every queued conversation")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was filed as JSON")
+	return cmd
+}
+
+// librarianWorker is what librarian runs need, opened once for a command
+// or for the worker of ctx0 ingest --watch.
+type librarianWorker struct {
+	opts  librarian.Options
+	close func()
+}
+
+// openLibrarian opens the vault, its index (for finding the entries a new
+// fact may repeat; the librarian goes on without it), the ingest state
+// and the configured language model.
+func (a *app) openLibrarian(ctx context.Context) (*librarianWorker, error) {
+	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	if err != nil {
+		return nil, err
+	}
+	o := librarian.Options{Vault: v, Now: a.now}
+	closers := []func(){}
+	if ix, err := a.attachIndex(ctx, v); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		a.note("ctx0: %v; filing without looking for entries to update", err)
+	} else {
+		o.Search = ix
+		closers = append(closers, func() { ix.Close() })
+	}
+	cfg, err := llm.LoadConfig(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	if o.Provider, err = llm.Open(cfg, a.getenv); err != nil {
+		return nil, err
+	}
+	if o.Store, err = ingest.Open(ctx, v.Root(), ingest.WithClock(a.now)); err != nil {
+		return nil, err
+	}
+	closers = append(closers, func() { o.Store.Close() })
+	return &librarianWorker{opts: o, close: func() {
+		for _, c := range closers {
+			c()
+		}
+	}}, nil
+}
+
+// run files conversation id, or the oldest queued one if id is 0.
+func (w *librarianWorker) run(ctx context.Context, id int64) (librarian.Result, error) {
+	o := w.opts
+	o.Conversation = id
+	return librarian.Run(ctx, o)
+}
+
+// printFiled says what a librarian run filed, for people.
+func printFiled(w io.Writer, r librarian.Result) {
+	c := r.Conversation
+	if r.Filed.Already {
+		fmt.Fprintf(w, "Conversation %d was filed before (%s); nothing changed.\n", c.ID, r.Filed.Episode)
+		return
+	}
+	fmt.Fprintf(w, "Filed conversation %d (%s, %s) in run %s: %d entries created, %d updated.\n", c.ID, c.Source, orNone(c.Project),
+		r.Run.ID, len(r.Filed.Created), len(r.Filed.Updated))
+	for _, n := range r.Filed.Created {
+		fmt.Fprintf(w, "  created %s\n", n)
+	}
+	for _, n := range r.Filed.Updated {
+		fmt.Fprintf(w, "  updated %s\n", n)
+	}
+	for _, n := range r.Filed.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if r.Run.Conflicts > 0 {
+		fmt.Fprintf(w, "  %s kept aside by the merge (see ctx0 conflicts)\n", count(r.Run.Conflicts, "conflict"))
+	}
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "no project"
+	}
+	return s
+}
