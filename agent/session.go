@@ -106,7 +106,7 @@ func (s *Session) Read(ctx context.Context, p string) ([]byte, error) {
 }
 
 // Write sets the content of the entry file at p for the run's commit. The
-// path and content are checked now (vault.CheckRunFile); nothing reaches
+// path and content are checked now (vault.Tree.CheckWrite); nothing reaches
 // the disk before Finish.
 func (s *Session) Write(p string, data []byte) error {
 	data = append([]byte{}, data...) // never nil: nil means delete
@@ -117,7 +117,7 @@ func (s *Session) Write(p string, data []byte) error {
 func (s *Session) Delete(p string) error { return s.put(p, nil) }
 
 func (s *Session) put(p string, data []byte) error {
-	if err := vault.CheckRunFile(p, data); err != nil {
+	if err := s.tree.CheckWrite(p, data); err != nil {
 		return fmt.Errorf("run %s: %w", s.run.ID, err)
 	}
 	s.mu.Lock()

@@ -350,3 +350,59 @@ func TestListStatusAndOrder(t *testing.T) {
 		}
 	}
 }
+
+// Two runs from one base, finished at the same time: the vault lock queues
+// their merges, and everything both wrote survives.
+func TestConcurrentRunsBothSurvive(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	edits := []struct{ from, to, entry string }{
+		{"tags: [a]", "tags: [a]\nproject: bot0", "knowledge/from-first.md"},
+		{"Two.", "Two, from the second run.", "knowledge/from-second.md"},
+	}
+	sessions := make([]*Session, len(edits))
+	for i, e := range edits {
+		s := begin(t, v, clock)
+		if err := s.Write("knowledge/alpha.md", []byte(strings.Replace(alpha, e.from, e.to, 1))); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(e.entry, []byte("---\ntitle: X\n---\nx\n")); err != nil {
+			t.Fatal(err)
+		}
+		sessions[i] = s
+	}
+	errs := make(chan error, len(sessions))
+	for _, s := range sessions {
+		go func() {
+			_, err := s.Finish(ctx, "")
+			errs <- err
+		}()
+	}
+	for range sessions {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkClean(t, v)
+	got, err := os.ReadFile(filepath.Join(v.Root(), "knowledge", "alpha.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edits {
+		if !strings.Contains(string(got), e.to) {
+			t.Errorf("alpha.md lost %q:\n%s", e.to, got)
+		}
+		if _, err := os.Stat(filepath.Join(v.Root(), filepath.FromSlash(e.entry))); err != nil {
+			t.Error(err)
+		}
+	}
+	runs, err := List(ctx, v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Status != StatusDone || r.Conflicts != 0 {
+			t.Errorf("run %s: %s, %d conflict(s)", r.ID, r.Status, r.Conflicts)
+		}
+	}
+}

@@ -182,17 +182,33 @@ func (t *Tree) short() string { return t.commit.Hash.String()[:10] }
 // CheckRunFile tells whether a run may write data at path p (nil data
 // deletes): only entry files, under their normalized names, so a run cannot
 // leave the vault or touch .git/, .ctx0/, CONTEXT.md or files that are not
-// entries; and only content that parses as an entry.
-func CheckRunFile(p string, data []byte) error {
+// entries; and only content that parses as an entry. Tree.CheckWrite also
+// lets a run keep the name of an entry its base already holds.
+func CheckRunFile(p string, data []byte) error { return checkRunFile(p, data, nil) }
+
+// CheckWrite is CheckRunFile for a run based on t, except that an entry
+// file t already holds may keep a name that is not normalized: a person's
+// "Ideas/My Plan.md", made in an editor, can still be updated.
+func (t *Tree) CheckWrite(p string, data []byte) error {
+	return checkRunFile(p, data, func(p string) bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return !t.files.hash(p).IsZero()
+	})
+}
+
+// checkRunFile is CheckRunFile; a name that is not normalized passes if
+// exists (may be nil) says the file is there already.
+func checkRunFile(p string, data []byte, exists func(string) bool) error {
 	name, ok := nameOf(p)
-	if !ok || !fs.ValidPath(p) {
+	if !ok || !fs.ValidPath(p) || strings.Contains(p, `\`) {
 		return fmt.Errorf("%w %q: a run writes entry files only (a relative path such as knowledge/foo.md)", ErrBadName, p)
 	}
 	norm, err := NormalizeName(name)
 	if err != nil {
 		return err
 	}
-	if norm != name {
+	if norm != name && (exists == nil || !exists(p)) {
 		return fmt.Errorf("%w %q: not normalized (it would be %s)", ErrBadName, p, entryPath(norm))
 	}
 	if data == nil {
@@ -218,20 +234,29 @@ func CheckRunID(id string) error {
 // CommitRun writes files (path → content; nil content deletes the path) as
 // one commit whose only parent is base, on refs/ctx0/runs/<id>, and returns
 // its hash. The branch, the work tree and .git/index are untouched. Every
-// path is checked (CheckRunFile) before anything is written.
+// path is checked (Tree.CheckWrite on the base) before anything is written.
 func (v *Vault) CommitRun(ctx context.Context, id, base string, files map[string][]byte, msg string) (string, error) {
 	if err := CheckRunID(id); err != nil {
 		return "", err
 	}
-	for p, data := range files {
-		if err := CheckRunFile(p, data); err != nil {
-			return "", fmt.Errorf("commit run %s: %w", id, err)
-		}
-	}
-	bc, err := v.commitAt(ctx, base)
+	bt, err := v.TreeAt(ctx, base)
 	if err != nil {
 		return "", fmt.Errorf("commit run %s: base %w", id, err)
 	}
+	for p, data := range files {
+		if err := bt.CheckWrite(p, data); err != nil {
+			return "", fmt.Errorf("commit run %s: %w", id, err)
+		}
+	}
+	bc := bt.commit
+	// Writing objects needs no lock between processes (each object file is
+	// renamed into place), but go-git's object store keeps state that two
+	// writers in one process would race on: queue with the vault's writers.
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return "", fmt.Errorf("commit run %s: %w", id, err)
+	}
+	defer unlock()
 	ref := plumbing.ReferenceName(RunRefPrefix + id)
 	if _, err := v.repo.Storer.Reference(ref); err == nil {
 		return "", fmt.Errorf("commit run %s: %s exists", id, ref)

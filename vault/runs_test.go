@@ -415,3 +415,39 @@ func TestDiffShowsWhatARunChanged(t *testing.T) {
 		}
 	}
 }
+
+func TestCommitRunKeepsTheNameOfAnEntryMadeByHand(t *testing.T) {
+	ctx := t.Context()
+	v, _ := runVault(t)
+	// A person's editor names files as it likes; a run may update them.
+	c, err := v.apply(ctx, "by hand", []change{{path: "Ideas/My Plan.md", data: []byte("plan\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := v.TreeAt(ctx, c.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		path string
+		data []byte
+		ok   bool
+	}{
+		{"Ideas/My Plan.md", []byte("plan, updated\n"), true},
+		{"Ideas/My Plan.md", nil, true},
+		{"Ideas/Other Plan.md", []byte("new\n"), false}, // a new file gets a normalized name
+		{"ideas/other-plan.md", []byte("new\n"), true},
+	}
+	for _, ch := range checks {
+		if err := tr.CheckWrite(ch.path, ch.data); (err == nil) != ch.ok {
+			t.Errorf("CheckWrite(%q, %q) = %v, want ok %v", ch.path, ch.data, err, ch.ok)
+		}
+	}
+	run, err := v.CommitRun(ctx, "hand", c.Hash, map[string][]byte{"Ideas/My Plan.md": []byte("plan, updated\n")}, "update")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runGit(t, v, "show", run+":Ideas/My Plan.md"); got != "plan, updated\n" {
+		t.Errorf("run commit holds %q", got)
+	}
+}
