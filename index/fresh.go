@@ -524,10 +524,7 @@ func compareOne(root, name string, rows map[string]entryRow, now time.Time) (cha
 // apply writes changes, folder mtimes and removed folders in one
 // transaction, and resolves again the links they may redirect.
 func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, drops []string, rep *Report) error {
-	w, err := newWriter(ctx, tx)
-	if err != nil {
-		return err
-	}
+	w := newWriter(tx)
 	defer w.close()
 	// New ids follow mtimes, so that a higher id stays a more recent change.
 	slices.SortFunc(changes, func(a, b change) int {

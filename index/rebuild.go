@@ -163,10 +163,7 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 	})
 
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
-		w, err := newWriter(ctx, tx)
-		if err != nil {
-			return err
-		}
+		w := newWriter(tx)
 		defer w.close()
 		for i := range files {
 			var p parsed

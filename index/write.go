@@ -10,48 +10,52 @@ import (
 	"github.com/ctx0/ctx0/vault"
 )
 
-// writer writes entries in one transaction with prepared statements.
+// The statements of a writer.
+const (
+	insEntry = `INSERT INTO entries(name, slug, folder, title, title_fold, type, tags, project, pinned, source,
+		created, updated, archived, superseded_by, recency, frontmatter, body_sum, hash, size, mtime, settled, problem)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	insFTS    = `INSERT INTO fts(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
+	insHead   = `INSERT INTO fts_head(rowid, name, title, tags) VALUES (?, ?, ?, ?)`
+	insRecent = `INSERT INTO fts_recent(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
+	insAlias  = `INSERT INTO aliases(entry_id, alias, fold) VALUES (?, ?, ?)`
+	insTag    = `INSERT OR IGNORE INTO tags(entry_id, tag) VALUES (?, ?)`
+	insLink   = `INSERT INTO links(from_id, kind, target, heading, label, key_raw, key_norm, key_fold, key_nfold, to_name, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'pending')`
+	delEntry   = `DELETE FROM entries WHERE id = ?`
+	delFTS     = `DELETE FROM fts WHERE rowid = ?`
+	delHead    = `DELETE FROM fts_head WHERE rowid = ?`
+	delRecent  = `DELETE FROM fts_recent WHERE rowid = ?`
+	delAliases = `DELETE FROM aliases WHERE entry_id = ?`
+	delTags    = `DELETE FROM tags WHERE entry_id = ?`
+	delLinks   = `DELETE FROM links WHERE from_id = ?`
+	setStamp   = `UPDATE entries SET size = ?, mtime = ?, settled = ? WHERE id = ?`
+)
+
+// writer writes entries in one transaction with prepared statements, each
+// prepared when first used: a rebuild runs them all many times over, while
+// the update after a write runs a few once, and preparing the others would
+// cost it more than running them.
 type writer struct {
-	stmts                                                           []*sql.Stmt
-	insEntry, insFTS, insHead, insRecent, insAlias, insTag, insLink *sql.Stmt
-	delEntry, delFTS, delHead, delRecent, delAliases, delTags       *sql.Stmt
-	delLinks, stat                                                  *sql.Stmt
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
 }
 
-func newWriter(ctx context.Context, tx *sql.Tx) (*writer, error) {
-	w := &writer{}
-	for _, s := range []struct {
-		dst **sql.Stmt
-		sql string
-	}{
-		{&w.insEntry, `INSERT INTO entries(name, slug, folder, title, title_fold, type, tags, project, pinned, source,
-			created, updated, archived, superseded_by, recency, frontmatter, body_sum, hash, size, mtime, settled, problem)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`},
-		{&w.insFTS, `INSERT INTO fts(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`},
-		{&w.insHead, `INSERT INTO fts_head(rowid, name, title, tags) VALUES (?, ?, ?, ?)`},
-		{&w.insRecent, `INSERT INTO fts_recent(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`},
-		{&w.insAlias, `INSERT INTO aliases(entry_id, alias, fold) VALUES (?, ?, ?)`},
-		{&w.insTag, `INSERT OR IGNORE INTO tags(entry_id, tag) VALUES (?, ?)`},
-		{&w.insLink, `INSERT INTO links(from_id, kind, target, heading, label, key_raw, key_norm, key_fold, key_nfold, to_name, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'pending')`},
-		{&w.delEntry, `DELETE FROM entries WHERE id = ?`},
-		{&w.delFTS, `DELETE FROM fts WHERE rowid = ?`},
-		{&w.delHead, `DELETE FROM fts_head WHERE rowid = ?`},
-		{&w.delRecent, `DELETE FROM fts_recent WHERE rowid = ?`},
-		{&w.delAliases, `DELETE FROM aliases WHERE entry_id = ?`},
-		{&w.delTags, `DELETE FROM tags WHERE entry_id = ?`},
-		{&w.delLinks, `DELETE FROM links WHERE from_id = ?`},
-		{&w.stat, `UPDATE entries SET size = ?, mtime = ?, settled = ? WHERE id = ?`},
-	} {
-		st, err := tx.PrepareContext(ctx, s.sql)
-		if err != nil {
-			w.close()
+func newWriter(tx *sql.Tx) *writer {
+	return &writer{tx: tx, stmts: map[string]*sql.Stmt{}}
+}
+
+// exec runs the statement q, one of the writer's.
+func (w *writer) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	st, ok := w.stmts[q]
+	if !ok {
+		var err error
+		if st, err = w.tx.PrepareContext(ctx, q); err != nil {
 			return nil, fmt.Errorf("prepare index writes: %w", err)
 		}
-		*s.dst = st
-		w.stmts = append(w.stmts, st)
+		w.stmts[q] = st
 	}
-	return w, nil
+	return st.ExecContext(ctx, args...)
 }
 
 func (w *writer) close() {
@@ -64,7 +68,7 @@ func (w *writer) close() {
 // every id before it; recent says whether it goes into fts_recent too. The
 // caller removes any older row of the same name first.
 func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error) {
-	res, err := w.insEntry.ExecContext(ctx, r.name, vault.Slug(r.name), vault.Folder(r.name), r.title, fold(r.title),
+	res, err := w.exec(ctx, insEntry, r.name, vault.Slug(r.name), vault.Folder(r.name), r.title, fold(r.title),
 		r.typ, r.tagsJSON(), r.project, r.pinned, r.source, r.created, r.updated, r.archived, r.supersededBy,
 		r.recency, r.front, r.bodySum, r.hash, r.stamp.size, r.stamp.mtime, r.settled, r.problem)
 	if err != nil {
@@ -75,29 +79,29 @@ func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error)
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
 	name, title, tags := query.Segment(vault.Slug(r.name)), query.Segment(r.title), query.Segment(strings.Join(r.tags, " "))
-	if _, err := w.insFTS.ExecContext(ctx, id, name, title, tags, r.text); err != nil {
+	if _, err := w.exec(ctx, insFTS, id, name, title, tags, r.text); err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
-	if _, err := w.insHead.ExecContext(ctx, id, name, title, tags); err != nil {
+	if _, err := w.exec(ctx, insHead, id, name, title, tags); err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
 	if recent {
-		if _, err := w.insRecent.ExecContext(ctx, id, name, title, tags, r.text); err != nil {
+		if _, err := w.exec(ctx, insRecent, id, name, title, tags, r.text); err != nil {
 			return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 		}
 	}
 	for _, a := range r.aliases {
-		if _, err := w.insAlias.ExecContext(ctx, id, a, fold(a)); err != nil {
+		if _, err := w.exec(ctx, insAlias, id, a, fold(a)); err != nil {
 			return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 		}
 	}
 	for _, t := range r.tags {
-		if _, err := w.insTag.ExecContext(ctx, id, t); err != nil {
+		if _, err := w.exec(ctx, insTag, id, t); err != nil {
 			return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 		}
 	}
 	for _, l := range r.links {
-		if _, err := w.insLink.ExecContext(ctx, id, l.kind, l.target, l.heading, l.label, l.keyRaw, l.keyNorm, l.keyFold, l.keyNfold); err != nil {
+		if _, err := w.exec(ctx, insLink, id, l.kind, l.target, l.heading, l.label, l.keyRaw, l.keyNorm, l.keyFold, l.keyNfold); err != nil {
 			return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 		}
 	}
@@ -106,8 +110,8 @@ func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error)
 
 // remove deletes the entry id and everything derived from it.
 func (w *writer) remove(ctx context.Context, id int64) error {
-	for _, s := range []*sql.Stmt{w.delFTS, w.delHead, w.delRecent, w.delAliases, w.delTags, w.delLinks, w.delEntry} {
-		if _, err := s.ExecContext(ctx, id); err != nil {
+	for _, q := range []string{delFTS, delHead, delRecent, delAliases, delTags, delLinks, delEntry} {
+		if _, err := w.exec(ctx, q, id); err != nil {
 			return fmt.Errorf("remove entry %d from the index: %w", id, err)
 		}
 	}
@@ -117,7 +121,7 @@ func (w *writer) remove(ctx context.Context, id int64) error {
 // restamp records that the file of entry id has new size and mtime but the
 // same content.
 func (w *writer) restamp(ctx context.Context, id int64, s stamp, settled bool) error {
-	if _, err := w.stat.ExecContext(ctx, s.size, s.mtime, settled, id); err != nil {
+	if _, err := w.exec(ctx, setStamp, s.size, s.mtime, settled, id); err != nil {
 		return fmt.Errorf("update entry %d in the index: %w", id, err)
 	}
 	return nil
