@@ -279,10 +279,19 @@ func summarize(msgs []transcript.Message) Episode {
 		done = append(done, "then: "+strings.Join(later, "; "))
 	}
 	ep.Done = capitalize(strings.Join(done, "; "))
+	// The outcome is the assistant's last words of substance: not a
+	// closing "Noted." or "Done!".
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == transcript.Assistant && strings.TrimSpace(msgs[i].Text) != "" {
-			para, _, _ := strings.Cut(strings.TrimSpace(msgs[i].Text), "\n\n")
-			ep.Outcome = cut(strings.Join(strings.Fields(para), " "), 500)
+		if msgs[i].Role != transcript.Assistant || strings.TrimSpace(msgs[i].Text) == "" {
+			continue
+		}
+		para, _, _ := strings.Cut(strings.TrimSpace(msgs[i].Text), "\n\n")
+		outcome := cut(strings.Join(strings.Fields(para), " "), 500)
+		if ep.Outcome == "" {
+			ep.Outcome = outcome
+		}
+		if len(strings.Fields(outcome)) > 3 {
+			ep.Outcome = outcome
 			break
 		}
 	}
@@ -344,7 +353,7 @@ func resolutions(msgs []transcript.Message) []Resolution {
 					}
 					fix = append(fix, fmt.Sprintf("Then %s: %s", a.what, clean(first)))
 					out = append(out, Resolution{
-						Error:    fmt.Sprintf("%s: %s", a.what, clean(firstSentence(msgs[j].Text))),
+						Error:    fmt.Sprintf("%s (%s)", clean(firstSentence(msgs[j].Text)), a.what),
 						Fix:      cut(strings.Join(fix, " "), 1000),
 						Evidence: Evidence{j, quote(firstSentence(msgs[j].Text))},
 					})
