@@ -164,6 +164,9 @@ func (s *Session) commitAndMerge(ctx context.Context, msg string) error {
 		return err
 	}
 	s.run.Result = commit
+	// Should the process die while merging, its record still leads to the
+	// commit (ctx0 runs show); a failure to save here shows up in end's.
+	_ = save(s.v.Root(), s.run)
 	res, err := s.v.MergeRun(ctx, commit, s.run.Kind+" run "+s.run.ID)
 	if err != nil {
 		return fmt.Errorf("merge run %s: %w", s.run.ID, err)

@@ -14,13 +14,13 @@ import (
 )
 
 const (
-	alpha       = "---\ntitle: Alpha\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
-	alphaTags   = "---\ntitle: Alpha\ntype: fact\ntags: [a, b]\n---\nOne.\nTwo.\nThree.\n"
-	alphaBody   = "---\ntitle: Alpha\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree, edited.\n"
-	alphaBoth   = "---\ntitle: Alpha\ntype: fact\ntags: [a, b]\n---\nOne.\nTwo.\nThree, edited.\n"
-	alphaByRun  = "---\ntitle: By the run\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
-	alphaByUser = "---\ntitle: By the user\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
-	beta        = "---\ntitle: Beta\n---\nThe beta entry.\n"
+	runAlpha       = "---\ntitle: Alpha\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
+	runAlphaTags   = "---\ntitle: Alpha\ntype: fact\ntags: [a, b]\n---\nOne.\nTwo.\nThree.\n"
+	runAlphaBody   = "---\ntitle: Alpha\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree, edited.\n"
+	runAlphaBoth   = "---\ntitle: Alpha\ntype: fact\ntags: [a, b]\n---\nOne.\nTwo.\nThree, edited.\n"
+	runAlphaByRun  = "---\ntitle: By the run\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
+	runAlphaByUser = "---\ntitle: By the user\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\nThree.\n"
+	runBeta        = "---\ntitle: Beta\n---\nThe beta entry.\n"
 )
 
 // runVault is a vault holding knowledge/alpha.md and knowledge/beta.md,
@@ -29,8 +29,8 @@ func runVault(t *testing.T) (*Vault, string) {
 	t.Helper()
 	v := testVault(t)
 	c, err := v.apply(t.Context(), "add alpha and beta", []change{
-		{path: "knowledge/alpha.md", data: []byte(alpha)},
-		{path: "knowledge/beta.md", data: []byte(beta)},
+		{path: "knowledge/alpha.md", data: []byte(runAlpha)},
+		{path: "knowledge/beta.md", data: []byte(runBeta)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +38,7 @@ func runVault(t *testing.T) (*Vault, string) {
 	return v, c.Hash
 }
 
-func readFile(t *testing.T, v *Vault, p string) string {
+func readWorkFile(t *testing.T, v *Vault, p string) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(p)))
 	if err != nil {
@@ -52,13 +52,13 @@ func TestTreeAtReadsAnOlderCommit(t *testing.T) {
 	v, base := runVault(t)
 	// The branch and the work tree move on.
 	if _, err := v.apply(ctx, "move on", []change{
-		{path: "knowledge/alpha.md", data: []byte(alphaTags)},
+		{path: "knowledge/alpha.md", data: []byte(runAlphaTags)},
 		{path: "knowledge/beta.md"},
 		{path: "knowledge/gamma.md", data: []byte("---\ntitle: Gamma\n---\nv2 only\n")},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(v.Root(), "knowledge", "alpha.md"), []byte(alphaBody), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(v.Root(), "knowledge", "alpha.md"), []byte(runAlphaBody), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -74,8 +74,8 @@ func TestTreeAtReadsAnOlderCommit(t *testing.T) {
 		want string
 		err  error
 	}{
-		{"knowledge/alpha.md", alpha, nil},
-		{"knowledge/beta.md", beta, nil},
+		{"knowledge/alpha.md", runAlpha, nil},
+		{"knowledge/beta.md", runBeta, nil},
 		{"knowledge/gamma.md", "", fs.ErrNotExist},
 		{"knowledge", "", fs.ErrNotExist}, // a folder is not a file
 		{"../x.md", "", fs.ErrInvalid},
@@ -142,7 +142,7 @@ func TestCommitRunLeavesTheBranchAlone(t *testing.T) {
 	}
 	newEntry := "---\ntitle: New\n---\nFrom the run.\n"
 	c, err := v.CommitRun(ctx, "r1", base, map[string][]byte{
-		"knowledge/alpha.md": []byte(alphaTags),
+		"knowledge/alpha.md": []byte(runAlphaTags),
 		"knowledge/beta.md":  nil,
 		"knowledge/new.md":   []byte(newEntry),
 	}, "librarian run r1")
@@ -157,7 +157,7 @@ func TestCommitRunLeavesTheBranchAlone(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(v.Root(), ".git", "index")); string(after) != string(index) {
 		t.Error(".git/index changed")
 	}
-	if got := readFile(t, v, "knowledge/alpha.md"); got != alpha {
+	if got := readWorkFile(t, v, "knowledge/alpha.md"); got != runAlpha {
 		t.Errorf("work tree alpha.md = %q", got)
 	}
 	if _, err := os.Stat(filepath.Join(v.Root(), "knowledge", "new.md")); err == nil {
@@ -264,19 +264,19 @@ func TestMergeRun(t *testing.T) {
 		external  bool
 	}{{
 		name: "fast-forward when the branch has not moved",
-		run:  map[string][]byte{"knowledge/alpha.md": []byte(alphaTags), "knowledge/beta.md": nil},
+		run:  map[string][]byte{"knowledge/alpha.md": []byte(runAlphaTags), "knowledge/beta.md": nil},
 		kind: "fast-forward",
-		want: map[string]string{"knowledge/alpha.md": alphaTags, "knowledge/beta.md": ""},
+		want: map[string]string{"knowledge/alpha.md": runAlphaTags, "knowledge/beta.md": ""},
 	}, {
 		name: "one entry edited on both sides: both edits survive",
-		run:  map[string][]byte{"knowledge/alpha.md": []byte(alphaTags)},
+		run:  map[string][]byte{"knowledge/alpha.md": []byte(runAlphaTags)},
 		meanwhile: func(t *testing.T, v *Vault) {
-			if _, err := v.apply(t.Context(), "user edit", []change{{path: "knowledge/alpha.md", data: []byte(alphaBody)}}); err != nil {
+			if _, err := v.apply(t.Context(), "user edit", []change{{path: "knowledge/alpha.md", data: []byte(runAlphaBody)}}); err != nil {
 				t.Fatal(err)
 			}
 		},
 		kind: "merged",
-		want: map[string]string{"knowledge/alpha.md": alphaBoth},
+		want: map[string]string{"knowledge/alpha.md": runAlphaBoth},
 	}, {
 		name: "different entries: both survive",
 		run:  map[string][]byte{"knowledge/from-run.md": []byte("---\ntitle: Run\n---\nrun\n")},
@@ -289,29 +289,29 @@ func TestMergeRun(t *testing.T) {
 		want: map[string]string{
 			"knowledge/from-run.md":  "---\ntitle: Run\n---\nrun\n",
 			"knowledge/from-user.md": "---\ntitle: User\n---\nuser\n",
-			"knowledge/alpha.md":     alpha,
+			"knowledge/alpha.md":     runAlpha,
 		},
 	}, {
 		name: "an uncommitted edit by another tool is merged, not lost",
-		run:  map[string][]byte{"knowledge/alpha.md": []byte(alphaTags)},
+		run:  map[string][]byte{"knowledge/alpha.md": []byte(runAlphaTags)},
 		meanwhile: func(t *testing.T, v *Vault) {
-			if err := os.WriteFile(filepath.Join(v.Root(), "knowledge", "alpha.md"), []byte(alphaBody), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(v.Root(), "knowledge", "alpha.md"), []byte(runAlphaBody), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		},
 		kind:     "merged",
-		want:     map[string]string{"knowledge/alpha.md": alphaBoth},
+		want:     map[string]string{"knowledge/alpha.md": runAlphaBoth},
 		external: true,
 	}, {
 		name: "a scalar changed on both sides: the branch's stays, the run's is a conflict",
-		run:  map[string][]byte{"knowledge/alpha.md": []byte(alphaByRun)},
+		run:  map[string][]byte{"knowledge/alpha.md": []byte(runAlphaByRun)},
 		meanwhile: func(t *testing.T, v *Vault) {
-			if _, err := v.apply(t.Context(), "user title", []change{{path: "knowledge/alpha.md", data: []byte(alphaByUser)}}); err != nil {
+			if _, err := v.apply(t.Context(), "user title", []change{{path: "knowledge/alpha.md", data: []byte(runAlphaByUser)}}); err != nil {
 				t.Fatal(err)
 			}
 		},
 		kind:      "merged",
-		want:      map[string]string{"knowledge/alpha.md": alphaByUser},
+		want:      map[string]string{"knowledge/alpha.md": runAlphaByUser},
 		conflicts: 1,
 	}}
 	for _, tt := range tests {
@@ -394,7 +394,7 @@ func TestDiffShowsWhatARunChanged(t *testing.T) {
 	ctx := t.Context()
 	v, base := runVault(t)
 	run, err := v.CommitRun(ctx, "d1", base, map[string][]byte{
-		"knowledge/alpha.md": []byte(alphaTags),
+		"knowledge/alpha.md": []byte(runAlphaTags),
 		"knowledge/beta.md":  nil,
 		"knowledge/new.md":   []byte("---\ntitle: New\n---\nnew\n"),
 	}, "d1")

@@ -24,7 +24,7 @@ func (a *app) newRunsCmd() *cobra.Command {
 commits its changes on refs/ctx0/runs/ID and merges them into the branch field
 by field, so writes made meanwhile survive. STATUS is running, done, failed,
 cancelled, or died (its process ended without recording an outcome). TOKENS
-is input + output; CREATED and UPDATED count entries. Times are local.`,
+is input + output; CREATED and UPDATED count entries.`,
 		Example: `  ctx0 runs
   ctx0 runs --json
   ctx0 runs show 20260128T100000.000Z-1a2b3c4d`,
