@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -63,7 +67,10 @@ Without --file or --dir, ctx0 reads Claude Code's sessions
 --queue hands the files' finished conversations to the librarian; --end
 says their sessions are over, so the last conversations are finished too.
 --watch keeps running and follows the sessions as agents write them; a
-conversation silent for the gap becomes ready.`,
+conversation silent for the gap becomes ready. While it runs, it also files
+each conversation queued for the librarian (by a hook, ctx0 dump or --queue)
+into the vault, one at a time, as ctx0 librarian run does; a run that fails is
+printed, and its conversation waits in the queue for the next try.`,
 		Example: `  ctx0 ingest
   ctx0 ingest --dir ~/.claude/projects-backup --json
   ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end
@@ -202,13 +209,16 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// watchEvent is what ingest --watch --json prints per event.
+// watchEvent is what ingest --watch --json prints per event: what was
+// read, or what the librarian filed (or failed to).
 type watchEvent struct {
 	Time     string                `json:"time"`
 	Started  bool                  `json:"started,omitempty"`
 	File     string                `json:"file,omitempty"`
 	Report   *ingest.Report        `json:"report,omitempty"`
 	Finished []ingest.Conversation `json:"finished,omitempty"`
+	Filed    *librarian.Result     `json:"filed,omitempty"`
+	Error    string                `json:"error,omitempty"`
 }
 
 // printJSONLine writes v as one line of JSON on stdout, for a stream of
@@ -219,9 +229,38 @@ func (a *app) printJSONLine(v any) error {
 	return enc.Encode(v)
 }
 
-// watchSessions follows dirs until Ctrl-C, printing a line per event.
+// fileInterval is how often the watch's librarian looks for queued
+// conversations besides when the watch reads something: hooks and ctx0
+// dump queue them from other processes, which the watch does not hear of.
+const fileInterval = 2 * time.Second
+
+// watchSessions follows dirs until Ctrl-C, printing a line per event, and
+// files conversations into the vault as they are queued (seed 004's queue
+// worker), one at a time.
 func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
-	return s.Watch(ctx, dirs, ingest.WatchOptions{Notify: func(e ingest.Event) {
+	w, err := a.openLibrarian(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	var mu sync.Mutex // the watch and the librarian print from their own goroutines
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.fileQueued(ctx, w, wake, &mu, asJSON)
+	}()
+	poke()
+	err = s.Watch(ctx, dirs, ingest.WatchOptions{Notify: func(e ingest.Event) {
+		defer poke()
+		mu.Lock()
+		defer mu.Unlock()
 		now := a.now().Local().Format("15:04:05")
 		if asJSON {
 			we := watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Started: e.Started, File: e.File, Finished: e.Finished}
@@ -244,4 +283,46 @@ func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string,
 			fmt.Fprintf(a.stdout, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
 		}
 	}})
+	<-done
+	return err
+}
+
+// fileQueued runs the librarian on every queued conversation whenever
+// woken or every fileInterval, until ctx ends. A run that fails is
+// printed and its conversation, back in the queue, waits for the next
+// round: the watch goes on.
+func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan struct{}, mu *sync.Mutex, asJSON bool) {
+	tick := time.NewTicker(fileInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-tick.C:
+		}
+		for ctx.Err() == nil {
+			res, err := w.run(ctx, 0)
+			if errors.Is(err, ingest.ErrNoWork) || ctx.Err() != nil {
+				break
+			}
+			mu.Lock()
+			now := a.now().Local().Format("15:04:05")
+			switch {
+			case asJSON && err != nil:
+				_ = a.printJSONLine(watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Error: err.Error()})
+			case asJSON:
+				_ = a.printJSONLine(watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Filed: &res})
+			case err != nil:
+				fmt.Fprintf(a.stdout, "%s ctx0: librarian: %v\n", now, err)
+			default:
+				fmt.Fprintf(a.stdout, "%s ", now)
+				printFiled(a.stdout, res)
+			}
+			mu.Unlock()
+			if err != nil {
+				break
+			}
+		}
+	}
 }

@@ -65,7 +65,7 @@ queue and the vault is left as it was.`,
 				return usagef("librarian run: --conversation %d: want an id from ctx0 conversations", id)
 			}
 			ctx := cmd.Context()
-			w, err := a.openLibrarian(ctx)
+			w, err := a.openLibrarian(ctx, nil)
 			if err != nil {
 				return err
 			}
@@ -113,15 +113,25 @@ type librarianWorker struct {
 }
 
 // openLibrarian opens the vault, its index (for finding the entries a new
-// fact may repeat; the librarian goes on without it), the ingest state
-// and the configured language model.
-func (a *app) openLibrarian(ctx context.Context) (*librarianWorker, error) {
+// fact may repeat; the librarian goes on without it), the configured
+// language model and, unless st is the one already open, the ingest state.
+func (a *app) openLibrarian(ctx context.Context, st *ingest.Store) (_ *librarianWorker, err error) {
 	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
 	if err != nil {
 		return nil, err
 	}
 	o := librarian.Options{Vault: v, Now: a.now}
-	closers := []func(){}
+	var closers []func()
+	closeAll := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
 	if ix, err := a.attachIndex(ctx, v); err != nil {
 		if ctx.Err() != nil {
 			return nil, err
@@ -138,15 +148,13 @@ func (a *app) openLibrarian(ctx context.Context) (*librarianWorker, error) {
 	if o.Provider, err = llm.Open(cfg, a.getenv); err != nil {
 		return nil, err
 	}
-	if o.Store, err = ingest.Open(ctx, v.Root(), ingest.WithClock(a.now)); err != nil {
-		return nil, err
-	}
-	closers = append(closers, func() { o.Store.Close() })
-	return &librarianWorker{opts: o, close: func() {
-		for _, c := range closers {
-			c()
+	if o.Store = st; st == nil {
+		if o.Store, err = ingest.Open(ctx, v.Root(), ingest.WithClock(a.now)); err != nil {
+			return nil, err
 		}
-	}}, nil
+		closers = append(closers, func() { o.Store.Close() })
+	}
+	return &librarianWorker{opts: o, close: closeAll}, nil
 }
 
 // run files conversation id, or the oldest queued one if id is 0.
