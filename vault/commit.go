@@ -404,21 +404,41 @@ func (v *Vault) head() (headState, error) {
 	return headState{ref: raw.Target(), hash: target.Hash()}, nil
 }
 
-// updateRef moves head.ref from head.hash to next the way git does, so that
-// ctx0 and a person's git commands exclude each other: take "<ref>.lock"
-// with O_EXCL, check the ref still holds the old value, write the new one
+// updateRef moves head.ref from head.hash to next, if it still holds
+// head.hash, and logs the move in the reflog.
+func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Hash, who object.Signature, msg string) error {
+	err := v.writeRef(ctx, head.ref, next, func() error {
+		cur, err := v.head()
+		if err != nil {
+			return err
+		}
+		if cur.ref != head.ref || cur.hash != head.hash {
+			return errRefMoved
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	v.appendReflog(head, next, who, msg)
+	return nil
+}
+
+// writeRef sets ref to next the way git does, so that ctx0 and a person's
+// git commands exclude each other: take "<ref>.lock" with O_EXCL, run check
+// (the compare of a compare-and-swap) while holding it, write the new value
 // into the lock file, fsync, and rename it over the ref. go-git's own
 // CheckAndSetReference truncates the ref file in place under flock, which
 // git does not honour and which a crash can leave empty.
-func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Hash, who object.Signature, msg string) (err error) {
-	refPath := filepath.Join(v.gitDir, filepath.FromSlash(head.ref.String()))
+func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next plumbing.Hash, check func() error) (err error) {
+	refPath := filepath.Join(v.gitDir, filepath.FromSlash(ref.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	lockPath := refPath + ".lock"
 	f, err := createLockFile(ctx, lockPath)
 	if err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	defer func() {
 		if err != nil {
@@ -426,26 +446,21 @@ func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Has
 			os.Remove(lockPath)
 		}
 	}()
-	cur, err := v.head()
-	if err != nil {
+	if err := check(); err != nil {
 		return err
 	}
-	if cur.ref != head.ref || cur.hash != head.hash {
-		return errRefMoved
-	}
 	if _, err := f.WriteString(next.String() + "\n"); err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	if err := f.Sync(); err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	if err := os.Rename(lockPath, refPath); err != nil {
-		return fmt.Errorf("update %s: %w", head.ref, err)
+		return fmt.Errorf("update %s: %w", ref, err)
 	}
-	v.appendReflog(head, next, who, msg)
 	return nil
 }
 

@@ -285,39 +285,19 @@ func (v *Vault) CommitRun(ctx context.Context, id, base string, files map[string
 	return c.String(), nil
 }
 
-// createRef makes a new ref the way git does (a lock file taken with
-// O_EXCL, then renamed over the ref), so a crash never leaves it empty.
-// updateRef cannot serve: its compare-and-swap is against HEAD. Refs outside
-// refs/heads keep no reflog in git either.
-func (v *Vault) createRef(ctx context.Context, ref plumbing.ReferenceName, h plumbing.Hash) (err error) {
+// createRef makes a new ref the way git does (see writeRef), so a crash
+// never leaves it empty. Refs outside refs/heads keep no reflog in git
+// either.
+func (v *Vault) createRef(ctx context.Context, ref plumbing.ReferenceName, h plumbing.Hash) error {
 	p := filepath.Join(v.gitDir, filepath.FromSlash(ref.String()))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
-	}
-	f, err := createLockFile(ctx, p+".lock")
-	if err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(p + ".lock")
+	err := v.writeRef(ctx, ref, h, func() error {
+		if _, err := os.Stat(p); err == nil {
+			return fmt.Errorf("create %s: it exists", ref)
 		}
-	}()
-	if _, err := os.Stat(p); err == nil {
-		return fmt.Errorf("create %s: it exists", ref)
-	}
-	if _, err := f.WriteString(h.String() + "\n"); err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
-	}
-	if err := os.Rename(p+".lock", p); err != nil {
-		return fmt.Errorf("create %s: %w", ref, err)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return syncDir(filepath.Dir(p))
 }
@@ -360,7 +340,7 @@ func (v *Vault) MergeRun(ctx context.Context, commit, label string) (MergeResult
 	if !head.ref.IsBranch() {
 		return res, fmt.Errorf("merge %s: HEAD is detached; check out a branch first", label)
 	}
-	mr, err := v.mergeLocked(ctx, c.Hash, label)
+	mr, err := v.mergeLocked(ctx, "run", c.Hash, label)
 	if err != nil {
 		return res, err
 	}

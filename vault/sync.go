@@ -178,7 +178,7 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("read %s: %w", tracking, err)
 	}
-	mr, err := v.mergeLocked(ctx, ref.Hash(), tracking.Short())
+	mr, err := v.mergeLocked(ctx, "sync", ref.Hash(), tracking.Short())
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -270,9 +270,10 @@ type mergeResult struct {
 // mergeLocked merges commit theirs into the current branch: nothing when
 // it is already contained, a fast-forward when the branch is behind, else a
 // merge commit with two parents whose tree merges entries field by field.
-// The work tree and .git/index follow. Call it under the vault lock with the
-// work tree committed.
-func (v *Vault) mergeLocked(ctx context.Context, theirs plumbing.Hash, label string) (mergeResult, error) {
+// The work tree and .git/index follow. The commit messages start with
+// verb ("sync", "run"). Call it under the vault lock with the work tree
+// committed.
+func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Hash, label string) (mergeResult, error) {
 	head, err := v.head()
 	if err != nil {
 		return mergeResult{}, err
@@ -285,7 +286,7 @@ func (v *Vault) mergeLocked(ctx context.Context, theirs plumbing.Hash, label str
 		return mergeResult{}, fmt.Errorf("read %s: %w", label, err)
 	}
 	if head.hash.IsZero() {
-		n, err := v.moveLocked(ctx, "sync: fast-forward to "+label, plumbing.ZeroHash, theirs)
+		n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, plumbing.ZeroHash, theirs)
 		return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
 	}
 	oc, err := object.GetCommit(v.repo.Storer, head.hash)
@@ -303,7 +304,7 @@ func (v *Vault) mergeLocked(ctx context.Context, theirs plumbing.Hash, label str
 	case theirs:
 		return mergeResult{kind: "up-to-date"}, nil
 	case head.hash:
-		n, err := v.moveLocked(ctx, "sync: fast-forward to "+label, head.hash, theirs)
+		n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, head.hash, theirs)
 		return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
 	}
 	trees := make([]*object.Tree, 3)
@@ -338,7 +339,7 @@ func (v *Vault) mergeLocked(ctx context.Context, theirs plumbing.Hash, label str
 		tm.edits[r.path] = h
 		changes = append(changes, r)
 	}
-	msg := fmt.Sprintf("sync: merge %s into %s", label, head.ref.Short())
+	msg := fmt.Sprintf("%s: merge %s into %s", verb, label, head.ref.Short())
 	if len(records) > 0 {
 		msg += fmt.Sprintf("\n\n%d conflict(s) kept aside; see ctx0 conflicts.", len(records))
 	}
