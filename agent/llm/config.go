@@ -8,7 +8,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -53,25 +55,70 @@ const (
 // missing file or section gives the offline provider. The settings each
 // provider defaults are filled in.
 func LoadConfig(root string) (Config, error) {
-	file := struct {
-		LLM Config `yaml:"llm"`
-	}{Config{MaxRetries: DefaultMaxRetries}}
+	cfg := Config{MaxRetries: DefaultMaxRetries}
 	p := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return file.LLM.withDefaults(), nil
+		return cfg.withDefaults(), nil
 	}
 	if err != nil {
 		return Config{}, fmt.Errorf("read config: %w", err)
 	}
-	if err := yaml.Unmarshal(data, &file); err != nil {
-		return Config{}, fmt.Errorf("parse config %s: %w", p, err)
+	var file struct {
+		LLM yaml.Node `yaml:"llm"`
 	}
-	cfg := file.LLM.withDefaults()
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		return Config{}, fmt.Errorf("parse config %s: %s", p, oneLine(err))
+	}
+	if err := decodeFields(&file.LLM, &cfg); err != nil {
+		return Config{}, fmt.Errorf("parse config %s: llm: %w", p, err)
+	}
+	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return cfg, fmt.Errorf("parse config %s: llm: %w", p, err)
 	}
 	return cfg, nil
+}
+
+// decodeFields decodes the mapping n into cfg one field at a time, so that
+// an error names the field, and refuses fields Config does not have: a
+// misspelt setting would otherwise be silently ignored, and a key pasted
+// in the file must be pointed out.
+func decodeFields(n *yaml.Node, cfg *Config) error {
+	if n.Kind == 0 || n.Tag == "!!null" {
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: want a mapping of settings", n.Line)
+	}
+	fields := map[string]reflect.Value{}
+	v := reflect.ValueOf(cfg).Elem()
+	for i := range v.NumField() {
+		fields[v.Type().Field(i).Tag.Get("yaml")] = v.Field(i)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		f, ok := fields[key.Value]
+		switch {
+		case key.Value == "api_key":
+			return fmt.Errorf("api_key: line %d: keys are never read from this file, which is committed with the vault: put the key in an environment variable and name the variable in api_key_env", key.Line)
+		case !ok:
+			return fmt.Errorf("%s: line %d: no such setting", key.Value, key.Line)
+		}
+		if err := val.Decode(f.Addr().Interface()); err != nil {
+			return fmt.Errorf("%s: %s", key.Value, oneLine(err))
+		}
+	}
+	return nil
+}
+
+// oneLine is a yaml error on one line.
+func oneLine(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return strings.Join(te.Errors, "; ")
+	}
+	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
 // withDefaults fills in what c leaves to its provider.
