@@ -10,8 +10,10 @@ import (
 )
 
 var (
-	_ vault.Catalog  = (*Index)(nil)
-	_ vault.Observer = (*Index)(nil)
+	_ vault.Catalog    = (*Index)(nil)
+	_ vault.Observer   = (*Index)(nil)
+	_ vault.LinkFinder = (*Index)(nil)
+	_ vault.Lister     = (*Index)(nil)
 )
 
 // Lookup returns the entries that key names, by the rules of vault.Resolve:

@@ -3,12 +3,9 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/ctx0/ctx0/vault"
 )
 
 // Listing selects entries by their fields, for Latest. Zero fields select
@@ -112,7 +109,7 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 	if !l.All {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name, title, type, tags, project, pinned, updated
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`
 		FROM entries WHERE problem = ''`+b.String()+` ORDER BY recency DESC, name LIMIT ?`, append(args, l.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list latest entries: %w", err)
@@ -120,19 +117,11 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 	defer rows.Close()
 	out := []Result{}
 	for rows.Next() {
-		var (
-			r             Result
-			tags, updated string
-		)
-		if err := rows.Scan(&r.Name, &r.Title, &r.Type, &tags, &r.Project, &r.Pinned, &updated); err != nil {
+		s, err := scanSummary(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list latest entries: %w", err)
 		}
-		r.Path = vault.EntryPath(r.Name)
-		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
-			r.Tags = []string{}
-		}
-		r.Updated, _ = time.Parse(time.RFC3339, updated)
-		out = append(out, r)
+		out = append(out, Result{Summary: s})
 	}
 	return out, rows.Err()
 }

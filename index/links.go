@@ -263,6 +263,33 @@ func (ix *Index) Backlinks(ctx context.Context, name string) ([]Link, error) {
 	return ix.links(ctx, "to_name = ? ORDER BY e.name, l.rowid", name)
 }
 
+// LinkingTo returns the names of the entries that hold a link to one of
+// keys, by name or slug (see vault.LinkFinder), after the check a read
+// makes: a rename rewrites those links.
+func (ix *Index) LinkingTo(ctx context.Context, keys []string) ([]string, error) {
+	db, err := ix.forRead(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// key_norm is the normalized target of a wikilink or links: item, and
+	// the name a markdown link's path leads to.
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT e.name FROM links l JOIN entries e ON e.id = l.from_id
+		WHERE l.key_norm IN (SELECT value FROM json_each(?)) ORDER BY e.name`, jsonList(keys))
+	if err != nil {
+		return nil, fmt.Errorf("find links: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("find links: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
 // BrokenLinks returns the links that lead nowhere or to several entries.
 func (ix *Index) BrokenLinks(ctx context.Context) ([]Link, error) {
 	return ix.links(ctx, "status IN ('broken', 'ambiguous') ORDER BY e.name, l.rowid")

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -242,7 +241,7 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	for id := range snippets {
 		ids = append(ids, id)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT id, name, title, type, tags, project, pinned, updated
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id
 		FROM entries WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
 	if err != nil {
 		return nil, err
@@ -250,21 +249,12 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	defer rows.Close()
 	byID := map[int64]Result{}
 	for rows.Next() {
-		var (
-			id            int64
-			r             Result
-			tags, updated string
-		)
-		if err := rows.Scan(&id, &r.Name, &r.Title, &r.Type, &tags, &r.Project, &r.Pinned, &updated); err != nil {
+		var id int64
+		s, err := scanSummary(rows, &id)
+		if err != nil {
 			return nil, err
 		}
-		r.Path = vault.EntryPath(r.Name)
-		if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
-			r.Tags = []string{}
-		}
-		r.Updated, _ = time.Parse(time.RFC3339, updated)
-		r.Snippet = cleanSnippet(snippets[id])
-		byID[id] = r
+		byID[id] = Result{Summary: s, Snippet: cleanSnippet(snippets[id])}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

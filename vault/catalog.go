@@ -42,6 +42,24 @@ type Observer interface {
 	Changed(ctx context.Context, paths []string) error
 }
 
+// Lister is what a Catalog may also implement to list entries without
+// reading every file: List answers from it when it does. Its answers
+// follow the contract of Vault.List and must reflect the files on disk.
+type Lister interface {
+	List(ctx context.Context, f Filter) (list []Summary, problems []error, err error)
+}
+
+// LinkFinder is what a Catalog may also implement to say which entries
+// link to an entry, so that a rename reads those rather than every file.
+type LinkFinder interface {
+	// LinkingTo returns the names of the entries that hold a link to one
+	// of keys: a [[wikilink]] or links: item whose target normalizes to a
+	// key, or a markdown link whose path leads to an entry named by a key.
+	// It may name entries that hold no such link; it must not leave out
+	// one that does, whoever last wrote its file.
+	LinkingTo(ctx context.Context, keys []string) ([]string, error)
+}
+
 // BodySum identifies an entry's content for duplicate detection: the SHA-256
 // of its body without surrounding white space.
 func BodySum(body string) string {

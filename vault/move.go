@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -68,18 +68,15 @@ func (v *Vault) Rename(ctx context.Context, ref, to string) (string, Commit, err
 // relink rewrites the links to old in every other entry so they point at
 // name. Links by title or alias still resolve and are left alone.
 func (v *Vault) relink(ctx context.Context, old, name string) ([]change, error) {
-	var names []string
-	if err := v.Walk(ctx, func(n string, _ fs.FileInfo) error {
-		if n != old {
-			names = append(names, n)
-		}
-		return nil
-	}); err != nil {
+	names, err := v.linking(ctx, old)
+	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
 	var out []change
 	for _, n := range names {
+		if n == old {
+			continue
+		}
 		e, err := v.read(n)
 		if err != nil {
 			continue // an unparseable file is doctor's to report, not ours to rewrite
@@ -120,6 +117,26 @@ func (v *Vault) relink(ctx context.Context, old, name string) ([]change, error) 
 		out = append(out, change{path: entryPath(n), data: e.Bytes()})
 	}
 	return out, nil
+}
+
+// linking returns, by name, the entries that may link to old by its name
+// or slug: those the catalog names if it is a LinkFinder, else every entry.
+func (v *Vault) linking(ctx context.Context, old string) ([]string, error) {
+	if lf, ok := v.catalog.(LinkFinder); ok {
+		names, err := lf.LinkingTo(ctx, []string{old, Slug(old)})
+		if err != nil {
+			return nil, fmt.Errorf("find links to %s: %w", old, err)
+		}
+		slices.Sort(names)
+		return names, nil
+	}
+	var names []string
+	err := v.Walk(ctx, func(n string, _ fs.FileInfo) error {
+		names = append(names, n)
+		return nil
+	})
+	slices.Sort(names)
+	return names, err
 }
 
 // relPath is the relative path from folder dir to file target, both

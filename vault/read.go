@@ -109,8 +109,12 @@ func (f Filter) match(e *entry.Entry) bool {
 
 // List returns the entries that match f, by name. Files that do not parse
 // are reported in problems and left out, so one bad file does not hide the
-// rest of the vault.
+// rest of the vault. A catalog that is a Lister answers; otherwise every
+// entry is read.
 func (v *Vault) List(ctx context.Context, f Filter) (list []Summary, problems []error, err error) {
+	if l, ok := v.catalog.(Lister); ok {
+		return l.List(ctx, f)
+	}
 	var names []string
 	if err := v.Walk(ctx, func(name string, _ fs.FileInfo) error {
 		names = append(names, name)
