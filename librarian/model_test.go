@@ -161,7 +161,6 @@ func TestRunFailureRequeues(t *testing.T) {
 	}
 }
 
-
 // TestRunConflictsListed: the user creates the entry the run creates too.
 // Nothing either wrote is lost, and what could not be merged is listed as
 // the vault's conflicts (ctx0 conflicts).

@@ -22,7 +22,9 @@ func testVault(t *testing.T) (*vault.Vault, *index.Index) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("these tests check the repository with the git binary")
 	}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
+	// The vault is alone in its folder, so a test can tell that nothing
+	// was written beside it.
+	v, _, err := vault.Init(t.Context(), filepath.Join(t.TempDir(), "vault"), vault.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
