@@ -129,7 +129,6 @@ func (c Config) withDefaults() Config {
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
 	}
-	ownAPI := c.BaseURL == ""
 	switch {
 	case c.Provider == "anthropic":
 		if c.Model == "" {
@@ -138,7 +137,7 @@ func (c Config) withDefaults() Config {
 		if c.APIKeyEnv == "" {
 			c.APIKeyEnv = "ANTHROPIC_API_KEY"
 		}
-	case c.Provider == "openai" && ownAPI:
+	case c.Provider == "openai" && isOpenAI(c.BaseURL):
 		if c.Model == "" {
 			c.Model = defaultOpenAI
 		}
@@ -163,7 +162,7 @@ func (c Config) check() error {
 	switch {
 	case c.Provider == "command" && (len(c.Command) == 0 || c.Command[0] == ""):
 		return errors.New(`command: provider command needs the program to run, e.g. ["claude", "-p"]`)
-	case c.Provider == "openai" && c.BaseURL != "" && c.Model == "":
+	case c.Provider == "openai" && c.Model == "":
 		return errors.New("model: an openai-compatible server at base_url needs the model to use")
 	case c.Timeout < 0:
 		return fmt.Errorf("timeout %s: must not be negative", c.Timeout)

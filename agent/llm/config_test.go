@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/agent/llm/llmtest"
 )
 
 // writeConfig makes a vault whose .ctx0/config.yaml is text, and returns
@@ -141,8 +143,8 @@ func TestOpen(t *testing.T) {
 // TestOpenEndToEnd reads a vault's config and completes through what Open
 // assembles, against a server speaking the Messages API.
 func TestOpenEndToEnd(t *testing.T) {
-	api := newFakeAPI(t, "/v1/messages", ok(anthropicBody(badReply)), ok(anthropicBody(goodReply)))
-	cfg, err := LoadConfig(writeConfig(t, "llm:\n  provider: anthropic\n  base_url: "+api.URL+"\n  timeout: 10s\n"))
+	api := llmtest.NewAnthropic(t, llmtest.AnthropicReply(badReply), llmtest.AnthropicReply(goodReply))
+	cfg, err := LoadConfig(writeConfig(t, "llm:\n  provider: anthropic\n  base_url: "+api.BaseURL()+"\n  timeout: 10s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +156,10 @@ func TestOpenEndToEnd(t *testing.T) {
 	if err != nil || !jsonEqual(t, string(reply.JSON), goodReply) {
 		t.Fatalf("got %s, %v", reply.JSON, err)
 	}
-	if want := usage("claude-sonnet-4-5-20250929", 2000, 1000); reply.Usage != want {
+	if want := usage(llmtest.AnthropicModel, 2*llmtest.InputTokens, 2*llmtest.OutputTokens); reply.Usage != want {
 		t.Errorf("usage %+v, want %+v", reply.Usage, want)
 	}
-	if got := api.got(); len(got) != 2 || got[1].header.Get("x-api-key") != testKey {
+	if got := api.Requests(); len(got) != 2 || got[1].Header.Get("x-api-key") != testKey {
 		t.Errorf("got %d requests", len(got))
 	}
 }

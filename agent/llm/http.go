@@ -27,7 +27,10 @@ func (e *HTTPError) Error() string {
 	if e.StatusCode == 0 {
 		return fmt.Sprintf("%s: %v", e.Provider, e.Err)
 	}
-	s := fmt.Sprintf("%s: %d %s", e.Provider, e.StatusCode, http.StatusText(e.StatusCode))
+	s := fmt.Sprintf("%s: %d", e.Provider, e.StatusCode)
+	if text := http.StatusText(e.StatusCode); text != "" {
+		s += " " + text
+	}
 	if e.Message != "" {
 		s += ": " + e.Message
 	}

@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/agent/llm/llmtest"
 )
 
 func TestAnthropicRequest(t *testing.T) {
-	api := newFakeAPI(t, "/v1/messages", ok(anthropicBody(goodReply)))
-	p := NewAnthropic(Endpoint{BaseURL: api.URL, APIKey: testKey, Model: "claude-sonnet-4-5"})
+	api := llmtest.NewAnthropic(t, llmtest.AnthropicReply(goodReply))
+	p := NewAnthropic(Endpoint{BaseURL: api.BaseURL(), APIKey: testKey, Model: "claude-sonnet-4-5"})
 	for _, maxTokens := range []int{0, 1234} {
 		r := testRequest()
 		r.MaxTokens = maxTokens
@@ -21,11 +23,11 @@ func TestAnthropicRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := api.got()
+	got := api.Requests()
 	if len(got) != 2 {
 		t.Fatalf("got %d requests", len(got))
 	}
-	h, body := got[0].header, got[0].body
+	h, body := got[0].Header, got[0].Body
 	if h.Get("x-api-key") != testKey || h.Get("anthropic-version") != "2023-06-01" || h.Get("content-type") != "application/json" || h.Get("authorization") != "" {
 		t.Errorf("headers: %v", h)
 	}
@@ -50,7 +52,7 @@ func TestAnthropicRequest(t *testing.T) {
 			t.Errorf("%v: got %#v, want %#v", c.path, v, c.want)
 		}
 	}
-	if v := field(got[1].body, "max_tokens"); v != 1234.0 {
+	if v := field(got[1].Body, "max_tokens"); v != 1234.0 {
 		t.Errorf("max_tokens of a request asking 1234: got %v", v)
 	}
 }
@@ -58,25 +60,25 @@ func TestAnthropicRequest(t *testing.T) {
 func TestOpenAIRequest(t *testing.T) {
 	tests := []struct {
 		name      string
-		endpoint  func(api *fakeAPI) Endpoint
+		endpoint  func(api *llmtest.Server) Endpoint
 		auth      string
 		maxTokens string // the field that carries the cap
 	}{
-		{"OpenAI's API", func(api *fakeAPI) Endpoint {
+		{"OpenAI's API", func(api *llmtest.Server) Endpoint {
 			return Endpoint{APIKey: testKey, Model: "gpt-4.1-mini", Client: redirect(api.Server)}
 		}, "Bearer " + testKey, "max_completion_tokens"},
-		{"local server", func(api *fakeAPI) Endpoint {
-			return Endpoint{BaseURL: api.URL + "/v1/", Model: "qwen3:8b"}
+		{"local server", func(api *llmtest.Server) Endpoint {
+			return Endpoint{BaseURL: api.BaseURL() + "/", Model: "qwen3:8b"}
 		}, "", "max_tokens"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAPI(t, "/v1/chat/completions", ok(openaiBody(goodReply)))
+			api := llmtest.NewOpenAI(t, llmtest.OpenAIReply(goodReply))
 			if _, err := NewOpenAI(tt.endpoint(api)).Complete(t.Context(), testRequest()); err != nil {
 				t.Fatal(err)
 			}
-			got := api.got()
-			h, body := got[0].header, got[0].body
+			got := api.Requests()
+			h, body := got[0].Header, got[0].Body
 			if h.Get("authorization") != tt.auth || h.Get("content-type") != "application/json" {
 				t.Errorf("headers: %v", h)
 			}
@@ -106,43 +108,49 @@ func TestOpenAIRequest(t *testing.T) {
 	}
 }
 
+// toolCall is a Messages API reply calling the tool "extraction".
+func toolCall(stopReason, input string) string {
+	return `{"model":"claude-haiku-4-5","content":[{"type":"text","text":"Sure!"},{"type":"tool_use","id":"t","name":"extraction","input":` + input + `}],` +
+		`"stop_reason":"` + stopReason + `","usage":{"input_tokens":5,"output_tokens":2}}`
+}
+
+// choice is a chat completion whose one choice is message.
+func choice(finishReason, message string) string {
+	return `{"model":"gpt-4o","choices":[{"index":0,"message":` + message + `,"finish_reason":"` + finishReason + `"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`
+}
+
 // TestReplies covers the replies a provider reads besides a plain answer.
 func TestReplies(t *testing.T) {
+	anthropic := func(body string) Provider {
+		return anthropicAt(llmtest.NewAnthropic(t, llmtest.Answer{Body: body}).BaseURL())
+	}
+	openai := func(body string) Provider {
+		return openaiAt(llmtest.NewOpenAI(t, llmtest.Answer{Body: body}).BaseURL())
+	}
 	tests := []struct {
 		name   string
-		path   string
-		body   string
-		open   func(url string) Provider
+		p      Provider
 		want   string // the JSON read, or a part of the error
 		schema bool   // whether the error is a *SchemaError
 	}{
-		{"anthropic cut off", "/v1/messages",
-			strings.Replace(anthropicBody(`{}`), `"tool_use","stop_sequence"`, `"max_tokens","stop_sequence"`, 1),
-			anthropicAt, "cut off at max_tokens 8192", false},
-		{"anthropic refusal", "/v1/messages",
-			strings.Replace(anthropicBody(`{}`), `"tool_use","stop_sequence"`, `"refusal","stop_sequence"`, 1),
-			anthropicAt, "refused", false},
-		{"anthropic text instead of the tool", "/v1/messages",
-			`{"model":"claude-haiku-4-5","content":[{"type":"text","text":"Sure!"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2}}`,
-			anthropicAt, "does not call the tool extraction", true},
-		{"anthropic text before the tool", "/v1/messages",
-			`{"model":"claude-haiku-4-5","content":[{"type":"text","text":"Sure!"},{"type":"tool_use","id":"t","name":"extraction","input":` + goodReply + `}],"stop_reason":"tool_use","usage":{"input_tokens":5,"output_tokens":2}}`,
-			anthropicAt, goodReply, false},
-		{"openai refusal", "/chat/completions",
-			`{"model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant","content":null,"refusal":"I can't help with that."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":2}}`,
-			openaiAt, "refused to answer: I can't help with that.", false},
-		{"openai cut off", "/chat/completions",
-			strings.Replace(openaiBody(`{"summary":`), `"stop"`, `"length"`, 1),
-			openaiAt, "cut off at 8192 tokens", false},
-		{"openai no choices", "/chat/completions", `{"model":"gpt-4o","choices":[],"usage":{}}`, openaiAt, "no choices", false},
-		{"openai prose around the object", "/chat/completions", openaiBody("Sure! " + goodReply + " Anything else?"), openaiAt, goodReply, false},
-		{"openai prose only", "/chat/completions", openaiBody("I am not sure what you mean."), openaiAt, "holds no JSON object", true},
-		{"openai not JSON at all", "/chat/completions", `<html>gateway</html>`, openaiAt, "decode reply", false},
+		{"anthropic cut off", anthropic(toolCall("max_tokens", `{}`)), "cut off at max_tokens 8192", false},
+		{"anthropic refusal", anthropic(toolCall("refusal", `{}`)), "refused", false},
+		{"anthropic text before the tool", anthropic(toolCall("tool_use", goodReply)), goodReply, false},
+		{"anthropic text instead of the tool",
+			anthropic(`{"model":"claude-haiku-4-5","content":[{"type":"text","text":"Sure!"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":2}}`),
+			"does not call the tool extraction", true},
+		{"openai refusal", openai(choice("stop", `{"role":"assistant","content":null,"refusal":"I can't help with that."}`)),
+			"refused to answer: I can't help with that.", false},
+		{"openai cut off", openai(choice("length", `{"role":"assistant","content":"{\"summary\":"}`)), "cut off at 8192 tokens", false},
+		{"openai no content", openai(choice("stop", `{"role":"assistant"}`)), "no content", true},
+		{"openai no choices", openai(`{"model":"gpt-4o","choices":[],"usage":{}}`), "no choices", false},
+		{"openai prose around the object", openai(llmtest.OpenAIReply("Sure! " + goodReply + " Anything else?").Body), goodReply, false},
+		{"openai prose only", openai(llmtest.OpenAIReply("I am not sure what you mean.").Body), "holds no JSON object", true},
+		{"openai not JSON at all", openai(`<html>gateway</html>`), "decode reply", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAPI(t, tt.path, ok(tt.body))
-			reply, err := tt.open(api.URL).Complete(t.Context(), testRequest())
+			reply, err := tt.p.Complete(t.Context(), testRequest())
 			if strings.HasPrefix(tt.want, "{") {
 				if err != nil || !jsonEqual(t, string(reply.JSON), tt.want) {
 					t.Errorf("got %s, %v; want %s", reply.JSON, err, tt.want)
@@ -167,42 +175,44 @@ func TestRetry(t *testing.T) {
 	policy := RetryPolicy{MaxRetries: 3, BaseDelay: time.Second, MaxDelay: 30 * time.Second}
 	tests := []struct {
 		name     string
-		answers  []answer
+		answers  []llmtest.Answer
 		requests int
 		waits    []time.Duration // a wait < 0 means any jittered backoff up to -wait
 		status   int             // of the error; 0: success
 	}{
-		{"429 with retry-after", []answer{apiFailure(429, "7"), ok("")}, 2, []time.Duration{7 * time.Second}, 0},
-		{"429 without retry-after", []answer{apiFailure(429, ""), ok("")}, 2, []time.Duration{-time.Second}, 0},
-		{"529 overloaded, twice", []answer{apiFailure(529, ""), apiFailure(529, ""), ok("")}, 3, []time.Duration{-time.Second, -2 * time.Second}, 0},
-		{"500 then success", []answer{apiFailure(500, ""), ok("")}, 2, []time.Duration{-time.Second}, 0},
-		{"500 until giving up", []answer{apiFailure(500, "")}, 4, []time.Duration{-time.Second, -2 * time.Second, -4 * time.Second}, 500},
-		{"retry-after longer than MaxDelay", []answer{apiFailure(429, "3600"), ok("")}, 1, nil, 429},
-		{"400 not retried", []answer{apiFailure(400, ""), ok("")}, 1, nil, 400},
-		{"401 not retried", []answer{apiFailure(401, "1"), ok("")}, 1, nil, 401},
+		{"429 with retry-after", []llmtest.Answer{llmtest.Failure(429, "7"), {}}, 2, []time.Duration{7 * time.Second}, 0},
+		{"429 without retry-after", []llmtest.Answer{llmtest.Failure(429, ""), {}}, 2, []time.Duration{-time.Second}, 0},
+		{"529 overloaded, twice", []llmtest.Answer{llmtest.Failure(529, ""), llmtest.Failure(529, ""), {}}, 3, []time.Duration{-time.Second, -2 * time.Second}, 0},
+		{"500 then success", []llmtest.Answer{llmtest.Failure(500, ""), {}}, 2, []time.Duration{-time.Second}, 0},
+		{"500 until giving up", []llmtest.Answer{llmtest.Failure(500, "")}, 4, []time.Duration{-time.Second, -2 * time.Second, -4 * time.Second}, 500},
+		{"retry-after longer than MaxDelay", []llmtest.Answer{llmtest.Failure(429, "3600"), {}}, 1, nil, 429},
+		{"400 not retried", []llmtest.Answer{llmtest.Failure(400, ""), {}}, 1, nil, 400},
+		{"401 not retried", []llmtest.Answer{llmtest.Failure(401, "1"), {}}, 1, nil, 401},
 	}
 	for _, b := range []struct {
-		name, path string
-		body       string
-		open       func(url string) Provider
+		name   string
+		server func(testing.TB, ...llmtest.Answer) *llmtest.Server
+		reply  llmtest.Answer
+		open   func(url string) Provider
 	}{
-		{"anthropic", "/v1/messages", anthropicBody(goodReply), anthropicAt},
-		{"openai", "/chat/completions", openaiBody(goodReply), openaiAt},
+		{"anthropic", llmtest.NewAnthropic, llmtest.AnthropicReply(goodReply), anthropicAt},
+		{"openai", llmtest.NewOpenAI, llmtest.OpenAIReply(goodReply), openaiAt},
 	} {
 		for _, tt := range tests {
 			t.Run(b.name+"/"+tt.name, func(t *testing.T) {
-				answers := append([]answer(nil), tt.answers...)
+				// The zero Answer in the table stands for a good reply.
+				answers := append([]llmtest.Answer(nil), tt.answers...)
 				for i, a := range answers {
-					if a.status == http.StatusOK {
-						answers[i] = ok(b.body)
+					if a.Status == 0 {
+						answers[i] = b.reply
 					}
 				}
-				api := newFakeAPI(t, b.path, answers...)
+				api := b.server(t, answers...)
 				s := &sleeps{}
 				pol := policy
 				pol.Sleep = s.sleep
-				reply, err := WithRetry(b.open(api.URL), pol).Complete(t.Context(), testRequest())
-				if n := len(api.got()); n != tt.requests {
+				reply, err := WithRetry(b.open(api.BaseURL()), pol).Complete(t.Context(), testRequest())
+				if n := len(api.Requests()); n != tt.requests {
 					t.Errorf("%d requests, want %d", n, tt.requests)
 				}
 				if len(s.waits) != len(tt.waits) {
@@ -248,7 +258,7 @@ func TestConnectionRefused(t *testing.T) {
 				t.Skipf("port taken meanwhile: %v", err)
 			}
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Write([]byte(anthropicBody(goodReply)))
+				w.Write([]byte(toolCall("tool_use", goodReply)))
 			}))
 			srv.Listener.Close()
 			srv.Listener = l
@@ -339,6 +349,24 @@ func TestCost(t *testing.T) {
 	for _, tt := range tests {
 		if got := costUSD(tt.model, tt.in, tt.out); got < tt.want-1e-9 || got > tt.want+1e-9 {
 			t.Errorf("%s: got %v, want %v", tt.model, got, tt.want)
+		}
+	}
+}
+
+func TestHTTPError(t *testing.T) {
+	tests := []struct {
+		err       *HTTPError
+		want      string
+		retryable bool
+	}{
+		{&HTTPError{Provider: "anthropic", StatusCode: 529, Message: "Overloaded"}, "anthropic: 529: Overloaded", true},
+		{&HTTPError{Provider: "openai", StatusCode: 429, RetryAfter: 2 * time.Second, Message: "Rate limit reached"}, "openai: 429 Too Many Requests: Rate limit reached (retry after 2s)", true},
+		{&HTTPError{Provider: "openai", StatusCode: 404}, "openai: 404 Not Found", false},
+		{&HTTPError{Provider: "openai", Err: errors.New("dial tcp: connection refused")}, "openai: dial tcp: connection refused", true},
+	}
+	for _, tt := range tests {
+		if got := tt.err.Error(); got != tt.want || tt.err.Retryable() != tt.retryable {
+			t.Errorf("got %q (retryable %v), want %q (%v)", got, tt.err.Retryable(), tt.want, tt.retryable)
 		}
 	}
 }

@@ -74,8 +74,8 @@ type Provider interface {
 	Name() string
 	// Model is the model asked for ("" when the provider has none).
 	Model() string
-	// Complete asks for a reply matching r.Schema. It returns ctx's error
-	// if ctx ends first. On an error the Reply's Usage still counts the
+	// Complete asks for a reply matching r.Schema. If ctx ends first, the
+	// error wraps ctx's. On an error the Reply's Usage still counts the
 	// tokens spent, so that failed runs are accounted for too.
 	Complete(ctx context.Context, r Request) (Reply, error)
 }

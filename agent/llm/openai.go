@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // OpenAIURL is the OpenAI API's base URL.
@@ -69,6 +70,12 @@ type openaiResponse struct {
 	} `json:"usage"`
 }
 
+// isOpenAI reports whether base is OpenAI's own API rather than a
+// compatible server.
+func isOpenAI(base string) bool {
+	return base == "" || strings.TrimSuffix(base, "/") == OpenAIURL
+}
+
 // Complete asks for a message whose content is the reply.
 func (o *OpenAI) Complete(ctx context.Context, r Request) (Reply, error) {
 	body := openaiRequest{
@@ -82,7 +89,7 @@ func (o *OpenAI) Complete(ctx context.Context, r Request) (Reply, error) {
 		body.Messages = append(body.Messages, openaiMessage{Role: "system", Content: r.System})
 	}
 	body.Messages = append(body.Messages, openaiMessage{Role: "user", Content: r.Prompt})
-	if o.e.BaseURL == "" || o.e.BaseURL == OpenAIURL {
+	if isOpenAI(o.e.BaseURL) {
 		body.MaxCompletionTokens = o.e.maxTokens(r)
 	} else {
 		body.MaxTokens = o.e.maxTokens(r)

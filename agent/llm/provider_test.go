@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/agent/llm/llmtest"
 )
 
 // backend is a provider talking to a real server or program that answers
@@ -19,40 +21,27 @@ type backend struct {
 }
 
 var backends = []backend{
-	{"anthropic", openAnthropic, usage("claude-sonnet-4-5-20250929", 1000, 500)},
-	{"openai", openOpenAI, usage("gpt-4.1-mini-2025-04-14", 1000, 500)},
+	{"anthropic", openAnthropic, usage(llmtest.AnthropicModel, llmtest.InputTokens, llmtest.OutputTokens)},
+	{"openai", openOpenAI, usage(llmtest.OpenAIModel, llmtest.InputTokens, llmtest.OutputTokens)},
 	{"command", openCommand, Usage{}},
 }
 
 func openAnthropic(t *testing.T, outputs ...string) (Provider, func() []string) {
-	var answers []answer
+	var answers []llmtest.Answer
 	for _, o := range outputs {
-		answers = append(answers, ok(anthropicBody(o)))
+		answers = append(answers, llmtest.AnthropicReply(o))
 	}
-	api := newFakeAPI(t, "/v1/messages", answers...)
-	p := NewAnthropic(Endpoint{BaseURL: api.URL, APIKey: testKey, Model: "claude-sonnet-4-5"})
-	return p, func() (prompts []string) {
-		for _, r := range api.got() {
-			prompts = append(prompts, fmt.Sprint(field(r.body, "messages", 0, "content")))
-		}
-		return prompts
-	}
+	api := llmtest.NewAnthropic(t, answers...)
+	return NewAnthropic(Endpoint{BaseURL: api.BaseURL(), APIKey: testKey, Model: "claude-sonnet-4-5"}), api.Prompts
 }
 
 func openOpenAI(t *testing.T, outputs ...string) (Provider, func() []string) {
-	var answers []answer
+	var answers []llmtest.Answer
 	for _, o := range outputs {
-		answers = append(answers, ok(openaiBody(o)))
+		answers = append(answers, llmtest.OpenAIReply(o))
 	}
-	api := newFakeAPI(t, "/v1/chat/completions", answers...)
-	p := NewOpenAI(Endpoint{BaseURL: api.URL + "/v1", Model: "gpt-4.1-mini"})
-	return p, func() (prompts []string) {
-		for _, r := range api.got() {
-			msgs, _ := r.body["messages"].([]any)
-			prompts = append(prompts, fmt.Sprint(field(msgs, len(msgs)-1, "content")))
-		}
-		return prompts
-	}
+	api := llmtest.NewOpenAI(t, answers...)
+	return NewOpenAI(Endpoint{BaseURL: api.BaseURL(), Model: "gpt-4.1-mini"}), api.Prompts
 }
 
 // openCommand runs this test binary as the program (see runHelper), which
@@ -132,5 +121,28 @@ func TestOffline(t *testing.T) {
 	}
 	if _, err := p.Complete(t.Context(), testRequest()); p.Name() != "offline" || p.Model() != "" || !errors.Is(err, ErrOffline) {
 		t.Errorf("got %s, %v", p.Name(), err)
+	}
+}
+
+func TestWithSchemaRequests(t *testing.T) {
+	tests := []struct {
+		name, schema string
+		want         error
+		says         string
+	}{
+		{"schema not JSON", `{"type":`, nil, "offline: schema extraction:"},
+		{"schema unresolvable", `{"$ref":"https://example.com/other.json"}`, nil, "offline: schema extraction:"},
+		{"provider errors pass", testSchema, ErrOffline, "offline"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := testRequest()
+			r.Schema = []byte(tt.schema)
+			_, err := WithSchema(Offline{}).Complete(t.Context(), r)
+			var se *SchemaError
+			if err == nil || !strings.Contains(err.Error(), tt.says) || errors.As(err, &se) || (tt.want != nil && !errors.Is(err, tt.want)) {
+				t.Errorf("got %v", err)
+			}
+		})
 	}
 }
