@@ -385,8 +385,11 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 			return err
 		}
 		ok, err := a.write(name, e, true)
-		if err != nil || !ok {
+		if err != nil {
 			return err
+		}
+		if !ok {
+			continue
 		}
 		a.byText[normText(text)] = name
 		a.links = append(a.links, name)
@@ -602,10 +605,13 @@ func (a *apply) milestones(ms []Item) error {
 		if e, err = a.newEntry(meta{title: cut(title, 100), typ: "milestone", links: a.itemLinks(), ref: true}, body); err != nil {
 			return err
 		}
-		if ok, err := a.write(name, e, true); err != nil || !ok {
+		ok, err := a.write(name, e, true)
+		if err != nil {
 			return err
 		}
-		a.links = append(a.links, name)
+		if ok {
+			a.links = append(a.links, name)
+		}
 	}
 	return nil
 }
