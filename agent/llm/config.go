@@ -33,14 +33,16 @@ import (
 //
 // Keys are never written in the file: it is committed with the vault.
 type Config struct {
-	Provider   string        `yaml:"provider"`
-	Model      string        `yaml:"model"`
-	BaseURL    string        `yaml:"base_url"`
-	APIKeyEnv  string        `yaml:"api_key_env"`
-	Command    []string      `yaml:"command"`
-	Timeout    time.Duration `yaml:"timeout"`
-	MaxRetries int           `yaml:"max_retries"`
-	MaxTokens  int           `yaml:"max_tokens"`
+	Provider  string        `yaml:"provider"`
+	Model     string        `yaml:"model"`
+	BaseURL   string        `yaml:"base_url"`
+	APIKeyEnv string        `yaml:"api_key_env"`
+	Command   []string      `yaml:"command"`
+	Timeout   time.Duration `yaml:"timeout"`
+	// MaxRetries 0 means none: LoadConfig, not Open, fills in
+	// DefaultMaxRetries when the file does not say.
+	MaxRetries int `yaml:"max_retries"`
+	MaxTokens  int `yaml:"max_tokens"`
 }
 
 // The defaults of settings the file leaves out.
