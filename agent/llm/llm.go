@@ -9,7 +9,9 @@
 // HTTP providers return), and WithSchema validates the reply against the
 // request's schema, asking once more when it does not match. Settings come
 // from the vault's .ctx0/config.yaml (LoadConfig), keys only from the
-// environment.
+// environment. Usage is summed over every attempt, priced from a small
+// table of list prices where the model is known (an estimate, not a bill).
+// Package llmtest serves the two HTTP APIs for tests.
 package llm
 
 import (
