@@ -370,3 +370,16 @@ func TestHTTPError(t *testing.T) {
 		}
 	}
 }
+
+// TestTimeout: an attempt that outlasts the client's timeout counts as a
+// connection error, and is retried.
+func TestTimeout(t *testing.T) {
+	srv, _ := blockingAPI(t)
+	s := &sleeps{}
+	p := NewAnthropic(Endpoint{BaseURL: srv.URL, APIKey: testKey, Model: "m", Client: &http.Client{Timeout: 50 * time.Millisecond}})
+	_, err := WithRetry(p, RetryPolicy{MaxRetries: 1, Sleep: s.sleep}).Complete(t.Context(), testRequest())
+	var he *HTTPError
+	if !errors.As(err, &he) || he.StatusCode != 0 || len(s.waits) != 1 || !strings.Contains(err.Error(), "Timeout") {
+		t.Errorf("got %v after %d waits", err, len(s.waits))
+	}
+}
