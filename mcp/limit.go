@@ -74,3 +74,13 @@ func (l *limiter) allow(key, what string) error {
 	l.seen[key] = append(ts, now)
 	return nil
 }
+
+// undo forgets the last call of session key, for a call that was refused
+// for another reason: only what is saved counts.
+func (l *limiter) undo(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if ts := l.seen[key]; len(ts) > 0 {
+		l.seen[key] = ts[:len(ts)-1]
+	}
+}

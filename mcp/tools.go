@@ -96,7 +96,7 @@ func (s *Server) addTools() {
 		Name:  "query",
 		Title: "Run a learned query",
 		Description: "Run one of the vault's learned queries: a named plan for a question that recurs (\"investor-updates\"), faster and more precise than retrieve. Call without a name to list them with their parameters. " +
-			"Retrieve runs a learned query by itself when the question matches one of its phrases.",
+			"Use when a learned query fits the question and speed matters; retrieve runs one by itself when the question matches one of its phrases.",
 		Annotations: &sdk.ToolAnnotations{Title: "Run a learned query", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, nil, nil, s.queryTool)
 
@@ -113,7 +113,7 @@ func (s *Server) addTools() {
 		Title: "Memory files (/memories)",
 		Description: "The memory directory /memories, which is this vault: one markdown file per entry, in folders (contacts/, projects/, decisions/, knowledge/, ...). Commands: " +
 			"view (a folder's files two levels deep, or a file's body with line numbers; view_range [start, end]), create (path, file_text; overwrites an existing file's body), str_replace (path, old_str that occurs exactly once, new_str), insert (path, insert_line: 0 for the top, insert_text), delete (path; moved to /memories/archive/), rename (old_path, new_path). " +
-			"Files show and edit their body; ctx0 keeps their frontmatter (title, type, dates). Every write is a git commit. Start with view /memories.",
+			"Files show and edit their body; ctx0 keeps their frontmatter (title, type, dates). Every write is a git commit. Use it as you would your memory directory: view /memories at the start of a task, and keep notes on progress and what you learn.",
 		Annotations: &sdk.ToolAnnotations{Title: "Memory files", OpenWorldHint: ptr(false)},
 	}, nil, func(sc *jsonschema.Schema) {
 		sc.Properties["command"].Enum = []any{"view", "create", "str_replace", "insert", "delete", "rename"}
@@ -156,6 +156,9 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
 		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent",
 	})
+	if err != nil || r.Duplicate {
+		s.remember.undo(sessionKey(req))
+	}
 	if err != nil {
 		return nil, rememberOut{}, err
 	}
@@ -438,6 +441,7 @@ func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in A
 		}
 		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project, Source: "agent"})
 		if err != nil {
+			s.remember.undo(sessionKey(req))
 			return nil, nil, fmt.Errorf("summary: %w", err)
 		}
 		note = fmt.Sprintf("The summary is saved as %s. ", r.Name)
