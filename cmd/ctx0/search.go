@@ -66,7 +66,6 @@ every file as it is now, whoever wrote it.`,
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
 			res, err := ix.Search(cmd.Context(), q)
 			if err != nil {
 				return err
