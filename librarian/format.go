@@ -76,7 +76,9 @@ func Format(w io.Writer, msgs []transcript.Message, loc *time.Location) error {
 	for i, m := range msgs {
 		m.Tools = append([]transcript.Tool(nil), m.Tools...)
 		for j := range m.Tools {
-			m.Tools[j].Target = tag.ReplaceAllString(redact.String(m.Tools[j].Target), `‹$1$2`)
+			// A tool line is one line, whatever a reader let through.
+			m.Tools[j].Name = oneLine(m.Tools[j].Name)
+			m.Tools[j].Target = tag.ReplaceAllString(oneLine(redact.String(m.Tools[j].Target)), `‹$1$2`)
 		}
 		if m.Text != "" {
 			m.Text = fmt.Sprintf("[#%d] %s", i, escapeMarkup(cutMiddle(redact.String(m.Text), maxMessageChars)))

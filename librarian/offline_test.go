@@ -3,9 +3,13 @@ package librarian
 import (
 	"encoding/json"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
 // TestOfflineGolden runs the offline extractor on every conversation of
@@ -44,4 +48,104 @@ func TestOfflineGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, filepath.Join("testdata", "offline.golden.json"), append(got, '\n'))
+}
+
+// TestOfflineRules: what the offline extractor catches in what the user
+// says, one category per row.
+func TestOfflineRules(t *testing.T) {
+	t0 := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	user := func(s string) transcript.Message { return transcript.Message{Role: transcript.User, Time: t0, Text: s} }
+	said := func(s string) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Text: s}
+	}
+	tool := func(kind transcript.ToolKind, target string) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Bash", Kind: kind, Target: target}}}
+	}
+	for _, tc := range []struct {
+		name string
+		msgs []transcript.Message
+		want string // category: text
+	}{
+		{"remember a fact", []transcript.Message{user("Please remember that the staging DB listens on 5433.")}, "facts: The staging DB listens on 5433"},
+		{"remember a rule", []transcript.Message{user("Remember: always run make lint before pushing.")}, "preferences: Always run make lint before pushing"},
+		{"from now on", []transcript.Message{user("Fix the build. From now on, use pnpm instead of npm.")}, "preferences: From now on, use pnpm instead of npm"},
+		{"i prefer", []transcript.Message{user("I prefer short commit messages.")}, "preferences: I prefer short commit messages"},
+		{"don't ever", []transcript.Message{user("Don't ever push to main directly!")}, "preferences: Don't ever push to main directly!"},
+		{"never", []transcript.Message{user("Never commit the .env file.")}, "preferences: Never commit the .env file"},
+		{"memory input", []transcript.Message{user("<user-memory-input>Always use conventional commits</user-memory-input>")}, "preferences: Always use conventional commits"},
+		{"we decided", []transcript.Message{user("We decided to drop Redis because Postgres can hold the queue.")}, "decisions: We decided to drop Redis because Postgres can hold the queue (why: Postgres can hold the queue)"},
+		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Let's go with B"},
+		{"correction", []transcript.Message{user("Add a test."), said("I'll run git init first."), user("No, the repo exists already. Just add the test.")}, "corrections: No, the repo exists already"},
+		{"after an interruption", []transcript.Message{user("Commit it."), tool(transcript.Command, "git init"), user("[Request interrupted by user for tool use]"), user("We already have a repo, so skip git init.")}, "corrections: We already have a repo, so skip git init"},
+		{"error then fix", []transcript.Message{
+			user("Run the tests."), tool(transcript.Command, "go test ./..."), said("The tests failed: a nil map."),
+			said("The fix is to make the map first."), tool(transcript.Command, "cd app && go test ./... 2>&1 | tail"), said("All tests pass now.")},
+			"resolutions: The tests failed: a nil map (Bash `cd app && go test ./... 2>&1 | tail`) → The fix is to make the map first. Then Bash `cd app && go test ./... 2>&1 | tail`: All tests pass now"},
+		{"open question", []transcript.Message{user("Add the endpoint."), said("Added it. Should it require auth?")}, "questions: Should it require auth?"},
+		{"a question in code is not the user's", []transcript.Message{user("Look:\n```\nremember that x = 1\n```")}, ""},
+		{"slash commands are not requests", []transcript.Message{user("/clear"), user("<command-name>/init</command-name>")}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := Offline(ingest.Conversation{}, tc.msgs)
+			var got []string
+			for cat, items := range map[string][]Item{"facts": x.Facts, "preferences": x.Preferences, "decisions": x.Decisions, "corrections": x.Corrections, "questions": x.Questions} {
+				for _, it := range items {
+					s := cat + ": " + it.Text
+					if it.Why != "" {
+						s += " (why: " + it.Why + ")"
+					}
+					got = append(got, s)
+				}
+			}
+			for _, r := range x.Resolutions {
+				got = append(got, "resolutions: "+r.Error+" → "+r.Fix)
+			}
+			want := []string{}
+			if tc.want != "" {
+				want = []string{tc.want}
+			}
+			if got == nil {
+				got = []string{}
+			}
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("got  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	t0 := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	msgs := []transcript.Message{
+		{Role: transcript.User, Time: t0, Text: "/clear"},
+		{Role: transcript.User, Time: t0, Text: "In the billing repo. Can you add a retry to the sync job?"},
+		{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Edit", Kind: transcript.Write, Target: "sync.go"}, {Name: "Edit", Kind: transcript.Write, Target: "sync.go"}}},
+		{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Bash", Kind: transcript.Command, Target: "go test ./..."}}},
+		{Role: transcript.User, Time: t0, Text: "Now commit it."},
+		{Role: transcript.Assistant, Time: t0, Text: "Committed the retry with a test.\n\nAnything else?"},
+		{Role: transcript.Assistant, Time: t0, Text: "Done."},
+	}
+	got := summarize(msgs)
+	want := Episode{
+		Title: "Can you add a retry to the sync job", Request: "In the billing repo. Can you add a retry to the sync job?",
+		Done: "Wrote 1 file; ran 1 command; then: Now commit it", Outcome: "Committed the retry with a test.",
+		Files: []string{"sync.go"}, Commands: []string{"go test ./..."},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestCommandKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"npm start":                       "npm start",
+		"npm start 2>&1 | head -20":       "npm start",
+		"cd .. && npm start &":            "npm start",
+		"cd app; go test ./...":           "go test ./...",
+		"  go   vet ./... 2>&1 | tail -5": "go vet ./...",
+	} {
+		if got := commandKey(in); got != want {
+			t.Errorf("commandKey(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
