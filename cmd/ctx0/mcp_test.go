@@ -1,0 +1,78 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpClient starts ctx0 mcp on the vault as an agent does, a real process
+// speaking over its stdin and stdout, and connects the SDK's client to it.
+func mcpClient(t *testing.T, dir string) *sdk.ClientSession {
+	t.Helper()
+	cmd := ctx0Cmd(t, dir, "mcp")
+	c := sdk.NewClient(&sdk.Implementation{Name: "ctx0-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func mcpCall(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	text := res.Content[0].(*sdk.TextContent).Text
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", tool, args, text)
+	}
+	return text
+}
+
+// TestMCPStdio: two agents, each with its own ctx0 mcp process on one
+// vault, write at once over stdio; nothing is lost, each write is a
+// commit, and git finds the repository sound.
+func TestMCPStdio(t *testing.T) {
+	dir := newVault(t)
+	a, b := mcpClient(t, dir), mcpClient(t, dir)
+	mcpCall(t, a, "memory", map[string]any{"command": "create", "path": "/memories/logs/both.md", "file_text": "# Both"})
+	before := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n")
+	const each = 5 // the remember rate limit allows 5 a minute per session
+	var wg sync.WaitGroup
+	for c, cs := range []*sdk.ClientSession{a, b} {
+		wg.Go(func() {
+			for i := range each {
+				mcpCall(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Agent %d learned fact %d about billing.", c, i)})
+				mcpCall(t, cs, "memory", map[string]any{"command": "insert", "path": "/memories/logs/both.md", "insert_line": 1, "insert_text": fmt.Sprintf("agent %d note %d", c, i)})
+			}
+		})
+	}
+	wg.Wait()
+	if got := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n") - before; got != 4*each {
+		t.Errorf("%d commits for %d writes", got, 4*each)
+	}
+	gitOut(t, dir, "fsck", "--strict")
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Errorf("git status:\n%s", st)
+	}
+	view := mcpCall(t, b, "memory", map[string]any{"command": "view", "path": "/memories/logs/both.md"})
+	for c := range 2 {
+		for i := range each {
+			if !strings.Contains(view, fmt.Sprintf("\tagent %d note %d", c, i)) {
+				t.Errorf("lost agent %d's note %d:\n%s", c, i, view)
+			}
+		}
+		// What one process wrote, the other finds.
+		found := mcpCall(t, a, "search", map[string]any{"query": fmt.Sprintf("\"agent %d learned\"", c), "limit": 20})
+		if n := strings.Count(found, "score"); n != each {
+			t.Errorf("agent %d: %d of %d facts found:\n%s", c, n, each, found)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package mcp
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const claudeJSON = `{
+  "numStartups": 12,
+  "projects": {
+    "/home/me/app": {
+      "allowedTools": []
+    }
+  },
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-github"],
+      "env": {"GITHUB_TOKEN": "x"}
+    }
+  },
+  "zLast": true
+}
+`
+
+func TestInstallKeepsEverythingElse(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	if err := os.WriteFile(path, []byte(claudeJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp", "--vault", "/v"}}
+	ch, err := Install(path, e)
+	if err != nil || ch.Action != "added" {
+		t.Fatalf("install: %v, %v", ch, err)
+	}
+	data, _ := os.ReadFile(path)
+	got := string(data)
+	// The other keys, in their order, and the other server, unchanged.
+	order := []string{`"numStartups": 12`, `"projects"`, `"/home/me/app"`, `"mcpServers"`, `"github"`, `"GITHUB_TOKEN": "x"`, `"ctx0"`, `"zLast": true`}
+	at := 0
+	for _, w := range order {
+		i := strings.Index(got[at:], w)
+		if i < 0 {
+			t.Fatalf("after install, %s is missing or out of order:\n%s", w, got)
+		}
+		at += i
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+	}
+	// Again: nothing changes.
+	if ch, err := Install(path, e); err != nil || ch.Action != "unchanged" {
+		t.Errorf("second install: %v, %v", ch, err)
+	}
+	again, _ := os.ReadFile(path)
+	if string(again) != got {
+		t.Error("a second install changed the file")
+	}
+	// Another vault: updated in place.
+	e.Args[2] = "/w"
+	if ch, err := Install(path, e); err != nil || ch.Action != "updated" {
+		t.Errorf("install for another vault: %v, %v", ch, err)
+	}
+	// Uninstall: exactly what install added is gone.
+	if ch, err := Uninstall(path); err != nil || ch.Action != "removed" {
+		t.Fatalf("uninstall: %v, %v", ch, err)
+	}
+	data, _ = os.ReadFile(path)
+	if strings.Contains(string(data), "ctx0") || !strings.Contains(string(data), `"github"`) || !strings.Contains(string(data), `"zLast": true`) {
+		t.Errorf("after uninstall:\n%s", data)
+	}
+	if ch, err := Uninstall(path); err != nil || ch.Action != "absent" {
+		t.Errorf("second uninstall: %v, %v", ch, err)
+	}
+}
+
+func TestInstallNewProjectFile(t *testing.T) {
+	dir := t.TempDir()
+	path := ClaudeCodeConfig(true, "/home/x", dir, func(string) string { return "" })
+	if path != filepath.Join(dir, ".mcp.json") {
+		t.Fatalf("project config: %s", path)
+	}
+	if _, err := Install(path, ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	want := "{\n  \"mcpServers\": {\n    \"ctx0\": {\n      \"type\": \"stdio\",\n      \"command\": \"ctx0\",\n      \"args\": [\n        \"mcp\"\n      ]\n    }\n  }\n}\n"
+	if string(data) != want {
+		t.Errorf("new .mcp.json:\n%s\nwant:\n%s", data, want)
+	}
+	if _, err := Uninstall(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Error("uninstall left the .mcp.json that install made")
+	}
+}
+
+func TestInstallLeavesOthersCtx0Alone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	theirs := `{"mcpServers": {"ctx0": {"command": "node", "args": ["server.js"]}}}`
+	if err := os.WriteFile(path, []byte(theirs), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(path, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("install over someone else's ctx0: %v", err)
+	}
+	if _, err := Uninstall(path); !errors.Is(err, ErrNotOurs) {
+		t.Errorf("uninstall of someone else's ctx0: %v", err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != theirs {
+		t.Errorf("the file changed:\n%s", data)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte("[1, 2]"), 0o644)
+	if _, err := Install(bad, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); err == nil {
+		t.Error("install into a file that is not a JSON object: want an error")
+	}
+}
+
+func TestClaudeCodeConfig(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if got := ClaudeCodeConfig(false, "/home/me", "/p", getenv); got != "/home/me/.claude.json" {
+		t.Errorf("user: %s", got)
+	}
+	env["CLAUDE_CONFIG_DIR"] = "/cfg"
+	if got := ClaudeCodeConfig(false, "/home/me", "/p", getenv); got != "/cfg/.claude.json" {
+		t.Errorf("user with CLAUDE_CONFIG_DIR: %s", got)
+	}
+}
+
+func TestSnippets(t *testing.T) {
+	s := Snippets(ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp", "--vault", "/v"}})
+	for _, want := range []string{"Cursor", "~/.cursor/mcp.json", "[mcp_servers.ctx0]", `args = ["mcp", "--vault", "/v"]`, "Gemini CLI", "~/.gemini/settings.json"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("snippets lack %q:\n%s", want, s)
+		}
+	}
+}
