@@ -8,14 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
 
 // openMemory opens what the extractor reads: the vault, its index, the
-// past sessions ingested into it, and the embeddings endpoint if the
-// vault's config names one. close releases them.
+// past sessions ingested into it, and the language model and embeddings
+// endpoint if the vault's config names them. close releases them.
 func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor.Config, close func(), err error) {
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
@@ -34,6 +35,15 @@ func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor
 		} else {
 			m.Embeddings = e
 		}
+	}
+	// A model plans and condenses retrievals; offline retrieval is the
+	// fallback for any failure, a bad setting included.
+	if lc, err := llm.LoadConfig(v.Root()); err != nil {
+		a.note("ctx0: %v; retrieving offline", err)
+	} else if p, err := llm.Open(lc, a.getenv); err != nil {
+		a.note("ctx0: %v; retrieving offline", err)
+	} else if _, off := p.(llm.Offline); !off {
+		m.Model = p
 	}
 	return m, cfg, func() { sessions.Close(); ix.Close() }, nil
 }
