@@ -1,7 +1,6 @@
 package extractor
 
 import (
-	"context"
 	"encoding/json"
 	"hash/fnv"
 	"math"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ctx0/ctx0/index"
 )
@@ -31,6 +29,13 @@ type embedServer struct {
 }
 
 const embedModel = "test-embed-64"
+
+// embedRequest is what the server reads of a request.
+type embedRequest struct {
+	Model          string   `json:"model"`
+	Input          []string `json:"input"`
+	EncodingFormat string   `json:"encoding_format"`
+}
 
 var concepts = map[string]string{
 	"login": "auth", "sign": "auth", "authentication": "auth", "auth": "auth", "password": "auth",
@@ -118,16 +123,15 @@ func (s *embedServer) requests() []embedRequest {
 	return append([]embedRequest(nil), s.reqs...)
 }
 
-// client returns an Embeddings client of s that does not wait between
-// retries.
-func (s *embedServer) client(t *testing.T) *Embeddings {
+// client returns an embeddings client of s, made from the vault's config
+// as ctx0 makes it.
+func (s *embedServer) client(t *testing.T) index.Embedder {
 	t.Helper()
 	e, err := NewEmbeddings(EmbeddingsConfig{URL: s.URL + "/v1", Model: embedModel, APIKeyEnv: "TEST_EMBED_KEY"},
 		func(k string) string { return map[string]string{"TEST_EMBED_KEY": "sk-test"}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.sleep = func(context.Context, time.Duration) error { return nil }
 	return e
 }
 
@@ -146,63 +150,6 @@ func TestEmbeddingsWireFormat(t *testing.T) {
 }
 
 func equalVec(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// TestEmbeddingsRetries checks the retry policy: 429 and 5xx are retried,
-// up to 3 attempts, honouring Retry-After; other 4xx are not.
-func TestEmbeddingsRetries(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		fail     func(n int) (int, map[string]string)
-		ok       bool
-		attempts int
-		waited   []time.Duration
-	}{
-		{"429 then ok", func(n int) (int, map[string]string) {
-			if n == 0 {
-				return http.StatusTooManyRequests, map[string]string{"Retry-After": "7"}
-			}
-			return 0, nil
-		}, true, 2, []time.Duration{7 * time.Second}},
-		{"500 twice then ok", func(n int) (int, map[string]string) {
-			if n < 2 {
-				return http.StatusInternalServerError, nil
-			}
-			return 0, nil
-		}, true, 3, retryWaits},
-		{"503 always", func(int) (int, map[string]string) { return http.StatusServiceUnavailable, nil }, false, 3, retryWaits},
-		{"401", func(int) (int, map[string]string) { return http.StatusUnauthorized, nil }, false, 1, nil},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			s := newEmbedServer(t)
-			s.fail = c.fail
-			e := s.client(t)
-			var waited []time.Duration
-			e.sleep = func(_ context.Context, d time.Duration) error {
-				waited = append(waited, d)
-				return nil
-			}
-			_, err := e.Embed(t.Context(), []string{"x"})
-			if (err == nil) != c.ok || len(s.requests()) != c.attempts || !equalDurations(waited, c.waited) {
-				t.Errorf("err %v, %d attempts, waited %v", err, len(s.requests()), waited)
-			}
-			if err != nil && !strings.Contains(err.Error(), "try again") {
-				t.Errorf("the error does not carry the API's message: %v", err)
-			}
-		})
-	}
-}
-
-func equalDurations(a, b []time.Duration) bool {
 	if len(a) != len(b) {
 		return false
 	}

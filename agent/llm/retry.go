@@ -28,6 +28,10 @@ type RetryPolicy struct {
 // clients that failed together do not retry together. Other errors are
 // returned at once. The returned usage sums all attempts.
 func WithRetry(p Provider, policy RetryPolicy) Provider {
+	return retrying{p, policy.withDefaults()}
+}
+
+func (policy RetryPolicy) withDefaults() RetryPolicy {
 	if policy.BaseDelay <= 0 {
 		policy.BaseDelay = time.Second
 	}
@@ -37,7 +41,7 @@ func WithRetry(p Provider, policy RetryPolicy) Provider {
 	if policy.Sleep == nil {
 		policy.Sleep = sleep
 	}
-	return retrying{p, policy}
+	return policy
 }
 
 type retrying struct {
@@ -45,39 +49,49 @@ type retrying struct {
 	policy RetryPolicy
 }
 
-func (rt retrying) Complete(ctx context.Context, r Request) (Reply, error) {
+func (rt retrying) Complete(ctx context.Context, r Request) (reply Reply, err error) {
 	var spent Usage
-	for attempt := 0; ; attempt++ {
-		reply, err := rt.Provider.Complete(ctx, r)
+	err = rt.policy.do(ctx, rt.Name(), func() error {
+		reply, err = rt.Provider.Complete(ctx, r)
 		spent = spent.Add(reply.Usage)
-		reply.Usage = spent
+		return err
+	})
+	reply.Usage = spent
+	return reply, err
+}
+
+// do runs try until it succeeds, fails in a way another attempt cannot
+// help, or the policy gives up. name says whose request it is.
+func (policy RetryPolicy) do(ctx context.Context, name string, try func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := try()
 		var he *HTTPError
 		if err == nil || ctx.Err() != nil || !errors.As(err, &he) || !he.Retryable() {
-			return reply, err
+			return err
 		}
-		if attempt == rt.policy.MaxRetries || he.RetryAfter > rt.policy.MaxDelay {
+		if attempt == policy.MaxRetries || he.RetryAfter > policy.MaxDelay {
 			if attempt > 0 {
 				err = fmt.Errorf("give up after %d attempts: %w", attempt+1, err)
 			}
-			return reply, err
+			return err
 		}
-		if err := rt.policy.Sleep(ctx, rt.wait(attempt, he.RetryAfter)); err != nil {
-			return reply, fmt.Errorf("%s: wait to retry: %w", rt.Name(), err)
+		if err := policy.Sleep(ctx, policy.wait(attempt, he.RetryAfter)); err != nil {
+			return fmt.Errorf("%s: wait to retry: %w", name, err)
 		}
 	}
 }
 
 // wait is the pause before retry attempt+1: what the server asked for,
 // else half the exponential backoff plus a random part of the other half.
-func (rt retrying) wait(attempt int, retryAfter time.Duration) time.Duration {
+func (policy RetryPolicy) wait(attempt int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return retryAfter
 	}
-	d := rt.policy.BaseDelay
-	for i := 0; i < attempt && d < rt.policy.MaxDelay; i++ {
+	d := policy.BaseDelay
+	for i := 0; i < attempt && d < policy.MaxDelay; i++ {
 		d *= 2
 	}
-	d = min(d, rt.policy.MaxDelay)
+	d = min(d, policy.MaxDelay)
 	return d/2 + rand.N(d/2+1)
 }
 
