@@ -104,12 +104,14 @@ type apply struct {
 
 // Apply files x, extracted from conv.
 func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extraction) (Filed, error) {
-	if w.Loc == nil {
-		w.Loc = time.UTC
+	cfg := *w
+	if cfg.Loc == nil {
+		cfg.Loc = time.UTC
 	}
-	if w.Limits == (Limits{}) {
-		w.Limits = DefaultLimits
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits
 	}
+	w = &cfg
 	x = redacted(x)
 	first := conv.First.In(w.Loc)
 	a := &apply{Writer: w, ctx: ctx, conv: conv, ref: ConversationRef(conv), day: first.Format("2006-01-02"),
@@ -128,10 +130,16 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 		a.filed.Already = true
 		return a.filed, nil
 	}
-	if conv.Project != "" {
-		if a.project, err = w.name("project", projectName(redact.String(conv.Project))); err != nil {
-			return Filed{}, err
-		}
+	// The project is where the session worked, else the first the
+	// extraction names.
+	switch {
+	case conv.Project != "":
+		a.project, err = w.name("project", slugOf(projectName(redact.String(conv.Project))))
+	case len(x.Projects) > 0:
+		a.project, err = w.name("project", slugOf(projectName(x.Projects[0].Name)))
+	}
+	if err != nil {
+		return Filed{}, err
 	}
 	steps := []func() error{
 		func() error { return a.projects(x.Projects) },
@@ -366,8 +374,11 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if title == "" {
 			title = titleOf(text)
 		}
-		name, err := a.free(mustName(a.Writer, typ, slugOf(title)))
+		name, err := a.Writer.name(typ, slugOf(title))
 		if err != nil {
+			return err
+		}
+		if name, err = a.free(name); err != nil {
 			return err
 		}
 		body := text
@@ -400,16 +411,6 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		}
 	}
 	return nil
-}
-
-// mustName is Writer.name for the built-in types, which always have a
-// folder.
-func mustName(w *Writer, typ, slug string) string {
-	n, err := w.name(typ, slug)
-	if err != nil {
-		return "inbox/untitled"
-	}
-	return n
 }
 
 // Thresholds of likeness between an item and an entry, by the share of
@@ -509,7 +510,10 @@ func (a *apply) projects(ps []Project) error {
 	for _, p := range ps {
 		name := a.project
 		if n := projectName(p.Name); a.project == "" || vault.Slug(a.project) != slugOf(n) {
-			name = mustName(a.Writer, "project", slugOf(n))
+			var err error
+			if name, err = a.Writer.name("project", slugOf(n)); err != nil {
+				return err
+			}
 		}
 		e, err := a.read(name)
 		if err != nil {
@@ -554,7 +558,10 @@ func (a *apply) projects(ps []Project) error {
 // people extends each person's entry with what was learned, dated.
 func (a *apply) people(ps []Person) error {
 	for _, p := range ps {
-		name := mustName(a.Writer, "contact", slugOf(p.Name))
+		name, err := a.Writer.name("contact", slugOf(p.Name))
+		if err != nil {
+			return err
+		}
 		e, err := a.read(name)
 		if err != nil {
 			return err
@@ -591,7 +598,10 @@ func (a *apply) milestones(ms []Item) error {
 		if title == "" {
 			title = titleOf(m.Text)
 		}
-		name := mustName(a.Writer, "milestone", a.day+"-"+slugOf(title))
+		name, err := a.Writer.name("milestone", a.day+"-"+slugOf(title))
+		if err != nil {
+			return err
+		}
 		e, err := a.read(name)
 		if err != nil {
 			return err
@@ -625,7 +635,10 @@ func (a *apply) questions(qs []Item) error {
 	if len(qs) == 0 {
 		return nil
 	}
-	name := mustName(a.Writer, "log", questionsLog)
+	name, err := a.Writer.name("log", questionsLog)
+	if err != nil {
+		return err
+	}
 	e, err := a.read(name)
 	if err != nil {
 		return err
