@@ -18,14 +18,12 @@ import (
 // embedServer is an httptest server speaking OpenAI's embeddings API
 // (POST /v1/embeddings). Its model embeds meaning crudely but
 // deterministically: words of one concept (login, authentication) share a
-// dimension, other words hash to one of 64. fail, when set, answers a
-// request instead.
+// dimension, other words hash to one of 64.
 type embedServer struct {
 	*httptest.Server
 	t    *testing.T
 	mu   sync.Mutex
 	reqs []embedRequest
-	fail func(n int) (status int, header map[string]string)
 }
 
 const embedModel = "test-embed-64"
@@ -52,11 +50,9 @@ func newEmbedServer(t *testing.T) *embedServer {
 
 func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	n := len(s.reqs)
 	var req embedRequest
 	err := json.NewDecoder(r.Body).Decode(&req)
 	s.reqs = append(s.reqs, req)
-	fail := s.fail
 	s.mu.Unlock()
 	switch {
 	case r.Method != http.MethodPost || r.URL.Path != "/v1/embeddings":
@@ -65,16 +61,6 @@ func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
 		s.t.Errorf("headers %v", r.Header)
 	case err != nil || req.Model != embedModel || len(req.Input) == 0 || req.EncodingFormat != "float":
 		s.t.Errorf("request %+v: %v", req, err)
-	}
-	if fail != nil {
-		if status, header := fail(n); status != 0 {
-			for k, v := range header {
-				w.Header().Set(k, v)
-			}
-			w.WriteHeader(status)
-			w.Write([]byte(`{"error": {"message": "try again", "type": "server_error"}}`))
-			return
-		}
 	}
 	type datum struct {
 		Object    string    `json:"object"`
