@@ -234,6 +234,13 @@ func (a *app) printJSONLine(v any) error {
 // dump queue them from other processes, which the watch does not hear of.
 const fileInterval = 2 * time.Second
 
+// After a failed librarian run, the watch waits fileRetryPause before the
+// next, doubling up to fileRetryMax while runs keep failing.
+const (
+	fileRetryPause = 10 * time.Second
+	fileRetryMax   = 5 * time.Minute
+)
+
 // watchSessions follows dirs until Ctrl-C, printing a line per event, and
 // files conversations into the vault as they are queued (seed 004's queue
 // worker), one at a time.
@@ -289,17 +296,27 @@ func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string,
 
 // fileQueued runs the librarian on every queued conversation whenever
 // woken or every fileInterval, until ctx ends. A run that fails is
-// printed and its conversation, back in the queue, waits for the next
-// round: the watch goes on.
+// printed and its conversation, back in the queue, waits: the watch goes
+// on, and tries again after a pause that doubles while runs keep failing
+// (a model that is down is not asked every few seconds).
 func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan struct{}, mu *sync.Mutex, asJSON bool) {
 	tick := time.NewTicker(fileInterval)
 	defer tick.Stop()
+	var (
+		hold  <-chan time.Time // set after a failure: no run before it fires
+		pause time.Duration
+	)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-wake:
 		case <-tick.C:
+		case <-hold:
+			hold = nil
+		}
+		if hold != nil {
+			continue
 		}
 		for ctx.Err() == nil {
 			res, err := w.run(ctx, 0)
@@ -321,8 +338,11 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 			}
 			mu.Unlock()
 			if err != nil {
+				pause = min(max(2*pause, fileRetryPause), fileRetryMax)
+				hold = time.After(pause)
 				break
 			}
+			pause = 0
 		}
 	}
 }
