@@ -100,7 +100,11 @@ type apply struct {
 	links   []string // what the episode section lists as filed
 	leftOut int
 	byText  map[string]string // normalized text → name, for this run's entries
+	persons []person          // the people the extraction names
 }
+
+// person is someone the conversation is about, and their entry.
+type person struct{ name, entry string }
 
 // Apply files x, extracted from conv.
 func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extraction) (Filed, error) {
@@ -140,6 +144,15 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	}
 	if err != nil {
 		return Filed{}, err
+	}
+	for _, p := range x.People {
+		n, err := w.name("contact", slugOf(p.Name))
+		if err != nil {
+			return Filed{}, err
+		}
+		if name := strings.TrimSpace(p.Name); len(name) > 1 {
+			a.persons = append(a.persons, person{name, n})
+		}
 	}
 	steps := []func() error{
 		func() error { return a.projects(x.Projects) },
@@ -319,12 +332,19 @@ func (a *apply) limit(what, s string) string {
 }
 
 // source is the line that dates an item and links it to where it came
-// from: the episode, and the project.
-func (a *apply) source(ev Evidence) string {
+// from: the episode, the project, and the people it names.
+func (a *apply) source(text string, ev Evidence) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Learned %s in [[%s]]", a.day, a.episode)
+	var about []string
 	if a.project != "" {
-		fmt.Fprintf(&b, " (project [[%s]])", a.project)
+		about = append(about, fmt.Sprintf("project [[%s]]", a.project))
+	}
+	for _, p := range a.named(text) {
+		about = append(about, fmt.Sprintf("[[%s]]", p))
+	}
+	if len(about) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(about, ", "))
 	}
 	b.WriteString(".")
 	if q := strings.TrimSpace(ev.Quote); q != "" {
@@ -333,13 +353,27 @@ func (a *apply) source(ev Evidence) string {
 	return b.String()
 }
 
-// itemLinks are the links of a new item: the episode and the project.
-func (a *apply) itemLinks(more ...string) []string {
+// itemLinks are the links of a new item about text: the episode, the
+// project, and the people it names.
+func (a *apply) itemLinks(text string, more ...string) []string {
 	links := []string{a.episode}
 	if a.project != "" {
 		links = append(links, a.project)
 	}
+	links = append(links, a.named(text)...)
 	return append(links, more...)
+}
+
+// named are the entries of the conversation's people that text names.
+func (a *apply) named(text string) []string {
+	var out []string
+	lower := strings.ToLower(text)
+	for _, p := range a.persons {
+		if strings.Contains(lower, strings.ToLower(p.name)) {
+			out = appendNew(out, p.entry)
+		}
+	}
+	return out
 }
 
 // items files facts, preferences, decisions or insights as entries of
@@ -385,13 +419,13 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if it.Why != "" {
 			body += "\n\n## Why\n\n" + a.limit(it.Why, strings.TrimSpace(it.Why))
 		}
-		body += "\n\n" + a.source(it.Evidence)
+		body += "\n\n" + a.source(text, it.Evidence)
 		var more []string
 		if similar != "" {
 			more = append(more, similar)
 			body += fmt.Sprintf("\n\nReplaces [[%s]].", similar)
 		}
-		e, err := a.newEntry(meta{title: cut(title, 100), typ: typ, tags: tags, links: a.itemLinks(more...), ref: true}, body)
+		e, err := a.newEntry(meta{title: cut(title, 100), typ: typ, tags: tags, links: a.itemLinks(text, more...), ref: true}, body)
 		if err != nil {
 			return err
 		}
@@ -568,7 +602,7 @@ func (a *apply) people(ps []Person) error {
 		}
 		created := e == nil
 		if created {
-			if e, err = a.newEntry(meta{title: p.Name, typ: "contact", links: a.itemLinks(), ref: true}, "## Notes\n"); err != nil {
+			if e, err = a.newEntry(meta{title: p.Name, typ: "contact", links: a.itemLinks(""), ref: true}, "## Notes\n"); err != nil {
 				return err
 			}
 		}
@@ -611,8 +645,8 @@ func (a *apply) milestones(ms []Item) error {
 			a.links = appendNew(a.links, name)
 			continue
 		}
-		body := "## What was reached\n\n" + a.limit(m.Text, m.Text) + "\n\n" + a.source(m.Evidence)
-		if e, err = a.newEntry(meta{title: cut(title, 100), typ: "milestone", links: a.itemLinks(), ref: true}, body); err != nil {
+		body := "## What was reached\n\n" + a.limit(m.Text, m.Text) + "\n\n" + a.source(m.Text, m.Evidence)
+		if e, err = a.newEntry(meta{title: cut(title, 100), typ: "milestone", links: a.itemLinks(m.Text), ref: true}, body); err != nil {
 			return err
 		}
 		ok, err := a.write(name, e, true)
