@@ -42,7 +42,8 @@ type Searcher interface {
 // Limits bound what one run writes, so a runaway extraction (or a
 // transcript crafted to cause one) cannot flood the vault.
 type Limits struct {
-	// EntryChars caps the text of one item; longer text is cut, with a note.
+	// EntryChars caps the text of one item; longer text is cut, with a
+	// note. By default it is the vault's remember.max_chars.
 	EntryChars int
 	// SectionChars caps one conversation's episode section.
 	SectionChars int
@@ -114,6 +115,10 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	}
 	if cfg.Limits == (Limits{}) {
 		cfg.Limits = DefaultLimits
+		if n := cfg.Config.Remember.MaxChars; n > 0 {
+			// An item is held to what remember takes from an agent.
+			cfg.Limits.EntryChars = n
+		}
 	}
 	w = &cfg
 	x = redacted(x)
@@ -180,9 +185,10 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	return a.filed, nil
 }
 
-// name is the entry name of slug in the folder of type typ. Both parts
-// are normalized, and a slug is one segment: whatever a transcript or a
-// model says, the name stays inside the type's folder.
+// name is the entry name of slug in the folder of type typ. Each segment
+// of slug is normalized on its own, and one that is empty, hidden or
+// climbing becomes "untitled": whatever a transcript or a model says, the
+// name stays inside the type's folder.
 func (w *Writer) name(typ, slug string) (string, error) {
 	info, ok := w.Config.Type(typ)
 	if !ok {
