@@ -13,6 +13,7 @@ import (
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -163,4 +164,45 @@ func TestRunRealTranscripts(t *testing.T) {
 		t.Errorf("filing again moved the branch from %s to %s", head, h)
 	}
 	checkClean(t, v)
+}
+
+// TestRunByID files the conversation asked for, not the oldest queued,
+// and leaves the others in the queue; one that is not queued is refused.
+func TestRunByID(t *testing.T) {
+	v, ix := testVault(t)
+	var files []ingest.File
+	for _, n := range []string{"billing.jsonl", "injection.jsonl"} {
+		f, err := ingest.FileAt(filepath.Join("testdata", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	st := ingestFiles(t, v.Root(), files)
+	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	if err != nil || len(convs) != 2 {
+		t.Fatalf("queued: %v, %v", convs, err)
+	}
+	newest := convs[len(convs)-1]
+	res, err := Run(t.Context(), Options{Vault: v, Store: st, Search: ix, Conversation: newest.ID, Now: now, Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Conversation.ID != newest.ID {
+		t.Errorf("filed conversation %d, want %d", res.Conversation.ID, newest.ID)
+	}
+	left, err := st.Conversations(t.Context(), ingest.Queued)
+	if err != nil || len(left) != 1 || left[0].ID != convs[0].ID {
+		t.Errorf("queued after: %v, %v; want the other one", left, err)
+	}
+	if _, err := st.IngestLog(t.Context(), transcript.Log{Session: "short", Messages: []transcript.Message{{Pos: 1, Role: transcript.User, Time: testNow, Text: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	skipped, err := st.Conversations(t.Context(), ingest.Skipped)
+	if err != nil || len(skipped) != 1 {
+		t.Fatalf("skipped: %v, %v", skipped, err)
+	}
+	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Conversation: skipped[0].ID, Now: now}); !errors.Is(err, ErrNotQueued) {
+		t.Errorf("filing a skipped conversation: %v, want ErrNotQueued", err)
+	}
 }
