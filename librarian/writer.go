@@ -150,6 +150,11 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	if err != nil {
 		return Filed{}, err
 	}
+	if a.project != "" && !slices.ContainsFunc(x.Projects, func(p Project) bool { return slugOf(projectName(p.Name)) == vault.Slug(a.project) }) {
+		// Every entry links the project: it must exist, and the
+		// conversation is part of its activity.
+		x.Projects = append(x.Projects, Project{Name: vault.Slug(a.project), Activity: x.Episode.Title})
+	}
 	for _, p := range x.People {
 		n, err := w.name("contact", slugOf(p.Name))
 		if err != nil {

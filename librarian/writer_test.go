@@ -55,7 +55,7 @@ func TestRunUpdatesInsteadOfDuplicating(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := res.Filed
-	wantCreated := []string{"knowledge/deploys-go-out-on-tuesdays-only-from-the-release-branch", "preferences/the-user-prefers-spaces-for-indentation-in-go-files", "episodes/2026-01/2026-01-27"}
+	wantCreated := []string{"knowledge/deploys-go-out-on-tuesdays-only-from-the-release-branch", "preferences/the-user-prefers-spaces-for-indentation-in-go-files", "episodes/2026-01/2026-01-27", "projects/billing"}
 	wantUpdated := []string{"knowledge/the-staging-invoices-api-lives-at-billing-staging.internal", "knowledge/deploys-go-out-on-tuesdays-and-thursdays-from-the-release", "preferences/the-user-prefers-tabs-for-indentation-in-go-files"}
 	slices.Sort(f.Created)
 	slices.Sort(f.Updated)
@@ -108,7 +108,8 @@ func TestRunLimits(t *testing.T) {
 		t.Errorf("%d entries written, want 10 and the episode", n)
 	}
 	ep := string(readFile(t, filepath.Join(v.Root(), "episodes", "2026-01", "2026-01-27.md")))
-	if !strings.Contains(ep, "Left out:** 31 more entries, over the limit of 10 files") {
+	// 40 facts, an insight and the project: 9 facts fit after the project.
+	if !strings.Contains(ep, "Left out:** 32 more entries, over the limit of 10 files") {
 		t.Errorf("the episode does not say what was left out:\n%s", ep)
 	}
 	if len(f.Notes) == 0 {
