@@ -92,6 +92,7 @@ func TestRunInjection(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkClean(t, v)
+			checkDoctor(t, ix)
 			if after := listDir(t, parent); strings.Join(after, ",") != strings.Join(before, ",") {
 				t.Errorf("files appeared next to the vault: %v, was %v", after, before)
 			}

@@ -102,6 +102,7 @@ func TestRunWithModel(t *testing.T) {
 		t.Errorf("run record: %+v", run)
 	}
 	checkClean(t, v)
+	checkDoctor(t, ix)
 	checkGolden(t, filepath.Join("testdata", "model.vault.golden"), vaultDump(t, v))
 	dump := string(vaultDump(t, v))
 	if run.Conflicts != 0 {

@@ -130,6 +130,7 @@ func TestRunRealTranscripts(t *testing.T) {
 	}
 	checkClean(t, v)
 	checkGolden(t, filepath.Join("testdata", "real.vault.golden"), vaultDump(t, v))
+	checkDoctor(t, ix)
 
 	convs, err := st.Conversations(t.Context(), "")
 	if err != nil {
@@ -204,5 +205,18 @@ func TestRunByID(t *testing.T) {
 	}
 	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Conversation: skipped[0].ID, Now: now}); !errors.Is(err, ErrNotQueued) {
 		t.Errorf("filing a skipped conversation: %v, want ErrNotQueued", err)
+	}
+}
+
+// checkDoctor fails on anything ctx0 doctor would report: broken links,
+// bad files, duplicate aliases.
+func checkDoctor(t *testing.T, ix *index.Index) {
+	t.Helper()
+	d, err := ix.Doctor(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Problems {
+		t.Errorf("doctor: %s %s: %s", p.Kind, p.Name, p.Message)
 	}
 }
