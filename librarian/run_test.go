@@ -220,3 +220,24 @@ func checkDoctor(t *testing.T, ix *index.Index) {
 		t.Errorf("doctor: %s %s: %s", p.Kind, p.Name, p.Message)
 	}
 }
+
+// TestFiledInAnotherTimeZone: a conversation filed by a machine in
+// another time zone, whose episode day differs, is not filed again.
+func TestFiledInAnotherTimeZone(t *testing.T) {
+	v, ix := testVault(t)
+	st := billing(t, v.Root())
+	res, err := Run(t.Context(), Options{Vault: v, Store: st, Search: ix, Now: now, Loc: time.FixedZone("UTC-10", -10*3600)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Filed.Episode != "episodes/2026-01/2026-01-26" {
+		t.Fatalf("filed in %s, want the day before in UTC-10", res.Filed.Episode)
+	}
+	again, err := Run(t.Context(), Options{Vault: v, Store: st, Search: ix, Conversation: res.Conversation.ID, Now: now, Loc: time.UTC})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Filed.Already || again.Filed.Episode != "episodes/2026-01/2026-01-26" || again.Run.Result != "" {
+		t.Errorf("filed again in UTC: %+v", again.Filed)
+	}
+}

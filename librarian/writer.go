@@ -135,9 +135,9 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	if err != nil {
 		return Filed{}, err
 	}
-	if ep != nil && strings.Contains(ep.Body(), marker(a.ref)) {
-		a.filed.Already = true
-		return a.filed, nil
+	if done, err := a.filedBefore(ep); err != nil || done {
+		a.filed.Already = done
+		return a.filed, err
 	}
 	// The project is where the session worked, else the first the
 	// extraction names.
@@ -188,6 +188,31 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 		}
 	}
 	return a.filed, nil
+}
+
+// filedBefore reports whether the conversation has a section in the day's
+// episode ep, or in the episode of the day before or after: a run in
+// another time zone (another machine syncing the vault) puts it there.
+func (a *apply) filedBefore(ep *entry.Entry) (bool, error) {
+	if ep != nil && strings.Contains(ep.Body(), marker(a.ref)) {
+		return true, nil
+	}
+	for _, d := range []int{-1, 1} {
+		day := a.conv.First.In(a.Loc).AddDate(0, 0, d)
+		name, err := a.Writer.name("episode", day.Format("2006-01")+"/"+day.Format("2006-01-02"))
+		if err != nil {
+			return false, err
+		}
+		e, err := a.read(name)
+		if err != nil {
+			return false, err
+		}
+		if e != nil && strings.Contains(e.Body(), marker(a.ref)) {
+			a.filed.Episode = name
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // name is the entry name of slug in the folder of type typ. Each segment
