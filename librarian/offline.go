@@ -70,7 +70,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				} else {
 					add(&x.Facts, it)
 				}
-			case rule.MatchString(s):
+			case rule.MatchString(s) && !notRule.MatchString(s) && len(strings.Fields(s)) >= 3:
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 			case decision.MatchString(s):
 				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
@@ -104,6 +104,8 @@ var (
 	remember = regexp.MustCompile(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
 	// rule is a standing instruction or a stated preference.
 	rule = regexp.MustCompile(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
+	// notRule is what opens like a rule and is not one.
+	notRule = regexp.MustCompile(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation.
 	decision = regexp.MustCompile(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.

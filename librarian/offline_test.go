@@ -83,6 +83,7 @@ func TestOfflineRules(t *testing.T) {
 			"resolutions: The tests failed: a nil map (Bash `cd app && go test ./... 2>&1 | tail`) → The fix is to make the map first. Then Bash `cd app && go test ./... 2>&1 | tail`: All tests pass now"},
 		{"open question", []transcript.Message{user("Add the endpoint."), said("Added it. Should it require auth?")}, "questions: Should it require auth?"},
 		{"a question in code is not the user's", []transcript.Message{user("Look:\n```\nremember that x = 1\n```")}, ""},
+		{"never mind is not a rule", []transcript.Message{user("Never mind, it works now.")}, ""},
 		{"slash commands are not requests", []transcript.Message{user("/clear"), user("<command-name>/init</command-name>")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
