@@ -57,6 +57,22 @@ type Run struct {
 	Deleted   []string  `json:"deleted"`
 	Conflicts int       `json:"conflicts"`
 	Error     string    `json:"error,omitempty"`
+	// Notes explain the run's changes, one per change, for runs that say
+	// why they changed what they did (the curator).
+	Notes []Note `json:"notes,omitempty"`
+}
+
+// Note is why a run changed an entry.
+type Note struct {
+	Entry string `json:"entry"`
+	Text  string `json:"text"`
+}
+
+// Note adds an explanation of one change to the run's record.
+func (s *Session) Note(entry, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.run.Notes = append(s.run.Notes, Note{Entry: entry, Text: text})
 }
 
 // Duration is how long the run took; 0 while it runs.

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/vault"
+)
+
+func (a *app) newCuratorCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "curator",
+		Short: "Keep the vault small to load, free of duplicates and well linked",
+		Long: `The curator tends the vault: it merges duplicate entries (the survivor keeps
+every fact, the other name becomes an alias, links are rewritten), links
+entries that mention each other by name, archives stale scratch and inbox
+entries, lets preferences seen once fade while those seen again grow surer,
+settles merge conflicts where one side is clearly newer, and writes the
+summaries the session-start context block loads. Every change is explained
+in its run (ctx0 runs show ID) and undone with git.
+
+Settings go under curator: in .ctx0/config.yaml (stale_after, summarize_after,
+compact_after, half_life, threshold, every, clearly_newer). With a language
+model configured (llm:), it decides duplicates among candidates and writes
+the summaries; without one, only clear duplicates merge and summaries quote
+the entries.`,
+		Example: `  ctx0 curator run --dry-run
+  ctx0 curator run --if-due
+  ctx0 curator schedule`,
+		Args: args(0, "a subcommand (see ctx0 curator --help)"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.newCuratorRunCmd(), a.newCuratorScheduleCmd())
+	return cmd
+}
+
+func (a *app) newCuratorRunCmd() *cobra.Command {
+	var dryRun, asJSON, ifDue, sessionEnd bool
+	cmd := &cobra.Command{
+		Use:   "run [--dry-run] [--if-due] [--session-end] [--json]",
+		Short: "Curate the vault once",
+		Long: `Curate the vault in an isolated run: it reads the vault as of one commit,
+makes its changes as one commit and merges that into the branch field by
+field, so what is written meanwhile stays. --dry-run prints the plan and
+changes nothing. --if-due runs only when a run is due (the first, a day after
+the last, or after 20 entries written), and is cheap when none is; with
+--session-end, any entry written since the last run makes one due and is
+summarized.`,
+		Example: `  ctx0 curator run
+  ctx0 curator run --dry-run --json
+  ctx0 curator run --if-due --session-end`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dryRun && ifDue {
+				return usagef("curator run: --dry-run and --if-due exclude each other")
+			}
+			ctx := cmd.Context()
+			v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+			if err != nil {
+				return err
+			}
+			cfg, err := curator.LoadConfig(v.Root())
+			if err != nil {
+				return err
+			}
+			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
+			if ifDue {
+				due, why, err := curator.Due(ctx, v, cfg, a.now(), sessionEnd)
+				if err != nil {
+					return err
+				}
+				if !due {
+					if asJSON {
+						return a.printJSON(map[string]any{"ran": false, "why": why})
+					}
+					a.note("Nothing is due: %s.", why)
+					return nil
+				}
+				o.Trigger = "due: " + why
+			}
+			closeAll, err := a.curatorHelpers(ctx, v, &o)
+			if err != nil {
+				return err
+			}
+			defer closeAll()
+			res, err := curator.Run(ctx, o)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			printCurated(a, res)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan and change nothing")
+	cmd.Flags().BoolVar(&ifDue, "if-due", false, "run only if a run is due")
+	cmd.Flags().BoolVar(&sessionEnd, "session-end", false, "a session ended: summarize whatever is new")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the changes as JSON")
+	return cmd
+}
+
+// curatorHelpers gives a run the configured language model and, with
+// one, the index to find candidate duplicates in.
+func (a *app) curatorHelpers(ctx context.Context, v *vault.Vault, o *curator.Options) (func(), error) {
+	cfg, err := llm.LoadConfig(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	if o.Provider, err = llm.Open(cfg, a.getenv); err != nil {
+		return nil, err
+	}
+	if o.Provider.Name() == "offline" {
+		return func() {}, nil
+	}
+	ix, err := a.attachIndex(ctx, v)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		a.note("ctx0: %v; looking for duplicates by name only", err)
+		return func() {}, nil
+	}
+	o.Search = ix
+	return func() { ix.Close() }, nil
+}
+
+func printCurated(a *app, res curator.Result) {
+	w := a.stdout
+	switch {
+	case res.DryRun && len(res.Changes) == 0:
+		fmt.Fprintln(w, "Nothing to do.")
+	case res.DryRun:
+		fmt.Fprintf(w, "Would make %s (dry run: nothing changed):\n", count(len(res.Changes), "change"))
+	case len(res.Changes) == 0:
+		fmt.Fprintf(w, "Nothing to do (run %s).\n", res.Run.ID)
+	default:
+		fmt.Fprintf(w, "Made %s in run %s (ctx0 runs show %s):\n", count(len(res.Changes), "change"), res.Run.ID, res.Run.ID)
+	}
+	for _, c := range res.Changes {
+		fmt.Fprintf(w, "  %s\n", c)
+	}
+	for _, id := range res.Resolved {
+		fmt.Fprintf(w, "  conflict %s resolved\n", id)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if res.Run != nil && res.Run.Conflicts > 0 {
+		fmt.Fprintf(w, "  %s kept aside by the merge (see ctx0 conflicts)\n", count(res.Run.Conflicts, "conflict"))
+	}
+}
+
+func (a *app) newCuratorScheduleCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "schedule",
+		Short: "Print a cron line and a systemd timer that run the curator",
+		Long: `Print what to install to run the curator regularly without ctx0 ingest
+--watch: a crontab line, and a systemd user service and timer. They run
+ctx0 curator run --if-due every hour, which does nothing when nothing is due.
+Nothing is installed: copy what you prefer.`,
+		Example: `  ctx0 curator schedule
+  ctx0 curator schedule | head -1 >> mycrontab`,
+		Args: args(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			v, err := vault.Open(cmd.Context(), a.dir(), vault.WithClock(a.now))
+			if err != nil {
+				return err
+			}
+			exe, err := os.Executable()
+			if err != nil || a.getenv("CTX0_SCHEDULE_EXE") != "" {
+				exe = a.getenv("CTX0_SCHEDULE_EXE")
+			}
+			if exe == "" {
+				exe = "ctx0"
+			}
+			root, _ := filepath.Abs(v.Root())
+			s := curator.MakeSchedule(exe, root)
+			if asJSON {
+				return a.printJSON(s)
+			}
+			fmt.Fprintf(a.stdout, "# crontab -e, then add:\n%s\n", s.Cron)
+			fmt.Fprintf(a.stdout, "# or ~/.config/systemd/user/ctx0-curator.service:\n%s\n", s.Service)
+			fmt.Fprintf(a.stdout, "# and ~/.config/systemd/user/ctx0-curator.timer, then systemctl --user enable --now ctx0-curator.timer:\n%s", s.Timer)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the cron line and the units as JSON")
+	return cmd
+}

@@ -1,0 +1,128 @@
+package curator
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Config is the curator: section of .ctx0/config.yaml. Durations are Go
+// durations ("36h") or whole days ("30d").
+//
+//	curator:
+//	  stale_after: 30d     # scratch and inbox entries untouched this long are archived
+//	  summarize_after: 20  # new entries that make an incremental summary due
+//	  compact_after: 1d    # incremental summaries older than this are rolled up
+//	  half_life: 60d       # a preference's confidence halves in this time without being seen again
+//	  threshold: 0.25      # preferences below this confidence are archived and left out of the context block
+//	  every: 1d            # a full run is due this long after the last one
+//	  clearly_newer: 1h    # a conflict side updated this much later than the other wins it
+type Config struct {
+	StaleAfter     time.Duration
+	SummarizeAfter int
+	CompactAfter   time.Duration
+	HalfLife       time.Duration
+	Threshold      float64
+	Every          time.Duration
+	ClearlyNewer   time.Duration
+}
+
+const day = 24 * time.Hour
+
+// DefaultConfig is the curator's configuration when the file says nothing.
+func DefaultConfig() Config {
+	return Config{
+		StaleAfter:     30 * day,
+		SummarizeAfter: 20,
+		CompactAfter:   day,
+		HalfLife:       60 * day,
+		Threshold:      0.25,
+		Every:          day,
+		ClearlyNewer:   time.Hour,
+	}
+}
+
+type rawConfig struct {
+	StaleAfter     string   `yaml:"stale_after"`
+	SummarizeAfter int      `yaml:"summarize_after"`
+	CompactAfter   string   `yaml:"compact_after"`
+	HalfLife       string   `yaml:"half_life"`
+	Threshold      *float64 `yaml:"threshold"`
+	Every          string   `yaml:"every"`
+	ClearlyNewer   string   `yaml:"clearly_newer"`
+}
+
+// LoadConfig reads the curator: section of the config of the vault at root;
+// a missing file or section gives the defaults.
+func LoadConfig(root string) (Config, error) {
+	cfg := DefaultConfig()
+	p := filepath.Join(root, vault.ConfigFile)
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return cfg, nil
+	}
+	if err != nil {
+		return cfg, fmt.Errorf("read config: %w", err)
+	}
+	var file struct {
+		Curator rawConfig `yaml:"curator"`
+	}
+	if err := yaml.Unmarshal(data, &file); err != nil {
+		return cfg, fmt.Errorf("parse config %s: %w", p, err)
+	}
+	r := file.Curator
+	for _, d := range []struct {
+		key string
+		s   string
+		to  *time.Duration
+	}{
+		{"stale_after", r.StaleAfter, &cfg.StaleAfter},
+		{"compact_after", r.CompactAfter, &cfg.CompactAfter},
+		{"half_life", r.HalfLife, &cfg.HalfLife},
+		{"every", r.Every, &cfg.Every},
+		{"clearly_newer", r.ClearlyNewer, &cfg.ClearlyNewer},
+	} {
+		if d.s == "" {
+			continue
+		}
+		v, err := parseDuration(d.s)
+		if err != nil || v <= 0 {
+			return cfg, fmt.Errorf("parse config %s: curator.%s %q: want a positive duration such as 30d or 36h", p, d.key, d.s)
+		}
+		*d.to = v
+	}
+	if r.SummarizeAfter < 0 {
+		return cfg, fmt.Errorf("parse config %s: curator.summarize_after %d: want a positive count", p, r.SummarizeAfter)
+	}
+	if r.SummarizeAfter > 0 {
+		cfg.SummarizeAfter = r.SummarizeAfter
+	}
+	if r.Threshold != nil {
+		if *r.Threshold <= 0 || *r.Threshold >= 1 {
+			return cfg, fmt.Errorf("parse config %s: curator.threshold %v: want a number between 0 and 1", p, *r.Threshold)
+		}
+		cfg.Threshold = *r.Threshold
+	}
+	return cfg, nil
+}
+
+// parseDuration reads "30d" as whole days, else a Go duration.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		d, err := strconv.Atoi(n)
+		if err != nil {
+			return 0, err
+		}
+		return time.Duration(d) * day, nil
+	}
+	return time.ParseDuration(s)
+}
