@@ -135,6 +135,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newDumpCmd(),
 		a.newMCPCmd(),
 		a.newRunsCmd(),
+		a.newLibrarianCmd(),
 	)
 	return root
 }
