@@ -252,11 +252,37 @@ func (ix *Index) verifyContent(ctx context.Context, d *Diagnosis) (int, error) {
 	for _, n := range names {
 		d.add(ProblemIndexMismatch, n, "%s.md: %s; repaired", n, wrong[n])
 	}
-	// Unsettle the rows so that the update reads the files whatever their
-	// sizes and mtimes say.
-	if _, err := db.ExecContext(ctx, `UPDATE entries SET settled = 0 WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names)); err != nil {
+	if err := ix.unsettle(ctx, names); err != nil {
 		return len(files), fmt.Errorf("doctor: %w", err)
 	}
 	_, err = ix.update(ctx, nil, names, nil)
 	return len(files), err
+}
+
+// unsettle marks the rows of the entries named unsettled, so that the next
+// update reads their files whatever their sizes and mtimes say.
+func (ix *Index) unsettle(ctx context.Context, names []string) error {
+	unlock, err := lockFile(ctx, ix.writeLock(), false)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	db, err := ix.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	rows, err := loadRows(ctx, db, names)
+	if err != nil {
+		return err
+	}
+	return withTx(ctx, db, func(tx *sql.Tx) error {
+		w := newWriter(tx)
+		defer w.close()
+		for _, r := range rows {
+			if err := w.unsettle(ctx, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -6,11 +6,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -196,15 +197,143 @@ func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool
 	return out
 }
 
-// surveyFiles compares the size and mtime of every indexed file with the
-// index and returns the entries that differ or were not settled, and how
-// many files it compared.
+// surveyFiles stats the entry files of every folder that holds entries
+// and returns the entries whose file differs from the index (in size or
+// mtime, or gone) or whose row was not settled, and how many files it
+// statted. It reads a folder's stamps from the index only when the
+// folder's sum (see folder_sums) differs from the same sum of its files:
+// reading every entry's stamp would cost about as much as the stats. Two
+// different sets of stamps have the same sum with a chance of 2^-64.
 func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, error) {
-	rows, err := loadStamps(ctx, db)
+	sums, err := loadSums(ctx, db)
 	if err != nil {
 		return nil, 0, err
 	}
-	return suspects(root, rows), len(rows), ctx.Err()
+	folders := slices.Sorted(maps.Keys(sums))
+	disk := statFolders(ctx, root, folders)
+	var (
+		suspect []string
+		checked int
+	)
+	for i, f := range folders {
+		d := disk[i]
+		checked += len(d.names)
+		if d.sum == sums[f] {
+			continue
+		}
+		rows, err := loadUnder(ctx, db, f, false)
+		if err != nil {
+			return nil, 0, err
+		}
+		onDisk := make(map[string]stamp, len(d.names))
+		for j, n := range d.names {
+			if d.ok[j] {
+				onDisk[n] = d.stamps[j]
+			}
+		}
+		for n, r := range rows {
+			if s, ok := onDisk[n]; !ok || !r.settled || s != r.stamp {
+				suspect = append(suspect, n)
+			}
+		}
+	}
+	return suspect, checked, ctx.Err()
+}
+
+// loadSums reads the folder_sums table.
+func loadSums(ctx context.Context, db *sql.DB) (map[string]uint64, error) {
+	rows, err := db.QueryContext(ctx, `SELECT path, sum FROM folder_sums`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]uint64{}
+	for rows.Next() {
+		var (
+			p   string
+			sum int64
+		)
+		if err := rows.Scan(&p, &sum); err != nil {
+			return nil, err
+		}
+		out[p] = uint64(sum)
+	}
+	return out, rows.Err()
+}
+
+// folderFiles is a folder's entry files as statFolders found them.
+type folderFiles struct {
+	names  []string // entry names
+	files  []string // their file names in the folder
+	stamps []stamp
+	ok     []bool // the file is a regular file, and stamps holds its stamp
+	sum    uint64 // the XOR of stampSum over the files that are ok, as settled
+}
+
+// statFolders lists the folders and stats their entry files, on all cores.
+func statFolders(ctx context.Context, root string, folders []string) []folderFiles {
+	out := make([]folderFiles, len(folders))
+	parallel(ctx, len(folders), func(i int) {
+		// Names alone, unsorted: the stats say which are regular files.
+		d, err := os.Open(filepath.Join(root, filepath.FromSlash(folders[i])))
+		if err != nil {
+			return // gone: its entries are missing, so suspect
+		}
+		all, _ := d.Readdirnames(-1)
+		d.Close()
+		f := &out[i]
+		for _, file := range all {
+			if name, ok := vault.NameOf(path.Join(folders[i], file)); ok {
+				f.names, f.files = append(f.names, name), append(f.files, file)
+			}
+		}
+		f.stamps, f.ok = make([]stamp, len(f.names)), make([]bool, len(f.names))
+	})
+	// Stat in chunks, so that one large folder does not keep one core busy
+	// while the others wait.
+	const chunk = 1024
+	type job struct{ folder, lo, hi int }
+	var jobs []job
+	for i, f := range out {
+		for lo := 0; lo < len(f.names); lo += chunk {
+			jobs = append(jobs, job{i, lo, min(lo+chunk, len(f.names))})
+		}
+	}
+	parallel(ctx, len(jobs), func(k int) {
+		j := jobs[k]
+		f := out[j.folder]
+		statIn(filepath.Join(root, filepath.FromSlash(folders[j.folder])), f.files[j.lo:j.hi], f.stamps[j.lo:j.hi], f.ok[j.lo:j.hi])
+	})
+	for i := range out {
+		f := &out[i]
+		for j, n := range f.names {
+			if f.ok[j] {
+				f.sum ^= stampSum(n, f.stamps[j], true)
+			}
+		}
+	}
+	return out
+}
+
+// parallel calls fn(0) to fn(n-1) on all cores, until ctx ends.
+func parallel(ctx context.Context, n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range runtime.GOMAXPROCS(0) * 2 { // stat waits on the kernel, not the CPU
+		wg.Go(func() {
+			for i := range work {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 }
 
 // suspects stats the files of rows, on all cores, and returns the names of
@@ -245,55 +374,6 @@ type entryRow struct {
 	settled bool
 	hash    string
 	problem string
-}
-
-// loadStamps reads the name, size, mtime and settled flag of every entry.
-// It asks SQLite for them as one string, from a covering index: scanning
-// 100,000 rows one by one through database/sql costs several times more.
-func loadStamps(ctx context.Context, db *sql.DB) ([]entryRow, error) {
-	var all sql.NullString
-	if err := db.QueryRowContext(ctx, `SELECT group_concat(name || char(31) || size || char(31) || mtime || char(31) || settled, char(30))
-		FROM entries INDEXED BY entries_stamps`).Scan(&all); err != nil {
-		return nil, err
-	}
-	if !all.Valid {
-		return nil, nil
-	}
-	recs := strings.Split(all.String, "\x1e")
-	out := make([]entryRow, 0, len(recs))
-	for _, rec := range recs {
-		f := strings.Split(rec, "\x1f")
-		if len(f) != 4 {
-			return loadStampRows(ctx, db) // a name with a separator in it
-		}
-		r := entryRow{name: f[0], settled: f[3] == "1"}
-		var err1, err2 error
-		r.stamp.size, err1 = strconv.ParseInt(f[1], 10, 64)
-		r.stamp.mtime, err2 = strconv.ParseInt(f[2], 10, 64)
-		if err1 != nil || err2 != nil {
-			return loadStampRows(ctx, db)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-// loadStampRows is loadStamps row by row.
-func loadStampRows(ctx context.Context, db *sql.DB) ([]entryRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name, size, mtime, settled FROM entries`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []entryRow
-	for rows.Next() {
-		var r entryRow
-		if err := rows.Scan(&r.name, &r.stamp.size, &r.stamp.mtime, &r.settled); err != nil {
-			return nil, err
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
 }
 
 // loadRows reads what the checks know of the entries named.
@@ -445,13 +525,14 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		}
 	}
 
-	moved := suspects(ix.root, kept)
-	rep.Checked = len(verify) + len(kept)
-	for _, n := range moved {
-		if !verify[n] {
-			verify[n] = true
-			rep.Checked--
+	rep.Checked = len(verify)
+	for _, r := range kept {
+		if !verify[r.name] {
+			rep.Checked++
 		}
+	}
+	for _, n := range suspects(ix.root, kept) {
+		verify[n] = true
 	}
 	rows, err := loadRows(ctx, db, mapKeys(verify))
 	if err != nil {
@@ -541,7 +622,7 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	var folders []string
 	for _, c := range changes {
 		if c.restamp {
-			if err := w.restamp(ctx, c.row.id, c.rec.stamp, c.rec.settled); err != nil {
+			if err := w.restamp(ctx, *c.row, c.rec); err != nil {
 				return err
 			}
 			continue
@@ -550,7 +631,7 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 			if err := noteOld(ctx, tx, aff, c.row.id); err != nil {
 				return err
 			}
-			if err := w.remove(ctx, c.row.id); err != nil {
+			if err := w.remove(ctx, *c.row); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/vault"
 )
@@ -102,8 +104,8 @@ func (p *propRun) step() {
 	p.n++
 	folders := []string{"knowledge", "contacts", "projects", "new-folder", "deep/er"}
 	folder := folders[p.r.IntN(len(folders))]
-	k := p.r.IntN(18)
-	if k >= 14 {
+	k := p.r.IntN(19)
+	if k >= 15 {
 		k = k % 2 * 6 // creates twice as often: through ctx0 (0) or as files (6)
 	}
 	switch k {
@@ -158,6 +160,9 @@ func (p *propRun) step() {
 		p.write(fmt.Sprintf("%s/bad%d", folder, p.n), "---\ntitle: [unclosed\n---\nbroken "+p.text(2)+"\n")
 	case 13:
 		_, _, _ = p.v.Alias(ctx, p.someName(), p.text(1)+fmt.Sprint(p.n))
+	case 14: // touched to an old mtime: the same content, and a stamp old enough to trust
+		old := time.Now().Add(-time.Duration(1+p.r.IntN(100)) * time.Hour)
+		_ = os.Chtimes(p.path(p.someName()), old, old)
 	}
 }
 
@@ -201,6 +206,54 @@ func (p *propRun) compare() {
 	if got != want {
 		t.Fatalf("after %d steps the index differs from a rebuild:\n%s", p.n, diffLines(got, want))
 	}
+	checkSums(t, live)
+	checkSums(t, fresh)
+}
+
+// checkSums checks that folder_sums holds for every folder the XOR of
+// stampSum over its entries, as the full check assumes.
+func checkSums(t *testing.T, db *sql.DB) {
+	t.Helper()
+	rows, err := loadStampRows(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint64{}
+	for _, r := range rows {
+		want[vault.Folder(r.name)] ^= stampSum(r.name, r.stamp, r.settled)
+	}
+	got, err := loadSums(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, sum := range got {
+		if sum != want[f] {
+			t.Errorf("folder_sums of %q is %x; its entries sum to %x", f, sum, want[f])
+		}
+	}
+	for f := range want {
+		if _, ok := got[f]; !ok {
+			t.Errorf("folder_sums has no row for %q, which holds entries", f)
+		}
+	}
+}
+
+// loadStampRows reads the name, size, mtime and settled flag of every entry.
+func loadStampRows(ctx context.Context, db *sql.DB) ([]entryRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT name, size, mtime, settled FROM entries`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []entryRow
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.name, &r.stamp.size, &r.stamp.mtime, &r.settled); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // dump renders an index's content as sorted lines, leaving out what may

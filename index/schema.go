@@ -2,7 +2,7 @@ package index
 
 // schemaVersion is stored in PRAGMA user_version. An index of another
 // version is rebuilt, not migrated: it is derived from the files.
-const schemaVersion = 2
+const schemaVersion = 3
 
 // schemaTables creates the index. Every table is derived from the files.
 var schemaTables = []string{
@@ -58,6 +58,11 @@ var schemaTables = []string{
 	// folders holds every folder of the vault with its mtime, for the cheap
 	// check: a folder whose mtime moved has gained, lost or replaced a file.
 	`CREATE TABLE folders (path TEXT PRIMARY KEY, mtime INTEGER NOT NULL, settled INTEGER NOT NULL) WITHOUT ROWID`,
+	// folder_sums holds, for every folder that holds or held entries, the
+	// XOR of stampSum over its entries, kept by the writer: the full check
+	// compares it with the same sum of the files it stats, and reads the
+	// stamps of a folder's entries only when the two differ.
+	`CREATE TABLE folder_sums (path TEXT PRIMARY KEY, sum INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	`CREATE VIRTUAL TABLE fts USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
 	// Two small companions keep a search's cost bounded when a query
@@ -79,7 +84,8 @@ var schemaIndexes = []string{
 	`CREATE INDEX entries_title ON entries(title_fold)`,
 	`CREATE INDEX entries_body_sum ON entries(body_sum)`,
 	`CREATE INDEX entries_folder ON entries(folder)`,
-	// What the full check reads of every entry, narrow enough to scan fast.
+	// What the checks read of the entries of a folder (whose names lie
+	// together), narrow enough to scan fast.
 	`CREATE INDEX entries_stamps ON entries(name, size, mtime, settled)`,
 	`CREATE INDEX entries_hidden ON entries(id) WHERE superseded_by != '' OR archived != ''`,
 	`CREATE INDEX aliases_fold ON aliases(fold)`,

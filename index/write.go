@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"strings"
 
 	"github.com/ctx0/ctx0/index/query"
@@ -22,14 +24,19 @@ const (
 	insTag    = `INSERT OR IGNORE INTO tags(entry_id, tag) VALUES (?, ?)`
 	insLink   = `INSERT INTO links(from_id, kind, target, heading, label, key_raw, key_norm, key_fold, key_nfold, to_name, status)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, 'pending')`
-	delEntry   = `DELETE FROM entries WHERE id = ?`
-	delFTS     = `DELETE FROM fts WHERE rowid = ?`
-	delHead    = `DELETE FROM fts_head WHERE rowid = ?`
-	delRecent  = `DELETE FROM fts_recent WHERE rowid = ?`
-	delAliases = `DELETE FROM aliases WHERE entry_id = ?`
-	delTags    = `DELETE FROM tags WHERE entry_id = ?`
-	delLinks   = `DELETE FROM links WHERE from_id = ?`
-	setStamp   = `UPDATE entries SET size = ?, mtime = ?, settled = ? WHERE id = ?`
+	delEntry    = `DELETE FROM entries WHERE id = ?`
+	delFTS      = `DELETE FROM fts WHERE rowid = ?`
+	delHead     = `DELETE FROM fts_head WHERE rowid = ?`
+	delRecent   = `DELETE FROM fts_recent WHERE rowid = ?`
+	delAliases  = `DELETE FROM aliases WHERE entry_id = ?`
+	delTags     = `DELETE FROM tags WHERE entry_id = ?`
+	delLinks    = `DELETE FROM links WHERE from_id = ?`
+	setStamp    = `UPDATE entries SET size = ?, mtime = ?, settled = ?, recency = ? WHERE id = ?`
+	unsettleRow = `UPDATE entries SET settled = 0 WHERE id = ?`
+	// xorSum XORs ?2 into the sum of the folder ?1: (a|b) & ~(a&b) is a
+	// XOR in SQLite's operators, and cannot overflow.
+	xorSum = `INSERT INTO folder_sums(path, sum) VALUES (?1, ?2)
+		ON CONFLICT(path) DO UPDATE SET sum = (sum | ?2) & ~(sum & ?2)`
 )
 
 // writer writes entries in one transaction with prepared statements, each
@@ -78,6 +85,9 @@ func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
+	if err := w.xor(ctx, r.name, stampSum(r.name, r.stamp, r.settled)); err != nil {
+		return 0, err
+	}
 	name, title, tags := query.Segment(vault.Slug(r.name)), query.Segment(r.title), query.Segment(strings.Join(r.tags, " "))
 	if _, err := w.exec(ctx, insFTS, id, name, title, tags, r.text); err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
@@ -108,23 +118,58 @@ func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error)
 	return id, nil
 }
 
-// remove deletes the entry id and everything derived from it.
-func (w *writer) remove(ctx context.Context, id int64) error {
+// remove deletes the entry of row and everything derived from it.
+func (w *writer) remove(ctx context.Context, row entryRow) error {
 	for _, q := range []string{delFTS, delHead, delRecent, delAliases, delTags, delLinks, delEntry} {
-		if _, err := w.exec(ctx, q, id); err != nil {
-			return fmt.Errorf("remove entry %d from the index: %w", id, err)
+		if _, err := w.exec(ctx, q, row.id); err != nil {
+			return fmt.Errorf("remove entry %d from the index: %w", row.id, err)
 		}
+	}
+	return w.xor(ctx, row.name, stampSum(row.name, row.stamp, row.settled))
+}
+
+// restamp records that the file of row has the same content as indexed,
+// as read again in rec: a new size or mtime (and so, for an entry without
+// dates, a new recency), or a row that has become settled.
+func (w *writer) restamp(ctx context.Context, row entryRow, rec *record) error {
+	if _, err := w.exec(ctx, setStamp, rec.stamp.size, rec.stamp.mtime, rec.settled, rec.recency, row.id); err != nil {
+		return fmt.Errorf("update entry %d in the index: %w", row.id, err)
+	}
+	return w.xor(ctx, row.name, stampSum(row.name, row.stamp, row.settled)^stampSum(row.name, rec.stamp, rec.settled))
+}
+
+// unsettle marks row unsettled, so that the next update reads its file
+// whatever its size and mtime say.
+func (w *writer) unsettle(ctx context.Context, row entryRow) error {
+	if _, err := w.exec(ctx, unsettleRow, row.id); err != nil {
+		return fmt.Errorf("update entry %d in the index: %w", row.id, err)
+	}
+	return w.xor(ctx, row.name, stampSum(row.name, row.stamp, row.settled)^stampSum(row.name, row.stamp, false))
+}
+
+// xor XORs sum into the folder sum of the entry name's folder.
+func (w *writer) xor(ctx context.Context, name string, sum uint64) error {
+	if _, err := w.exec(ctx, xorSum, vault.Folder(name), int64(sum)); err != nil {
+		return fmt.Errorf("index %s: %w", vault.EntryPath(name), err)
 	}
 	return nil
 }
 
-// restamp records that the file of entry id has new size and mtime but the
-// same content.
-func (w *writer) restamp(ctx context.Context, id int64, s stamp, settled bool) error {
-	if _, err := w.exec(ctx, setStamp, s.size, s.mtime, settled, id); err != nil {
-		return fmt.Errorf("update entry %d in the index: %w", id, err)
+// stampSum hashes what the full check compares of an entry: its name, its
+// file's size and mtime, and whether the row is settled. The files on disk
+// are summed as settled, so a folder with an unsettled row never matches.
+func stampSum(name string, s stamp, settled bool) uint64 {
+	h := fnv.New64a()
+	var b [17]byte
+	binary.LittleEndian.PutUint64(b[0:], uint64(s.size))
+	binary.LittleEndian.PutUint64(b[8:], uint64(s.mtime))
+	if settled {
+		b[16] = 1
 	}
-	return nil
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(b[:])
+	return h.Sum64()
 }
 
 // trimRecent keeps fts_recent from growing past twice recentSize: it then
