@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
@@ -31,6 +32,7 @@ const (
 // latest entries take the rest.
 const (
 	pinnedShare  = 0.5
+	prefShare    = 0.3 // the preferences, of what the pinned entries left
 	contextShare = 0.4 // the compacted summary
 	recentShare  = 0.4 // the incremental summaries since
 )
@@ -44,6 +46,8 @@ const (
 	latestLine     = 50 // tokens for one latest entry
 	latestFetch    = 60 // entries listed to choose the latest from
 	maxSummaryRead = 20
+	maxPreferences = 8  // seed 002 caps the observations in its directive at 15
+	prefRead       = 50 // preferences listed to choose from
 )
 
 // Summaries, as the curator files them: entries of type summary, tagged
@@ -53,6 +57,7 @@ const (
 // entries changed after the newest summary.
 const (
 	summaryType    = "summary"
+	preferenceType = "preference"
 	compactedTag   = "compacted"
 	incrementalTag = "incremental"
 )
@@ -96,17 +101,21 @@ type BlockItem struct {
 // first, so that a prompt cache keeps as long a prefix as it can.
 var sections = []struct{ key, heading string }{
 	{"pinned", "Pinned"},
+	{"preferences", "Preferences"},
 	{"context", "Context"},
 	{"recent", "Recent"},
 	{"latest", "Latest"},
 }
 
 // Context returns the block an agent's session starts with (seed 000's
-// loading algorithm): pinned entries first, then the curator's summaries
-// where there are some, else the latest entries; of the current project
-// and global ones (entries of no project); within the budget. The same
-// vault gives the same block, byte for byte: entries are ordered by their
-// own dates and names, never by the time of the call.
+// loading algorithm): pinned entries first, then the preferences whose
+// confidence is above the curator's threshold (see curator.Confidence;
+// the most confident first), then the curator's summaries where there are
+// some, else the latest entries; of the current project and global ones
+// (entries of no project); within the budget. The same vault gives the
+// same block, byte for byte: entries are ordered by their own dates and
+// names, never by the time of the call. Only a preference the curator
+// watches fading below the threshold (m.Now) takes it out of the block.
 func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if opt.Budget == 0 {
 		opt.Budget = DefaultContextBudget
@@ -127,6 +136,17 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
+	prefs, err := m.Index.Latest(ctx, index.Listing{Type: preferenceType, Projects: projects, Limit: prefRead})
+	if err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	if c.curator, err = curator.LoadConfig(m.Vault.Root()); err != nil {
+		return Block{}, fmt.Errorf("context: %w", err)
+	}
+	c.now = time.Now()
+	if m.Now != nil {
+		c.now = m.Now()
+	}
 	summaries, err := m.Index.Latest(ctx, index.Listing{Type: summaryType, Projects: projects, Limit: maxSummaryRead})
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
@@ -136,7 +156,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
-	if err := c.fill(ctx, pinned, compacted, incremental, latest, opt.Project); err != nil {
+	if err := c.fill(ctx, pinned, prefs, compacted, incremental, latest, opt.Project); err != nil {
 		return Block{}, err
 	}
 	return c.b, nil
@@ -167,11 +187,13 @@ func pickSummaries(list []index.Result) (compacted *index.Result, incremental []
 
 // blockMaker fills a block within its budget.
 type blockMaker struct {
-	m Memory
-	b Block
+	m       Memory
+	b       Block
+	curator curator.Config
+	now     time.Time
 }
 
-func (c *blockMaker) fill(ctx context.Context, pinned []index.Result, compacted *index.Result, incremental, latest []index.Result, project string) error {
+func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, compacted *index.Result, incremental, latest []index.Result, project string) error {
 	frame := Tokens(c.render(nil))
 	for _, s := range sections {
 		frame += Tokens("## " + s.heading + "\n")
@@ -193,6 +215,49 @@ func (c *blockMaker) fill(ctx context.Context, pinned []index.Result, compacted 
 	}
 	slices.SortFunc(pins, func(a, b BlockItem) int { return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.Name, b.Name)) })
 	left -= c.take(pins, int(pinnedShare*float64(left)))
+	// Preferences above the curator's threshold, the most confident
+	// first; the faded ones are left out of the latest entries too.
+	faded := map[string]bool{}
+	type pref struct {
+		it   BlockItem
+		conf float64
+	}
+	var ps []pref
+	for _, r := range prefs {
+		if r.Pinned {
+			continue
+		}
+		e, err := c.read(ctx, r.Name)
+		if err != nil {
+			return err
+		}
+		if e == nil {
+			continue
+		}
+		conf := curator.Confidence(e, c.now, c.curator.HalfLife)
+		if conf < c.curator.Threshold {
+			faded[r.Name] = true
+			continue
+		}
+		it, err := c.line(ctx, "preferences", r, latestLine)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			ps = append(ps, pref{*it, conf})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b pref) int {
+		return cmp.Or(cmp.Compare(b.conf, a.conf), a.it.created.Compare(b.it.created), cmp.Compare(a.it.Name, b.it.Name))
+	})
+	var prefItems []BlockItem
+	for _, p := range ps {
+		if len(prefItems) == maxPreferences {
+			break
+		}
+		prefItems = append(prefItems, p.it)
+	}
+	left -= c.take(prefItems, int(prefShare*float64(left)))
 	if compacted != nil {
 		it, err := c.summary(ctx, "context", *compacted, int(contextShare*float64(left)))
 		if err != nil {
@@ -220,6 +285,9 @@ func (c *blockMaker) fill(ctx context.Context, pinned []index.Result, compacted 
 	pickedNames := map[string]bool{}
 	for _, it := range c.b.Items {
 		pickedNames[it.Name] = true
+	}
+	for n := range faded {
+		pickedNames[n] = true
 	}
 	var chosen []int // indexes in latest, which is newest first
 	for pass := range 2 {
