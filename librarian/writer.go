@@ -1,6 +1,7 @@
 package librarian
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -235,24 +236,8 @@ func (w *Writer) name(typ, slug string) (string, error) {
 	return vault.NormalizeName(info.Folder + "/" + strings.Join(parts, "/"))
 }
 
-// slugOf is a short file name from the first words of a title.
-func slugOf(title string) string {
-	s := ""
-	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ", ".", " ").Replace(title)) {
-		next, err := vault.NormalizeName(s + " " + w)
-		if err != nil {
-			continue
-		}
-		if len(next) > 60 && s != "" {
-			break
-		}
-		s = next
-	}
-	if s == "" {
-		return "untitled"
-	}
-	return s
-}
+// slugOf is the file name of an entry titled title.
+func slugOf(title string) string { return cmp.Or(vault.SlugFromTitle(title), "untitled") }
 
 // read returns the entry name as the run sees it, nil if there is none.
 func (a *apply) read(name string) (*entry.Entry, error) {

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -219,7 +220,7 @@ func (v *Vault) Supersede(ctx context.Context, ref, text, source string) (string
 		if _, ok := v.cfg.Type(meta.Type); !ok {
 			meta.Type = "note"
 		}
-		if name, err = v.freeName(path.Join(Folder(old), slugFromText(meta.Title))); err != nil {
+		if name, err = v.freeName(path.Join(Folder(old), cmp.Or(SlugFromTitle(meta.Title), "memory"))); err != nil {
 			return "", nil, err
 		}
 		ne, err := v.newEntry(meta, text+"\n")

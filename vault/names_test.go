@@ -81,15 +81,16 @@ func FuzzNormalizeName(f *testing.F) {
 	})
 }
 
-func TestSlugFromText(t *testing.T) {
+func TestSlugFromTitle(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Sarah prefers email over calls; reply within a day", "sarah-prefers-email-over-calls-reply-within-a-day"},
-		{"!!!", "memory"},
+		{"!!!", ""},
+		{"CI/CD runs on ../main", "ci-cd-runs-on-main"},
 		{"Supercalifragilisticexpialidocious is a very long word that keeps going and going on", "supercalifragilisticexpialidocious-is-a-very-long-word-that"},
 	}
 	for _, tt := range tests {
-		if got := slugFromText(tt.in); got != tt.want {
-			t.Errorf("slugFromText(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SlugFromTitle(tt.in); got != tt.want {
+			t.Errorf("SlugFromTitle(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

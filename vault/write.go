@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -161,7 +162,7 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 			r = Remembered{Name: dups[0], Duplicate: true}
 			return "", nil, nil
 		}
-		name, err := v.freeName(v.folderFor(o.Type) + "/" + slugFromText(meta.Title))
+		name, err := v.freeName(v.folderFor(o.Type) + "/" + cmp.Or(SlugFromTitle(meta.Title), "memory"))
 		if err != nil {
 			return "", nil, err
 		}
@@ -367,19 +368,17 @@ func titleFromText(text string) string {
 	return strings.TrimRight(cut, " ,;:") + "…"
 }
 
-// slugFromText is a short file name from the first words of a title: as
-// many whole words as fit in 60 bytes.
-func slugFromText(title string) string {
+// SlugFromTitle is a short file name from the first words of a title: as
+// many whole words as fit in 60 bytes; "" when no word makes a name.
+// Slashes separate words, so that a title never names a folder.
+func SlugFromTitle(title string) string {
 	s := ""
-	for _, w := range strings.Fields(title) {
+	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ").Replace(title)) {
 		next := normalizeSegment(s + " " + w)
 		if len(next) > 60 && s != "" {
 			break
 		}
 		s = next
-	}
-	if s == "" {
-		return "memory"
 	}
 	return s
 }
