@@ -267,7 +267,7 @@ func extractive(docs []*doc) string {
 // lineOf is an entry in a few words: its title and first sentence.
 func lineOf(d *doc) string {
 	title := d.title()
-	s := firstSentence(firstParagraph(stripHeadings(d.e.Body())))
+	s := firstSentence(plainLinks(firstParagraph(stripHeadings(d.e.Body()))))
 	switch {
 	case s == "":
 		return oneLine(title, 200)
@@ -275,6 +275,48 @@ func lineOf(d *doc) string {
 		return oneLine(s, 200)
 	}
 	return oneLine(title+": "+s, 200)
+}
+
+// plainLinks writes links as their text, so that a summary quoting an
+// entry does not link what it quotes: [[name|label]] as label, [[name]]
+// as name, [text](path.md) as text.
+func plainLinks(s string) string {
+	b := []byte(s)
+	links := entry.Links(b)
+	for i := len(links) - 1; i >= 0; i-- {
+		l := links[i]
+		start, end := l.Start, l.End
+		var text string
+		if l.Kind == entry.Wiki {
+			for start > 0 && b[start-1] == '[' {
+				start--
+			}
+			for end < len(b) && b[end] != ']' {
+				end++
+			}
+			for end < len(b) && b[end] == ']' {
+				end++
+			}
+			text = l.Target
+			if l.Label != "" {
+				text = l.Label
+			}
+		} else {
+			open := strings.LastIndex(string(b[:start]), "[")
+			for end < len(b) && b[end] != ')' {
+				end++
+			}
+			if open < 0 || end == len(b) {
+				continue
+			}
+			start, end, text = open, end+1, l.Label
+		}
+		if start > 0 && b[start-1] == '!' {
+			start--
+		}
+		b = append(b[:start:start], append([]byte(text), b[end:]...)...)
+	}
+	return string(b)
 }
 
 func stripHeadings(body string) string {

@@ -1,0 +1,71 @@
+package curator
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/agent/llm"
+)
+
+// TestFixtureGolden runs the curator offline over a vault with planted
+// duplicates, missing links, stale entries and fading preferences: the
+// changes and the vault after them match the golden file; a second run
+// changes nothing.
+func TestFixtureGolden(t *testing.T) {
+	v, c := fixtureVault(t, "testdata/fixture.txtar")
+	res, err := Run(t.Context(), Options{Vault: v, Provider: llm.Offline{}, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run == nil || res.Run.Status != agent.StatusDone || res.Run.Merged == "" {
+		t.Fatalf("run: %+v", res.Run)
+	}
+	if len(res.Run.Notes) != len(res.Changes) {
+		t.Errorf("the run record has %d notes for %d changes", len(res.Run.Notes), len(res.Changes))
+	}
+	checkGolden(t, "testdata/fixture.golden", []byte(changeLines(res)+"\n"+dumpVault(t, v)))
+
+	before := head(t, v)
+	again, err := Run(t.Context(), Options{Vault: v, Provider: llm.Offline{}, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.Changes) != 0 || head(t, v) != before {
+		t.Errorf("a second run changed something:\n%s", changeLines(again))
+	}
+}
+
+// TestDryRun plans the same changes as a run and changes nothing: no
+// commit, no run record, no state.
+func TestDryRun(t *testing.T) {
+	v, c := fixtureVault(t, "testdata/fixture.txtar")
+	before := head(t, v)
+	plan, err := Run(t.Context(), Options{Vault: v, DryRun: true, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.DryRun || plan.Run != nil || len(plan.Changes) == 0 {
+		t.Fatalf("dry run: %+v", plan)
+	}
+	if head(t, v) != before {
+		t.Error("a dry run moved the branch")
+	}
+	runs, err := agent.List(t.Context(), v.Root())
+	if err != nil || len(runs) != 0 {
+		t.Errorf("a dry run recorded runs: %v, %v", runs, err)
+	}
+	if due, _, _ := Due(t.Context(), v, DefaultConfig(), c.Now(), false); !due {
+		t.Error("a dry run counted as a run")
+	}
+	res, err := Run(t.Context(), Options{Vault: v, Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := changeLines(res), changeLines(plan); got != want {
+		t.Errorf("the run did not do what the dry run planned:\nplan:\n%s\nrun:\n%s", want, got)
+	}
+	if !strings.Contains(res.Run.ID, "T") {
+		t.Errorf("run id %q", res.Run.ID)
+	}
+}
