@@ -138,27 +138,14 @@ func take(ctx context.Context, st *ingest.Store, id int64) (*ingest.Claim, inges
 	default:
 		return nil, conv, fmt.Errorf("conversation %d is %s: %w", id, conv.Status, ErrNotQueued)
 	}
-	// ingest claims the oldest queued conversation only: claim in order
-	// until id comes, and give the others back, untouched, in the queue.
-	var held []*ingest.Claim
-	defer func() {
-		for _, c := range held {
-			_ = st.Finish(context.WithoutCancel(ctx), c, ingest.Queued, "")
-		}
-	}()
-	for {
-		c, err := st.Claim(ctx)
-		if errors.Is(err, ingest.ErrNoWork) {
-			return nil, conv, fmt.Errorf("conversation %d: claimed by another run", id)
-		}
-		if err != nil {
-			return nil, conv, err
-		}
-		if c.ID == id {
-			return c, c.Conversation, nil
-		}
-		held = append(held, c)
+	c, err := st.ClaimID(ctx, id)
+	if errors.Is(err, ingest.ErrNoWork) {
+		return nil, conv, fmt.Errorf("conversation %d: claimed by another run", id)
 	}
+	if err != nil {
+		return nil, conv, err
+	}
+	return c, c.Conversation, nil
 }
 
 // extract asks the provider for the extraction of a conversation, or

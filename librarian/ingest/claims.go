@@ -31,12 +31,23 @@ func (s *Store) claimLock(id int64) *flock.Flock {
 // must Finish it; if the process dies first, the next Open puts it back in
 // the queue.
 func (s *Store) Claim(ctx context.Context) (c *Claim, err error) {
+	return s.claim(ctx, `SELECT id FROM conversations WHERE status = 'queued' ORDER BY last_at, id LIMIT 1`)
+}
+
+// ClaimID takes the conversation id for processing, as Claim does, if it
+// is queued; ErrNoWork if it is not (any more).
+func (s *Store) ClaimID(ctx context.Context, id int64) (c *Claim, err error) {
+	return s.claim(ctx, `SELECT id FROM conversations WHERE status = 'queued' AND id = ?`, id)
+}
+
+// claim takes the queued conversation that query selects.
+func (s *Store) claim(ctx context.Context, query string, args ...any) (c *Claim, err error) {
 	if err := os.MkdirAll(filepath.Join(s.dir, "claims"), 0o755); err != nil {
 		return nil, fmt.Errorf("claim conversation: %w", err)
 	}
 	var id int64
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM conversations WHERE status = 'queued' ORDER BY last_at, id LIMIT 1`).Scan(&id)
+		err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoWork
 		}

@@ -95,6 +95,28 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("after more words: %s", got)
 	}
 
+	// A run asked for one conversation claims it, not the oldest; a
+	// conversation that is not queued cannot be claimed.
+	convs, err := s.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	picked, err := s.ClaimID(t.Context(), convs[2].ID)
+	if err != nil || picked.ID != convs[2].ID || picked.Status != Processing {
+		t.Fatalf("claim conversation 3: %+v, %v", picked, err)
+	}
+	if got := statuses(t, s); got != "queued skipped processing active" {
+		t.Fatalf("after claiming the third: %s", got)
+	}
+	if err := s.Finish(t.Context(), picked, Queued, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{1, 3} {
+		if _, err := s.ClaimID(t.Context(), convs[i].ID); !errors.Is(err, ErrNoWork) {
+			t.Errorf("claim the %s conversation: %v, want ErrNoWork", convs[i].Status, err)
+		}
+	}
+
 	// A librarian run claims the oldest queued conversation.
 	c, err := s.Claim(t.Context())
 	if err != nil {
