@@ -62,8 +62,8 @@ func (w *work) resolveConflict(ctx context.Context, v *vault.Vault, r vault.Conf
 		kept, other = r.Theirs, r.Ours
 	}
 	when := map[merge.Side]time.Time{merge.Ours: ours, merge.Theirs: theirs}
-	why := fmt.Sprintf("%s's version (updated %s) is newer than the other (updated %s)", newer,
-		when[newer].UTC().Format(time.RFC3339), when[otherSide(newer)].UTC().Format(time.RFC3339))
+	why := fmt.Sprintf("the %s side (updated %s) is newer than the %s side (updated %s)", newer,
+		when[newer].UTC().Format(time.RFC3339), otherSide(newer), when[otherSide(newer)].UTC().Format(time.RFC3339))
 	keepNewer := merge.Side(r.Kept) == newer
 	if r.Field != "" {
 		if strings.Contains(r.Field, ".") {

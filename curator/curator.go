@@ -165,6 +165,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, nil
 }
 
+// testHookPlanned, when set, is called once a run has planned its
+// changes and before it writes them: tests write to the vault there, as a
+// person would during a run.
+var testHookPlanned func()
+
 // finish plans the run from the session's base, writes its changes,
 // finishes the session and settles the conflicts it resolved.
 func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useModel bool) (Result, error) {
@@ -172,6 +177,9 @@ func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useMod
 	w, resolved, notes, err := plan(ctx, o, cfg, tree, s, useModel)
 	if err != nil {
 		return Result{}, err
+	}
+	if testHookPlanned != nil {
+		testHookPlanned()
 	}
 	if _, err := w.flush(s); err != nil {
 		return Result{}, err

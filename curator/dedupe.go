@@ -18,6 +18,10 @@ import (
 // summaries.
 var noDedupe = map[string]bool{"episode": true, "log": true, "summary": true, "milestone": true}
 
+// minSameWords is the fewest words two bodies must have to be the same
+// text: two one-line stubs ("TODO", "See below.") say nothing alike.
+const minSameWords = 4
+
 // maxModelPairs caps the candidate pairs put to a model in one run.
 const maxModelPairs = 30
 
@@ -78,7 +82,7 @@ func (w *work) clearDuplicate() (survivor, dup *doc, why string) {
 			continue
 		}
 		scope := d.e.Type() + "\x00" + d.e.Project() + "\x00"
-		if t := normText(d.e.Body()); len(t) >= 8 {
+		if t := normText(d.e.Body()); len(words(t)) >= minSameWords {
 			if o := byText[scope+t]; o != nil {
 				s, x := survivorOf(o, d)
 				return s, x, "the same text as " + s.name
