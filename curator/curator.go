@@ -159,7 +159,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		return Result{}, err
 	}
-	if err := saveState(o.Vault.Root(), state{LastRun: o.Now().UTC(), Head: res.Run.Merged, Base: res.Base}); err != nil {
+	headAfter := res.Run.Merged
+	if headAfter == "" {
+		headAfter = res.Base // nothing changed: what it read is what it leaves
+	}
+	if err := saveState(o.Vault.Root(), state{LastRun: o.Now().UTC(), Head: headAfter, Base: res.Base}); err != nil {
 		res.Notes = append(res.Notes, err.Error())
 	}
 	return res, nil

@@ -1,0 +1,175 @@
+package curator
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// note creates a note written at the clock's time.
+func note(t *testing.T, v *vault.Vault, c *clock, name, text string) {
+	t.Helper()
+	at := c.Now().UTC().Format(time.RFC3339)
+	put(t, v, name, fmt.Sprintf("---\ntitle: %s\ntype: note\nsource: agent\ncreated: %s\nupdated: %s\n---\n%s\n", vault.Slug(name), at, at, text))
+}
+
+func settings(t *testing.T, v *vault.Vault, yaml string) {
+	t.Helper()
+	if _, err := v.EditSettings(t.Context(), "config.yaml", "settings", func([]byte) ([]byte, error) { return []byte(yaml), nil }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// liveSummaries lists the summaries in use, by tag.
+func liveSummaries(t *testing.T, v *vault.Vault) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for p, data := range entryFiles(t, v) {
+		e, err := entry.Parse([]byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Type() != SummaryType || !e.Archived().IsZero() {
+			continue
+		}
+		for _, tag := range e.Tags() {
+			out[tag] = append(out[tag], strings.TrimSuffix(p, ".md"))
+		}
+	}
+	for _, l := range out {
+		slices.Sort(l)
+	}
+	return out
+}
+
+func curate(t *testing.T, v *vault.Vault, c *clock, sessionEnd bool) Result {
+	t.Helper()
+	res, err := Run(t.Context(), Options{Vault: v, Now: c.Now, SessionEnd: sessionEnd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// summaryScenario makes summaries over three days: incremental ones
+// after N new entries and at a session's end; on the third day the
+// incremental ones older than a day, at least two, are rolled up into a
+// compacted summary and archived. It returns the live summaries by tag.
+func summaryScenario(t *testing.T) (*vault.Vault, *clock, map[string][]string) {
+	t.Helper()
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings(t, v, "curator:\n  summarize_after: 3\n")
+	curate(t, v, c, false) // one entry (me.md) waits: below the threshold
+	for i := range 3 {
+		note(t, v, c, fmt.Sprintf("knowledge/day1-%d", i), fmt.Sprintf("Day one, fact number %d about the billing service.", i))
+	}
+	res := curate(t, v, c, false)
+	if got := liveSummaries(t, v); len(got[TagIncremental]) != 1 {
+		t.Fatalf("after three entries: %v\n%s", got, changeLines(res))
+	}
+	c.Add(25 * time.Hour)
+	note(t, v, c, "knowledge/day2-0", "Day two: the deploy moved to Fridays.")
+	if res := curate(t, v, c, false); len(res.Changes) != 0 {
+		t.Fatalf("one entry made a summary:\n%s", changeLines(res))
+	}
+	res = curate(t, v, c, true)
+	if got := liveSummaries(t, v); len(got[TagIncremental]) != 2 {
+		t.Fatalf("at a session's end: %v\n%s", got, changeLines(res))
+	}
+	c.Add(25 * time.Hour)
+	note(t, v, c, "knowledge/day3-0", "Day three: Priya owns the daemon now.")
+	res = curate(t, v, c, true)
+	got := liveSummaries(t, v)
+	if len(got[TagCompacted]) != 1 || len(got[TagIncremental]) != 1 {
+		t.Fatalf("after two days: %v\n%s", got, changeLines(res))
+	}
+	compacted := entryFiles(t, v)[got[TagCompacted][0]+".md"]
+	for _, want := range []string{"Day one, fact number 0", "Day two: the deploy moved to Fridays.", "covers: [archive/summaries/"} {
+		if !strings.Contains(compacted, want) {
+			t.Errorf("the compacted summary lacks %q:\n%s", want, compacted)
+		}
+	}
+	return v, c, got
+}
+
+// TestSummaries: after the scenario, two more days roll the compacted
+// summary up into the next one, which keeps what both said.
+func TestSummaries(t *testing.T) {
+	v, c, got := summaryScenario(t)
+	c.Add(time.Hour)
+	note(t, v, c, "knowledge/after", "After the summaries: the new office is in Lisbon.")
+	for range 2 {
+		c.Add(25 * time.Hour)
+		note(t, v, c, fmt.Sprintf("knowledge/later-%d", c.Now().Day()), "A later fact of the day, about the release train.")
+		curate(t, v, c, true)
+	}
+	got2 := liveSummaries(t, v)
+	if len(got2[TagCompacted]) != 1 || got2[TagCompacted][0] == got[TagCompacted][0] {
+		t.Errorf("after four days: %v (before %v)", got2, got)
+	}
+	if next := entryFiles(t, v)[got2[TagCompacted][0]+".md"]; !strings.Contains(next, "Day one, fact number 0") || !strings.Contains(next, "Lisbon") {
+		t.Errorf("the second compacted summary lost the first's or the latest facts:\n%s", next)
+	}
+}
+
+// TestDue: --if-due's decision, without running.
+func TestDue(t *testing.T) {
+	v, c := testVault(t)
+	cfg := DefaultConfig()
+	cfg.SummarizeAfter = 3
+	due := func(sessionEnd bool) bool {
+		t.Helper()
+		d, why, err := Due(t.Context(), v, cfg, c.Now(), sessionEnd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("due %v: %s", d, why)
+		return d
+	}
+	if !due(false) {
+		t.Error("a vault never curated is not due")
+	}
+	res, ran, _, err := RunIfDue(t.Context(), Options{Vault: v, Config: &cfg, Now: c.Now})
+	if err != nil || !ran || res.Run == nil {
+		t.Fatalf("RunIfDue: %v, %v", ran, err)
+	}
+	if due(false) || due(true) {
+		t.Error("due right after a run")
+	}
+	if _, ran, why, err := RunIfDue(t.Context(), Options{Vault: v, Config: &cfg, Now: c.Now}); ran || err != nil || why == "" {
+		t.Errorf("RunIfDue ran when nothing was due: %v %v %q", ran, err, why)
+	}
+	c.Add(time.Minute)
+	note(t, v, c, "knowledge/a", "First new fact of the morning.")
+	note(t, v, c, "knowledge/b", "Second new fact of the morning.")
+	if due(false) {
+		t.Error("due after 2 of 3 entries")
+	}
+	if !due(true) {
+		t.Error("not due at a session's end with entries written")
+	}
+	note(t, v, c, "knowledge/c", "Third new fact of the morning.")
+	if !due(false) {
+		t.Error("not due after 3 entries")
+	}
+	if _, ran, _, err := RunIfDue(t.Context(), Options{Vault: v, Config: &cfg, Now: c.Now}); !ran || err != nil {
+		t.Fatalf("RunIfDue: %v, %v", ran, err)
+	}
+	c.Add(23 * time.Hour)
+	if due(false) {
+		t.Error("due before a day passed")
+	}
+	c.Add(time.Hour)
+	if !due(false) {
+		t.Error("not due a day after the last run")
+	}
+}
