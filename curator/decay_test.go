@@ -1,0 +1,86 @@
+package curator
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+func TestStrengthAndConfidence(t *testing.T) {
+	half := 60 * day
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	pref := func(fields string) *entry.Entry {
+		e, err := entry.Parse([]byte("---\ntype: preference\nsource: librarian\nupdated: 2026-01-01T00:00:00Z\n" + fields + "---\nx\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	for _, tc := range []struct {
+		name string
+		e    *entry.Entry
+		at   time.Time
+		want float64
+	}{
+		{"new, seen once", pref(""), t0, 0.5},
+		{"once, a half-life on", pref(""), t0.Add(half), 0.25},
+		{"three times, two half-lives on", pref("observations: 3\nlast_observed: 2026-01-01T00:00:00Z\n"), t0.Add(2 * half), 0.875 / 4},
+		{"stated by the user", func() *entry.Entry { e := pref(""); e.Set("source", "user"); return e }(), t0.Add(10 * half), 1},
+		{"pinned", func() *entry.Entry { e := pref(""); e.Set("pinned", true); return e }(), t0.Add(10 * half), 1},
+		{"a note tagged style", func() *entry.Entry { e := pref(""); e.Set("type", "note"); e.Set("tags", []string{"style"}); return e }(), t0.Add(half), 0.25},
+		{"a plain note", func() *entry.Entry { e := pref(""); e.Set("type", "note"); return e }(), t0.Add(10 * half), 1},
+	} {
+		if got := Confidence(tc.e, tc.at, half); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: confidence %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestReinforcementAndDecay: a preference the librarian wrote counts an
+// observation; each time it is updated again (the librarian seeing it
+// again) its confidence rises; left alone it decays and is archived below
+// the threshold. The user's own preference stays.
+func TestReinforcementAndDecay(t *testing.T) {
+	v, c := testVault(t)
+	put(t, v, "preferences/short-commits", "---\ntitle: Short commit subjects\ntype: preference\nsource: librarian\ncreated: 2026-05-01T12:00:00Z\nupdated: 2026-05-01T12:00:00Z\n---\nThe user wants commit subjects under 60 characters.\n")
+	put(t, v, "preferences/dark-mode", "---\ntitle: Dark mode\ntype: preference\nsource: user\ncreated: 2026-05-01T12:00:00Z\nupdated: 2026-05-01T12:00:00Z\n---\nThe user wants dark mode everywhere.\n")
+	curate(t, v, c, false)
+	file := func() string { return entryFiles(t, v)["preferences/short-commits.md"] }
+	if f := file(); !strings.Contains(f, "observations: 1\n") || !strings.Contains(f, "confidence: 0.5\n") {
+		t.Fatalf("after the first run:\n%s", f)
+	}
+	// Seen again ten days later, and again the day after.
+	for _, d := range []time.Duration{10 * day, day} {
+		c.Add(d)
+		if _, _, err := v.Set(t.Context(), "preferences/short-commits", "updated", c.Now().Format(time.RFC3339)); err != nil {
+			t.Fatal(err)
+		}
+		res := curate(t, v, c, false)
+		if len(res.Changes) != 1 || res.Changes[0].Kind != KindConfirm {
+			t.Errorf("changes:\n%s", changeLines(res))
+		}
+	}
+	if f := file(); !strings.Contains(f, "observations: 3\n") || !strings.Contains(f, "confidence: 0.88\n") || !strings.Contains(f, "last_observed: 2026-05-12T12:00:00Z\n") {
+		t.Fatalf("after two more observations:\n%s", f)
+	}
+	// 0.875 halves below 0.25 after log2(3.5) half-lives: about 108 days.
+	c.Add(100 * day)
+	if res := curate(t, v, c, false); len(res.Changes) != 0 {
+		t.Errorf("decayed too soon:\n%s", changeLines(res))
+	}
+	c.Add(10 * day)
+	res := curate(t, v, c, false)
+	if len(res.Changes) != 1 || res.Changes[0].Kind != KindDecay || res.Changes[0].Other != "archive/preferences/short-commits" {
+		t.Fatalf("changes:\n%s", changeLines(res))
+	}
+	files := entryFiles(t, v)
+	if _, ok := files["archive/preferences/short-commits.md"]; !ok {
+		t.Error("not archived")
+	}
+	if _, ok := files["preferences/dark-mode.md"]; !ok {
+		t.Error("the user's preference was archived")
+	}
+}
