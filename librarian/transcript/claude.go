@@ -26,15 +26,21 @@ type claudeLine struct {
 type claudeBlock struct {
 	Type  string          `json:"type"`
 	Text  string          `json:"text"`
+	ID    string          `json:"id"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input"`
+	// A tool_result names its call and says whether it failed.
+	ToolUseID string          `json:"tool_use_id"`
+	IsError   bool            `json:"is_error"`
+	Content   json.RawMessage `json:"content"`
 }
 
 // parseClaudeLine reads one line of a Claude Code transcript, following
 // the rules of ctx0's design (seed 004): user text, assistant text and tool
 // uses are kept; meta lines (command caveats, expanded prompts, hook
 // reminders), sidechains (sub-agents), tool results, thinking and every
-// other line type are counted and left out.
+// other line type are counted and left out. Of a tool result only its
+// outcome is kept, when it is an error.
 func parseClaudeLine(line []byte, pos int64, st *State, c *Chunk) {
 	var l claudeLine
 	if err := json.Unmarshal(line, &l); err != nil {
@@ -94,11 +100,16 @@ func parseClaudeLine(line []byte, pos int64, st *State, c *Chunk) {
 			case "text":
 				texts = append(texts, b.Text)
 			case "tool_use":
-				tools = append(tools, claudeTool(b.Name, b.Input))
+				t := claudeTool(b.Name, b.Input)
+				t.ID = b.ID
+				tools = append(tools, t)
 			case "image":
 				texts = append(texts, "[image]")
 			default:
 				// tool_result, thinking, redacted_thinking, document, …
+				if b.Type == "tool_result" && b.IsError && b.ToolUseID != "" {
+					c.outcome(b.ToolUseID, claudeOutcome(b.Content))
+				}
 				c.Skipped[b.Type]++
 				skippedBlocks = true
 			}
@@ -123,6 +134,31 @@ func parseClaudeLine(line []byte, pos int64, st *State, c *Chunk) {
 		return
 	}
 	c.emit(st, pos, role, text, tools)
+}
+
+// claudeRejected opens the result Claude Code records, as an error, for a
+// call the user declined or interrupted.
+var claudeRejected = []string{"The user doesn't want to", "[Request interrupted by user"}
+
+// claudeOutcome is the outcome of a tool_result marked is_error: Rejected
+// when the user stopped the call, else Failed. Its content is a string or
+// an array of text blocks.
+func claudeOutcome(content json.RawMessage) Outcome {
+	var text string
+	if json.Unmarshal(content, &text) != nil {
+		var blocks []claudeBlock
+		_ = json.Unmarshal(content, &blocks) // unreadable content is still an error
+		if len(blocks) > 0 {
+			text = blocks[0].Text
+		}
+	}
+	text = strings.TrimSpace(text)
+	for _, p := range claudeRejected {
+		if strings.HasPrefix(text, p) {
+			return Rejected
+		}
+	}
+	return Failed
 }
 
 var (

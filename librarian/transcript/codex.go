@@ -36,16 +36,21 @@ type codexItem struct {
 		Command []string `json:"command"`
 		Query   string   `json:"query"`
 	} `json:"action"`
-	ID        string    `json:"id"`
-	Timestamp string    `json:"timestamp"`
-	CWD       string    `json:"cwd"`
-	Git       *codexGit `json:"git"`
+	// CallID links a call and its *_output item, whose Output is a
+	// string (once a JSON document itself) or, in some versions, an array.
+	CallID    string          `json:"call_id"`
+	Output    json.RawMessage `json:"output"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	CWD       string          `json:"cwd"`
+	Git       *codexGit       `json:"git"`
 }
 
 // parseCodexLine reads one line of a Codex CLI rollout file. The user's
 // and the assistant's messages and the tool calls are kept; the event
 // stream (which mirrors the messages), reasoning, tool output and the
-// context Codex injects as user messages are counted and left out.
+// context Codex injects as user messages are counted and left out; of a
+// tool's output only its outcome is kept, when the call failed.
 func parseCodexLine(line []byte, pos int64, st *State, c *Chunk) {
 	var l codexLine
 	if err := json.Unmarshal(line, &l); err != nil {
@@ -108,37 +113,98 @@ func parseCodexLine(line []byte, pos int64, st *State, c *Chunk) {
 
 // codexResponseItem reads a Responses API item.
 func codexResponseItem(it codexItem, pos int64, st *State, c *Chunk) {
+	var tools []Tool
 	switch it.Type {
 	case "message":
 		codexMessage(it, pos, st, c)
+		return
 	case "function_call":
 		var args map[string]any
 		_ = json.Unmarshal([]byte(it.Arguments), &args) // a call without readable arguments still counts
-		c.emit(st, pos, Assistant, "", codexTools(it.Name, args))
+		tools = codexTools(it.Name, args)
 	case "custom_tool_call":
 		if it.Name == "apply_patch" {
-			c.emit(st, pos, Assistant, "", patchTools(it.Name, it.Input))
+			tools = patchTools(it.Name, it.Input)
 		} else {
-			c.emit(st, pos, Assistant, "", []Tool{{Name: it.Name, Kind: Other, Target: oneLine(it.Input)}})
+			tools = []Tool{{Name: it.Name, Kind: Other, Target: oneLine(it.Input)}}
 		}
 	case "local_shell_call":
 		var argv []string
 		if it.Action != nil {
 			argv = it.Action.Command
 		}
-		c.emit(st, pos, Assistant, "", shellTools("shell", argv))
+		tools = shellTools("shell", argv)
 	case "web_search_call":
 		q := ""
 		if it.Action != nil {
 			q = it.Action.Query
 		}
-		c.emit(st, pos, Assistant, "", []Tool{{Name: "web_search", Kind: Web, Target: oneLine(q)}})
+		tools = []Tool{{Name: "web_search", Kind: Web, Target: oneLine(q)}}
 	case "":
 		c.Skipped["malformed"]++
+		return
 	default:
 		// reasoning, *_output, ghost_snapshot, …
+		if strings.HasSuffix(it.Type, "_call_output") && it.CallID != "" {
+			if o := codexOutcome(it.Output); o != "" {
+				c.outcome(it.CallID, o)
+			}
+		}
 		c.Skipped[it.Type]++
+		return
 	}
+	// A patch is a tool per file, all answered by the call's one output.
+	for i := range tools {
+		tools[i].ID = it.CallID
+	}
+	c.emit(st, pos, Assistant, "", tools)
+}
+
+var (
+	// codexExited is how exec_command's output reports the exit status.
+	codexExited = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)\s*$`)
+	// codexFailure opens the plain-text output Codex gives instead of a
+	// command's own when the command failed in or was refused by the
+	// sandbox, or could not start.
+	codexFailure = regexp.MustCompile(`^(?:failed in sandbox|execution error|exec error|error:|command timed out|timed out)`)
+	// codexRejection opens the output of a call the user declined.
+	codexRejection = regexp.MustCompile(`(?i)^(?:exec command rejected|patch rejected|.{0,40}rejected by user|aborted by user)`)
+)
+
+// codexOutcome is what a call's output says about how it ended: Failed
+// for a non-zero exit code (in the JSON document shell calls return, or in
+// exec_command's header) or a sandbox or start failure, Rejected for a
+// call the user declined, "" otherwise.
+func codexOutcome(raw json.RawMessage) Outcome {
+	var out string
+	if json.Unmarshal(raw, &out) != nil {
+		out = string(raw)
+	}
+	out = strings.TrimSpace(out)
+	var doc struct {
+		Metadata struct {
+			ExitCode *int `json:"exit_code"`
+		} `json:"metadata"`
+	}
+	if strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &doc) == nil && doc.Metadata.ExitCode != nil {
+		if *doc.Metadata.ExitCode != 0 {
+			return Failed
+		}
+		return ""
+	}
+	if m := codexExited.FindStringSubmatch(out); m != nil {
+		if m[1] != "0" {
+			return Failed
+		}
+		return ""
+	}
+	switch {
+	case codexRejection.MatchString(out):
+		return Rejected
+	case codexFailure.MatchString(out):
+		return Failed
+	}
+	return ""
 }
 
 // codexMessage reads a message item: the user's prompt (without what Codex

@@ -49,12 +49,49 @@ const (
 
 // Tool is one tool use by the assistant, reduced to its gist.
 type Tool struct {
+	// ID is the call's id in its source (Claude Code's tool_use id, Codex's
+	// call_id), which its result names. A source that records no results
+	// (a session log) gives none: an empty ID means the outcome is unknown.
+	ID   string   `json:"id,omitempty"`
 	Name string   `json:"name"`
 	Kind ToolKind `json:"kind"`
 	// Target is what the tool acted on: a file path, a command line, a
 	// search pattern, a URL, a query, a sub-agent's task. It is one line,
 	// cut to maxTarget characters.
 	Target string `json:"target,omitempty"`
+	// Outcome is what the call's result said when the call did not go
+	// through, set by Mark from the outcomes a reader found. Empty, on a
+	// tool with an ID, means it went through.
+	Outcome Outcome `json:"outcome,omitempty"`
+}
+
+// Outcome is how a tool use ended when it did not go through.
+type Outcome string
+
+// The outcomes a result can report.
+const (
+	// Failed: the tool ran and reported an error, such as a command's
+	// non-zero exit or an edit whose old text was not in the file.
+	Failed Outcome = "failed"
+	// Rejected: the user declined or interrupted the call, so it never
+	// ran. It is not an error anyone fixed.
+	Rejected Outcome = "rejected"
+)
+
+// Mark sets, in place, the outcome of each tool of msgs whose ID outcomes
+// holds: it joins the results a reader found (Chunk.Outcomes, gathered
+// over every piece read) to the calls they answer.
+func Mark(msgs []Message, outcomes map[string]Outcome) {
+	if len(outcomes) == 0 {
+		return
+	}
+	for i := range msgs {
+		for j := range msgs[i].Tools {
+			if o, ok := outcomes[msgs[i].Tools[j].ID]; ok && msgs[i].Tools[j].ID != "" {
+				msgs[i].Tools[j].Outcome = o
+			}
+		}
+	}
 }
 
 // Message is one thing said or done in a session.
@@ -89,7 +126,8 @@ type State struct {
 // Skipped counts what a reader left out, by reason: a line type
 // ("system", "summary", "progress"), a flag ("meta", "sidechain"), a kind
 // of content block ("tool_result", "thinking") or "malformed" for a line
-// that is not JSON.
+// that is not JSON. A tool result is counted even when its outcome is kept
+// (Chunk.Outcomes): its output is what is left out.
 type Skipped map[string]int
 
 // Add adds the counts of o to s.

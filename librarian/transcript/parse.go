@@ -12,6 +12,14 @@ import (
 type Chunk struct {
 	Messages []Message
 	Skipped  Skipped
+	// Outcomes are the tool uses the piece's results say did not go
+	// through, by the tool's ID. They are not put on messages: a result
+	// is a line of its own, often read in a later piece than its call,
+	// whose message is then stored already, and a result is not something
+	// said, so as a message of its own it would be counted and searched as
+	// one. Whoever keeps the messages keeps these beside them and joins
+	// them with Mark when reading.
+	Outcomes map[string]Outcome
 	// Used is how many bytes of the piece Parse consumed: its complete
 	// lines. What follows (a last line still being written) is left for the
 	// next read, which starts at the piece's offset plus Used.
@@ -80,6 +88,14 @@ func parseTime(s string) (t time.Time, ok bool) {
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t.UTC(), err == nil
+}
+
+// outcome records what the result of the tool use id said.
+func (c *Chunk) outcome(id string, o Outcome) {
+	if c.Outcomes == nil {
+		c.Outcomes = map[string]Outcome{}
+	}
+	c.Outcomes[id] = o
 }
 
 // emit adds a message at the state's time and place.

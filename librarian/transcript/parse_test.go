@@ -90,6 +90,7 @@ func TestGolden(t *testing.T) {
 			}
 			var st State
 			c := Parse(src, data, 0, &st, true)
+			Mark(c.Messages, c.Outcomes)
 			if c.Used != len(data) {
 				t.Errorf("used %d of %d bytes", c.Used, len(data))
 			}
@@ -104,7 +105,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if err := enc.Encode(map[string]any{"skipped": c.Skipped, "state": st}); err != nil {
+			if err := enc.Encode(map[string]any{"skipped": c.Skipped, "state": st, "outcomes": mergeOutcomes(c.Outcomes)}); err != nil {
 				t.Fatal(err)
 			}
 			checkGolden(t, filepath.Join("testdata", "golden", string(src), filepath.Base(name)+".golden"), out.Bytes())
@@ -127,6 +128,7 @@ func TestRender(t *testing.T) {
 		first, _, _ := bytes.Cut(data, []byte("\n"))
 		var st State
 		c := Parse(Detect(name, first), data, 0, &st, true)
+		Mark(c.Messages, c.Outcomes)
 		var out bytes.Buffer
 		if err := Render(&out, c.Messages, loc); err != nil {
 			t.Fatal(err)
@@ -136,8 +138,9 @@ func TestRender(t *testing.T) {
 }
 
 // TestPieces: a file read in pieces of any size, each starting where the
-// last one's complete lines ended, gives exactly the messages of one read
-// of the whole file. This is what incremental ingestion relies on.
+// last one's complete lines ended, gives exactly the messages and the
+// outcomes of one read of the whole file. This is what incremental
+// ingestion relies on.
 func TestPieces(t *testing.T) {
 	r := rand.New(rand.NewPCG(8, 8))
 	for name, src := range sessionFiles(t) {
@@ -151,6 +154,7 @@ func TestPieces(t *testing.T) {
 			var st State
 			var got []Message
 			skipped := Skipped{}
+			outcomes := map[string]Outcome{}
 			off := 0
 			for end := 0; off < len(data); {
 				// The file as a writer has written it so far.
@@ -158,6 +162,7 @@ func TestPieces(t *testing.T) {
 				c := Parse(src, data[off:end], int64(off), &st, end == len(data))
 				got = append(got, c.Messages...)
 				skipped.Add(c.Skipped)
+				outcomes = mergeOutcomes(outcomes, c.Outcomes)
 				off += c.Used
 				if end == len(data) && c.Used == 0 {
 					break
@@ -166,7 +171,7 @@ func TestPieces(t *testing.T) {
 			if off != len(data) {
 				t.Errorf("%s round %d: stopped at %d of %d bytes", name, round, off, len(data))
 			}
-			if !reflect.DeepEqual(got, want.Messages) || !reflect.DeepEqual(skipped, want.Skipped) || st != whole {
+			if !reflect.DeepEqual(got, want.Messages) || !reflect.DeepEqual(skipped, want.Skipped) || !equalOutcomes(outcomes, want.Outcomes) || st != whole {
 				t.Errorf("%s round %d: pieces give %d messages %v, the whole file %d messages %v", name, round, len(got), skipped, len(want.Messages), want.Skipped)
 			}
 		}
@@ -324,5 +329,55 @@ func TestSessionLog(t *testing.T) {
 	}
 	if _, err := ParseSessionLog([]byte(`[`), time.Time{}); err == nil {
 		t.Error("broken JSON: no error")
+	}
+}
+
+// TestOutcomes: what a tool's result says about how it ended, in each
+// shape the sources use, read in one piece with the call before it.
+func TestOutcomes(t *testing.T) {
+	const claudeResult = `{"type":"user","timestamp":"2026-01-28T10:00:01Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1",%s}]}}`
+	const codexResult = `{"timestamp":"2026-01-28T10:00:01Z","type":"response_item","payload":{"type":"%s","call_id":"c1","output":%s}}`
+	tests := []struct {
+		name   string
+		src    Source
+		result string
+		want   Outcome
+	}{
+		{"claude: success", ClaudeCode, fmt.Sprintf(claudeResult, `"content":"ok"`), ""},
+		{"claude: is_error false", ClaudeCode, fmt.Sprintf(claudeResult, `"is_error":false,"content":"ok"`), ""},
+		{"claude: a failed command", ClaudeCode, fmt.Sprintf(claudeResult, `"is_error":true,"content":"Exit code 1\nFAIL"`), Failed},
+		{"claude: an error in text blocks", ClaudeCode, fmt.Sprintf(claudeResult, `"is_error":true,"content":[{"type":"text","text":"String to replace not found in file."}]`), Failed},
+		{"claude: declined", ClaudeCode, fmt.Sprintf(claudeResult, `"is_error":true,"content":"The user doesn't want to proceed with this tool use. The tool use was rejected."`), Rejected},
+		{"claude: interrupted", ClaudeCode, fmt.Sprintf(claudeResult, `"is_error":true,"content":[{"type":"text","text":"[Request interrupted by user for tool use]"}]`), Rejected},
+		{"codex: exit code 0", Codex, fmt.Sprintf(codexResult, "function_call_output", `"{\"output\":\"ok\\n\",\"metadata\":{\"exit_code\":0,\"duration_seconds\":0.1}}"`), ""},
+		{"codex: exit code 124", Codex, fmt.Sprintf(codexResult, "function_call_output", `"{\"output\":\"command timed out\",\"metadata\":{\"exit_code\":124}}"`), Failed},
+		{"codex: exec_command exited 0", Codex, fmt.Sprintf(codexResult, "function_call_output", `"Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\nProcess exited with code 1\n"`), ""},
+		{"codex: exec_command exited 1", Codex, fmt.Sprintf(codexResult, "function_call_output", `"Chunk ID: 1\nProcess exited with code 1\nOutput:\nsed: x: No such file or directory\n"`), Failed},
+		{"codex: failed in the sandbox", Codex, fmt.Sprintf(codexResult, "function_call_output", `"failed in sandbox LinuxSeccomp with execution error: sandbox denied exec error, exit code: 2, stdout: , stderr: x"`), Failed},
+		{"codex: declined", Codex, fmt.Sprintf(codexResult, "function_call_output", `"exec command rejected by user"`), Rejected},
+		{"codex: a tool's message", Codex, fmt.Sprintf(codexResult, "function_call_output", `"Plan updated"`), ""},
+		{"codex: a patch applied", Codex, fmt.Sprintf(codexResult, "custom_tool_call_output", `"{\"output\":\"Success.\",\"metadata\":{\"exit_code\":0}}"`), ""},
+		{"codex: output as an array", Codex, fmt.Sprintf(codexResult, "function_call_output", `[{"type":"input_text","text":"x"}]`), ""},
+	}
+	calls := map[Source]string{
+		ClaudeCode: `{"type":"assistant","timestamp":"2026-01-28T10:00:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}}`,
+		Codex:      `{"timestamp":"2026-01-28T10:00:00Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"make\"]}","call_id":"c1"}}`,
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var st State
+			call := Parse(tt.src, []byte(calls[tt.src]+"\n"), 0, &st, false)
+			result := Parse(tt.src, []byte(tt.result+"\n"), int64(len(calls[tt.src])+1), &st, false)
+			if len(call.Messages) != 1 || len(result.Messages) != 0 {
+				t.Fatalf("got %d messages for the call and %d for the result, want 1 and 0", len(call.Messages), len(result.Messages))
+			}
+			Mark(call.Messages, result.Outcomes)
+			if got := call.Messages[0].Tools[0].Outcome; got != tt.want {
+				t.Errorf("outcome %q, want %q (outcomes %v)", got, tt.want, result.Outcomes)
+			}
+			if n := result.Skipped["tool_result"] + result.Skipped["function_call_output"] + result.Skipped["custom_tool_call_output"]; n != 1 {
+				t.Errorf("skipped %v: the result's output is left out and counted once", result.Skipped)
+			}
+		})
 	}
 }
