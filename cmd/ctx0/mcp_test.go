@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -73,6 +75,16 @@ func TestMCPStdio(t *testing.T) {
 		found := mcpCall(t, a, "search", map[string]any{"query": fmt.Sprintf("\"agent %d learned\"", c), "limit": 20})
 		if n := strings.Count(found, "score"); n != each {
 			t.Errorf("agent %d: %d of %d facts found:\n%s", c, n, each, found)
+		}
+	}
+	// A file written with plain file tools while the servers run is found:
+	// the index follows the files.
+	if err := os.WriteFile(filepath.Join(dir, "knowledge", "by-hand.md"), []byte("---\ntitle: By hand\ntype: note\n---\nThe zeppelin hangar key is under the mat.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range []*sdk.ClientSession{a, b} {
+		if found := mcpCall(t, cs, "search", map[string]any{"query": "zeppelin"}); !strings.Contains(found, "knowledge/by-hand") {
+			t.Errorf("a file written by hand is not found: %s", found)
 		}
 	}
 }

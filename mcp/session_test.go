@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// archive_now finds the client's session as Claude Code keeps it (the
+// folder the server runs in, in projects/), ingests it and queues it.
+func TestArchiveNow(t *testing.T) {
+	projects := filepath.Join(t.TempDir(), "projects")
+	cwd := "/home/me/dev/my.app"
+	folder := filepath.Join(projects, claudeFolder(cwd))
+	if filepath.Base(folder) != "-home-me-dev-my-app" {
+		t.Fatalf("Claude Code's folder for %s: %s", cwd, folder)
+	}
+	data, err := os.ReadFile("../librarian/transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(folder, "0e26ec2f-mine.jsonl")
+	if err := os.WriteFile(mine, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another project's session, newer: not this one.
+	other := filepath.Join(projects, "-home-me-other", "77aa-other.jsonl")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.WriteFile(other, data, 0o644)
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(other, later, later)
+
+	var f *fixture
+	f = newFixture(t, func(o *Options) {
+		o.Archive = &Sessions{Dirs: []string{projects}, CWD: cwd, Started: time.Now(),
+			Open: func(ctx context.Context) (*ingest.Store, error) { return ingest.Open(ctx, o.Vault.Root()) }}
+	})
+	cs := f.connect(t)
+	out := ok(t, cs, "archive_now", nil)
+	if !strings.Contains(out, mine) || strings.Contains(out, " 0 new messages") {
+		t.Errorf("archive_now: %s", out)
+	}
+	// Named by its id; nothing new since.
+	out = ok(t, cs, "archive_now", map[string]any{"session_id": "77aa-other", "summary": "Set up the deploy pipeline for my.app."})
+	if !strings.Contains(out, other) || !strings.Contains(out, "summary is saved as episodes/") {
+		t.Errorf("archive_now by id: %s", out)
+	}
+	fails(t, cs, "archive_now", map[string]any{"session_id": "nope"}, "no transcript of that session")
+	fails(t, cs, "archive_now", map[string]any{"transcript_path": "/etc/passwd"}, ".jsonl")
+}
+
+func TestRecoverTools(t *testing.T) {
+	h := recoverTools(func(context.Context, string, sdk.Request) (sdk.Result, error) { panic("boom") })
+	res, err := h(t.Context(), "tools/call", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := res.(*sdk.CallToolResult); !ok || !r.IsError {
+		t.Errorf("a panic in a tool: %#v", res)
+	}
+}
