@@ -406,3 +406,18 @@ func TestCheckAddr(t *testing.T) {
 		}
 	}
 }
+
+// A file added by hand under a name that is not normalized can be read,
+// and is not written through a name that could resolve to another entry.
+func TestMemoryToolHandNamedFile(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	if err := os.WriteFile(filepath.Join(f.v.Root(), "knowledge", "My Notes.md"), []byte("---\ntitle: Mine\n---\nby hand\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := ok(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/knowledge/My Notes.md"}); !strings.HasSuffix(got, "     1\tby hand") {
+		t.Errorf("view: %q", got)
+	}
+	fails(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/My Notes.md", "old_str": "by hand", "new_str": "x"}, "git mv")
+	fails(t, cs, "memory", map[string]any{"command": "delete", "path": "/memories/knowledge/My Notes.md"}, "git mv")
+}

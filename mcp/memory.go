@@ -81,6 +81,11 @@ func (s *Server) memoryTool(ctx context.Context, req *sdk.CallToolRequest, in me
 	}
 	var text string
 	var err error
+	defer func() {
+		if err != nil && cmd != "view" {
+			s.writes.undo(sessionKey(req)) // only writes made count
+		}
+	}()
 	switch cmd {
 	case "view":
 		text, err = s.memView(ctx, in)
@@ -514,7 +519,16 @@ func (s *Server) entryTarget(arg, p string) (target, error) {
 	case kindGuide:
 		return t, writable(t)
 	}
-	return t, nil
+	return t, normalized(t)
+}
+
+// normalized refuses to write a file added by hand under a name that is not
+// normalized: the vault's writes address entries by normalized names.
+func normalized(t target) error {
+	if n, err := vault.NormalizeName(t.name); err != nil || n != t.name {
+		return fmt.Errorf("%s was added by hand under a name ctx0 does not write to (it would be %s): rename the file itself first (git mv), then edit it here", t.shown, shownPath(n))
+	}
+	return nil
 }
 
 func (s *Server) memReplace(ctx context.Context, in memoryIn) (string, error) {
@@ -622,6 +636,9 @@ func (s *Server) memDelete(ctx context.Context, in memoryIn) (string, error) {
 	case kindGuide:
 		return "", writable(t)
 	case kindEntry:
+		if err := normalized(t); err != nil {
+			return "", err
+		}
 		to, err := s.remove(ctx, t.name)
 		if err != nil {
 			return "", err
@@ -683,6 +700,9 @@ func (s *Server) memRename(ctx context.Context, in memoryIn) (string, error) {
 		return "", errors.New("Cannot rename the /memories directory itself")
 	}
 	if from.kind == kindEntry {
+		if err := normalized(from); err != nil {
+			return "", err
+		}
 		if err := s.rename(ctx, from.name, to.name); err != nil {
 			return "", err
 		}

@@ -56,7 +56,7 @@ func (s *Server) addTools() {
 		Name:  "remember",
 		Title: "Remember a fact",
 		Description: "Save one fact to long-term memory (a new vault entry, one git commit). Use when the user shares a fact or preference, asks you to remember something, a decision is made (say why), or you learn something surprising or hard-won (an error and its fix). " +
-			"Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under 2,000 characters; text already in memory is not saved twice. At most 5 saves a minute.",
+			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Vault.Config().Remember.MaxChars, s.opts.RememberRate.N),
 		Annotations: &sdk.ToolAnnotations{Title: "Remember a fact", OpenWorldHint: ptr(false)},
 	}, map[string]string{"linkedTo": "links", "linked": "links"}, func(sc *jsonschema.Schema) {
 		sc.Properties["type"].Description = "what kind of fact: " + types + " (default note)"
