@@ -371,7 +371,35 @@ func (s *Store) Messages(ctx context.Context, id int64) ([]transcript.Message, e
 		}
 		msgs = append(msgs, m)
 	}
-	return msgs, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read conversation %d: %w", id, err)
+	}
+	outcomes, err := s.outcomes(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation %d: %w", id, err)
+	}
+	transcript.Mark(msgs, outcomes)
+	return msgs, nil
+}
+
+// outcomes are the stored outcomes of the tool uses of a conversation's
+// file.
+func (s *Store) outcomes(ctx context.Context, conversation int64) (map[string]transcript.Outcome, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT o.tool, o.outcome FROM outcomes o JOIN conversations c ON c.file = o.file WHERE c.id = ?`, conversation)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]transcript.Outcome{}
+	for rows.Next() {
+		var id string
+		var o transcript.Outcome
+		if err := rows.Scan(&id, &o); err != nil {
+			return nil, err
+		}
+		out[id] = o
+	}
+	return out, rows.Err()
 }
 
 func scanMessage(sc interface{ Scan(...any) error }) (transcript.Message, error) {

@@ -94,6 +94,8 @@ func dump(t *testing.T, s *Store) string {
 	query(`SELECT file, session, project, cwd, first_at, last_at, messages, user_messages, tool_calls, saves, status, note, closed FROM conversations ORDER BY file, first_at`, 13)
 	b.WriteString("messages\n")
 	query(`SELECT m.file, m.pos, c.first_at, m.session, m.role, m.at, m.text, m.tools, m.cwd FROM messages m JOIN conversations c ON c.id = m.conversation ORDER BY m.file, m.pos`, 9)
+	b.WriteString("outcomes\n")
+	query(`SELECT file, tool, outcome FROM outcomes ORDER BY file, tool`, 3)
 	b.WriteString("blocks\n")
 	query(`SELECT c.file, c.first_at, b.count, f.text FROM blocks b JOIN conversations c ON c.id = b.conversation JOIN blocks_fts f ON f.rowid = b.id ORDER BY c.file, c.first_at, (SELECT min(pos) FROM messages WHERE block = b.id)`, 4)
 	return b.String()

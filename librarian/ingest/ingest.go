@@ -237,6 +237,9 @@ func (s *Store) commitChunk(ctx context.Context, f File, old fileState, reset bo
 		if err != nil {
 			return err
 		}
+		if err := storeOutcomes(ctx, tx, f.Key, c.Outcomes); err != nil {
+			return err
+		}
 		for _, m := range stored {
 			lastAt = max(lastAt, millis(m.Time))
 		}
@@ -274,6 +277,7 @@ func forget(ctx context.Context, tx *sql.Tx, key string) error {
 		`DELETE FROM blocks_fts WHERE rowid IN (SELECT b.id FROM blocks b JOIN conversations c ON c.id = b.conversation WHERE c.file = ?)`,
 		`DELETE FROM blocks WHERE conversation IN (SELECT id FROM conversations WHERE file = ?)`,
 		`DELETE FROM messages WHERE file = ?`,
+		`DELETE FROM outcomes WHERE file = ?`,
 		`DELETE FROM conversations WHERE file = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, key); err != nil {

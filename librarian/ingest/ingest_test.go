@@ -345,3 +345,102 @@ func TestSecretsRedacted(t *testing.T) {
 		t.Errorf("search for the key found %v (%v)", hits, err)
 	}
 }
+
+// TestOutcomes: the outcomes of tool uses survive storage, read in chunks
+// smaller than the distance between a call and its result, and come back
+// on the tools from Messages as a whole read of the file marks them.
+func TestOutcomes(t *testing.T) {
+	for _, f := range publishedFiles(t) {
+		t.Run(filepath.Base(f.Path), func(t *testing.T) {
+			s, _ := testStore(t, WithChunkSize(1<<10), WithConfig(Config{MinUserMessages: 1}))
+			ingest(t, s, []File{f}, Options{End: true})
+			data, err := os.ReadFile(f.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st transcript.State
+			c := transcript.Parse(f.Source, data, 0, &st, true)
+			transcript.Mark(c.Messages, c.Outcomes)
+			want := map[string]transcript.Outcome{}
+			for _, m := range c.Messages {
+				for _, tl := range m.Tools {
+					want[tl.ID] = tl.Outcome
+				}
+			}
+			list, err := s.Conversations(t.Context(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]transcript.Outcome{}
+			for _, cv := range list {
+				msgs, err := s.Messages(t.Context(), cv.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range msgs {
+					for _, tl := range m.Tools {
+						got[tl.ID] = tl.Outcome
+					}
+				}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("stored tools have outcomes %v, the file %v", got, want)
+			}
+		})
+	}
+}
+
+// TestOldState: a state written before outcomes were kept (schema 1, tools
+// without ids) opens, reads its conversations as they were, and keeps
+// ingesting.
+func TestOldState(t *testing.T) {
+	s, root := testStore(t)
+	at := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	f := writeFile(t, root, "p/s1.jsonl", line("s1", "user", "run the tests", at))
+	ingest(t, s, []File{f}, Options{})
+	for _, q := range []string{
+		`DROP TABLE outcomes`,
+		`UPDATE messages SET tools = '[{"name":"Bash","kind":"command","target":"make"}]'`,
+		`PRAGMA user_version = 1`,
+	} {
+		if _, err := s.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+	s, err := Open(t.Context(), root, WithClock(func() time.Time { return testNow }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var v int
+	if err := s.db.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != schemaVersion {
+		t.Fatalf("schema version %d (%v), want %d", v, err, schemaVersion)
+	}
+	more := `{"type":"assistant","sessionId":"s1","cwd":"/src/app","timestamp":"2026-01-28T09:01:00Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}}` + "\n" +
+		`{"type":"user","sessionId":"s1","cwd":"/src/app","timestamp":"2026-01-28T09:01:05Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Exit code 2"}]}}` + "\n"
+	out, err := os.OpenFile(f.Path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := out.WriteString(more); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	ingest(t, s, []File{f}, Options{})
+	list, err := s.Conversations(t.Context(), "")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("conversations %+v (%v), want one", list, err)
+	}
+	msgs, err := s.Messages(t.Context(), list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []transcript.Tool{
+		{Name: "Bash", Kind: transcript.Command, Target: "make"},
+		{ID: "t1", Name: "Bash", Kind: transcript.Command, Target: "make", Outcome: transcript.Failed},
+	}
+	if len(msgs) != 2 || !reflect.DeepEqual(msgs[0].Tools, want[:1]) || !reflect.DeepEqual(msgs[1].Tools, want[1:]) {
+		t.Errorf("messages %+v, want the old one without an id and the new one failed", msgs)
+	}
+}

@@ -84,6 +84,17 @@ func (s *Store) storeMessages(ctx context.Context, tx *sql.Tx, f File, st transc
 	return fresh, nil
 }
 
+// storeOutcomes stores what a chunk's tool results said, in tx. A result
+// read again (a file read from the start) says the same: the last one wins.
+func storeOutcomes(ctx context.Context, tx *sql.Tx, key string, outcomes map[string]transcript.Outcome) error {
+	for id, o := range outcomes {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO outcomes (file, tool, outcome) VALUES (?, ?, ?)`, key, id, o); err != nil {
+			return fmt.Errorf("store outcome of tool %s of %s: %w", id, key, err)
+		}
+	}
+	return nil
+}
+
 // unstored are the messages whose position is not stored yet for the
 // file, each position once. Within a JSONL file's chunk none is; a session
 // log dumped again repeats what it already handed over.

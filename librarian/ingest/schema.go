@@ -3,7 +3,7 @@ package ingest
 // schemaVersion is stored in PRAGMA user_version. The state holds what
 // cannot be rebuilt from the vault (which conversations the librarian has
 // filed), so a newer schema migrates the old one instead of starting over.
-const schemaVersion = 1
+const schemaVersion = 2
 
 // migrations[i] takes the schema from version i to i+1.
 var migrations = [][]string{{
@@ -90,4 +90,17 @@ var migrations = [][]string{{
 	)`,
 	`CREATE INDEX blocks_conversation ON blocks(conversation)`,
 	`CREATE VIRTUAL TABLE blocks_fts USING fts5(text, tokenize = 'porter unicode61 remove_diacritics 2')`,
+}, {
+	// outcomes hold what a file's tool results said of calls that did not
+	// go through (transcript.Chunk.Outcomes), by the call's id. A result is
+	// often read in a later chunk than its call, whose message is stored
+	// already, so outcomes are kept beside the messages and joined to them
+	// when read. A state from before this table has none, and its tools no
+	// ids: the librarian then judges failures from what was said.
+	`CREATE TABLE outcomes (
+		file    TEXT NOT NULL,
+		tool    TEXT NOT NULL, -- transcript.Tool.ID
+		outcome TEXT NOT NULL,
+		PRIMARY KEY (file, tool)
+	) WITHOUT ROWID`,
 }}
