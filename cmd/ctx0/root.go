@@ -136,6 +136,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newMCPCmd(),
 		a.newRunsCmd(),
 		a.newLibrarianCmd(),
+		a.newCuratorCmd(),
 	)
 	return root
 }
