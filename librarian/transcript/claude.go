@@ -141,7 +141,8 @@ func parseClaudeLine(line []byte, pos int64, st *State, c *Chunk) {
 var claudeRejected = []string{"The user doesn't want to", "[Request interrupted by user"}
 
 // claudeOutcome is the outcome of a tool_result marked is_error: Rejected
-// when the user stopped the call, else Failed. Its content is a string or
+// when the user stopped the call, TimedOut when Claude Code did, else
+// Failed. Its content is a string or
 // an array of text blocks.
 func claudeOutcome(content json.RawMessage) Outcome {
 	var text string
@@ -157,6 +158,9 @@ func claudeOutcome(content json.RawMessage) Outcome {
 		if strings.HasPrefix(text, p) {
 			return Rejected
 		}
+	}
+	if strings.HasPrefix(text, "Command timed out after") {
+		return TimedOut
 	}
 	return Failed
 }

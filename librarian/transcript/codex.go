@@ -166,15 +166,19 @@ var (
 	// codexFailure opens the plain-text output Codex gives instead of a
 	// command's own when the command failed in or was refused by the
 	// sandbox, or could not start.
-	codexFailure = regexp.MustCompile(`^(?:failed in sandbox|execution error|exec error|error:|command timed out|timed out)`)
+	codexFailure = regexp.MustCompile(`^(?:failed in sandbox|execution error|exec error|error:)`)
+	// codexTimeout is Codex's note, in a command's output, that it stopped
+	// the command at its time limit.
+	codexTimeout = regexp.MustCompile(`(?m)^command timed out after`)
 	// codexRejection opens the output of a call the user declined.
 	codexRejection = regexp.MustCompile(`(?i)^(?:exec command rejected|patch rejected|.{0,40}rejected by user|aborted by user)`)
 )
 
 // codexOutcome is what a call's output says about how it ended: Failed
 // for a non-zero exit code (in the JSON document shell calls return, or in
-// exec_command's header) or a sandbox or start failure, Rejected for a
-// call the user declined, "" otherwise.
+// exec_command's header) or a sandbox or start failure, TimedOut for a
+// command Codex stopped at its time limit, Rejected for a call the user
+// declined, "" otherwise.
 func codexOutcome(raw json.RawMessage) Outcome {
 	var out string
 	if json.Unmarshal(raw, &out) != nil {
@@ -182,15 +186,19 @@ func codexOutcome(raw json.RawMessage) Outcome {
 	}
 	out = strings.TrimSpace(out)
 	var doc struct {
+		Output   string `json:"output"`
 		Metadata struct {
 			ExitCode *int `json:"exit_code"`
 		} `json:"metadata"`
 	}
 	if strings.HasPrefix(out, "{") && json.Unmarshal([]byte(out), &doc) == nil && doc.Metadata.ExitCode != nil {
-		if *doc.Metadata.ExitCode != 0 {
-			return Failed
+		switch {
+		case *doc.Metadata.ExitCode == 0:
+			return ""
+		case codexTimeout.MatchString(doc.Output):
+			return TimedOut
 		}
-		return ""
+		return Failed
 	}
 	if m := codexExited.FindStringSubmatch(out); m != nil {
 		if m[1] != "0" {
@@ -201,6 +209,8 @@ func codexOutcome(raw json.RawMessage) Outcome {
 	switch {
 	case codexRejection.MatchString(out):
 		return Rejected
+	case codexTimeout.MatchString(out):
+		return TimedOut
 	case codexFailure.MatchString(out):
 		return Failed
 	}

@@ -76,6 +76,10 @@ const (
 	// Rejected: the user declined or interrupted the call, so it never
 	// ran. It is not an error anyone fixed.
 	Rejected Outcome = "rejected"
+	// TimedOut: the call was stopped at its time limit. That is how an
+	// agent runs a server for a few seconds as much as how a hung test
+	// ends: only the output, left out here, tells which.
+	TimedOut Outcome = "timed_out"
 )
 
 // Mark sets, in place, the outcome of each tool of msgs whose ID outcomes

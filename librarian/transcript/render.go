@@ -11,8 +11,8 @@ import (
 // prompt, in loc's time (ctx0's design, seed 004's formatter): a line with
 // the date whenever the day changes, then each message as
 // "[3:04 PM] User: …". A tool use goes on a line of its own under the
-// assistant's text, "  → Bash: go test ./...", with "(failed)" or
-// "(rejected)" after a call that did not go through.
+// assistant's text, "  → Bash: go test ./...", with "(failed)",
+// "(rejected)" or "(timed out)" after a call that did not go through.
 func Render(w io.Writer, msgs []Message, loc *time.Location) error {
 	bw := bufio.NewWriter(w)
 	var day string
@@ -43,7 +43,7 @@ func Render(w io.Writer, msgs []Message, loc *time.Location) error {
 				bw.WriteString(": " + tool.Target)
 			}
 			if tool.Outcome != "" {
-				bw.WriteString(" (" + string(tool.Outcome) + ")")
+				bw.WriteString(" (" + strings.ReplaceAll(string(tool.Outcome), "_", " ") + ")")
 			}
 			bw.WriteString("\n")
 		}
