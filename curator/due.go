@@ -92,11 +92,11 @@ func Due(ctx context.Context, v *vault.Vault, cfg Config, now time.Time, session
 	}
 	switch {
 	case n >= cfg.SummarizeAfter:
-		return true, fmt.Sprintf("%d entries written since the last run (threshold %d)", n, cfg.SummarizeAfter), nil
+		return true, fmt.Sprintf("%s written since the last run (threshold %d)", entries(n), cfg.SummarizeAfter), nil
 	case sessionEnd && n > 0:
-		return true, fmt.Sprintf("%d entries written since the last run, at a session's end", n), nil
+		return true, fmt.Sprintf("%s written since the last run, at a session's end", entries(n)), nil
 	}
-	return false, fmt.Sprintf("%d entries written since the last run, below the threshold of %d", n, cfg.SummarizeAfter), nil
+	return false, fmt.Sprintf("%s written since the last run, below the threshold of %d", entries(n), cfg.SummarizeAfter), nil
 }
 
 // RunIfDue runs the curator when Due says so, and only then. ran is false
@@ -122,4 +122,11 @@ func RunIfDue(ctx context.Context, o Options) (res Result, ran bool, why string,
 	}
 	res, err = Run(ctx, o)
 	return res, err == nil, why, err
+}
+
+func entries(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
 }

@@ -102,9 +102,9 @@ func (w *work) incremental(ctx context.Context, m model, pending []*doc, session
 		return err
 	}
 	w.create(name, e)
-	why := fmt.Sprintf("%d entries not summarized yet (threshold %d)", len(pending), w.cfg.SummarizeAfter)
+	why := fmt.Sprintf("%s not summarized yet (threshold %d)", entries(len(pending)), w.cfg.SummarizeAfter)
 	if sessionEnd && len(pending) < w.cfg.SummarizeAfter {
-		why = fmt.Sprintf("%d entries not summarized yet, at a session's end", len(pending))
+		why = fmt.Sprintf("%s not summarized yet, at a session's end", entries(len(pending)))
 	}
 	w.change(Change{Kind: KindSummarize, Entry: name, Why: why})
 	return nil
