@@ -206,7 +206,9 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 	if err != nil {
 		return 0, err
 	}
-	if err := carryVectors(ctx, db, ix.path); err != nil {
+	// A damaged old file has been noticed already; its vectors are lost
+	// with it.
+	if err := carryVectors(ctx, db, ix.path); err != nil && !isCorrupt(err) {
 		ix.notify(fmt.Sprintf("the embeddings in %s could not be kept (%v); they will be made again", File, err))
 	}
 	for _, s := range []string{fmt.Sprintf(`PRAGMA user_version = %d`, schemaVersion), `PRAGMA journal_mode = WAL`} {
