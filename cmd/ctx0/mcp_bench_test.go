@@ -12,7 +12,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/vault"
 )
 
 var (
@@ -97,6 +99,33 @@ func BenchmarkMCPStdio(b *testing.B) {
 			}
 		})
 	}
+	// Baselines in the same run: the same search in this process, with no
+	// protocol between, and as the command line runs it, a process each.
+	b.Run("baseline-in-process-search", func(b *testing.B) {
+		v, err := vault.Open(b.Context(), dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ix, err := index.Open(b.Context(), v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ix.Close()
+		for b.Loop() {
+			if _, err := ix.Search(b.Context(), index.Query{Text: "deploy staging"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("baseline-ctx0-search-process", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command("ctx0", "--vault", dir, "search", "deploy", "staging")
+			cmd.Env = append(os.Environ(), "HOME="+b.TempDir(), "GIT_CONFIG_NOSYSTEM=1")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
 }
 
 // BenchmarkMCPStdioMemory makes 10,000 tool calls to one ctx0 mcp process
