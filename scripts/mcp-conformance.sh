@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 skip() { echo "mcp-conformance: skipped: $*"; exit 0; }
-command -v node >/dev/null && command -v npx >/dev/null || skip "Node.js (node, npx) is not installed"
+command -v node >/dev/null && command -v npm >/dev/null || skip "Node.js (node, npm) is not installed"
 version=${CTX0_CONFORMANCE_VERSION:-0.1.13}
 timeout 30 npm view "@modelcontextprotocol/conformance@$version" version >/dev/null 2>&1 ||
 	skip "the npm registry is not reachable"
