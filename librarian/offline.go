@@ -321,11 +321,183 @@ var (
 )
 
 // resolutions finds error→fix pairs (seed 000's error resolution): a tool
-// use the assistant then reports as failing, and a later use of the same
-// command or on the same file that it reports as working. The transcript
-// keeps no tool output, so what the assistant says next is the signal; the
-// fix is what it said it found and changed in between.
+// use that failed, and a later use of the same command or on the same file
+// that went through. Where the transcript kept its tools' outcomes (Claude
+// Code and Codex files: their tools have ids), those say what failed;
+// where it did not (a session log, or a state ingested before outcomes
+// were kept), what the assistant said after each use is the signal.
 func resolutions(msgs []transcript.Message) []Resolution {
+	for _, m := range msgs {
+		for _, t := range m.Tools {
+			if t.ID != "" {
+				return markedResolutions(msgs)
+			}
+		}
+	}
+	return saidResolutions(msgs)
+}
+
+// markedResolutions pairs the failed uses of an attempt with the next use
+// of it that went through (see settled). A retry in the same message as a
+// failure is not a fix of it, and neither is one that nothing explains: a
+// pair is kept when the assistant said what it found or changed in
+// between, wrote a file in between, or changed the command itself, so
+// that the same call retried from another folder or after reading a file
+// first does not pass for a lesson.
+func markedResolutions(msgs []transcript.Message) []Resolution {
+	type failure struct {
+		msg  int
+		tool transcript.Tool
+	}
+	var out []Resolution
+	failing := map[string][]failure{}
+	for i, m := range msgs {
+		for _, t := range m.Tools {
+			key, ok := attemptKey(t)
+			if !ok || t.ID == "" {
+				continue
+			}
+			outcome, known := settled(t, msgs[i+1:])
+			fs := failing[key]
+			switch {
+			case !known:
+			case outcome == transcript.Failed:
+				failing[key] = append(fs, failure{i, t})
+			case len(fs) > 0 && i > fs[0].msg:
+				delete(failing, key)
+				last := fs[len(fs)-1]
+				r := Resolution{Error: attemptWhat(last.tool) + " failed", Evidence: Evidence{last.msg, quote(attemptWhat(last.tool))}}
+				if k, report := failureReport(msgs, fs[0].msg, i); k >= 0 {
+					// The failed use the report is about: the last before it.
+					last = fs[0]
+					for _, f := range fs {
+						if f.msg < k {
+							last = f
+						}
+					}
+					r.Error = fmt.Sprintf("%s (%s)", clean(report), attemptWhat(last.tool))
+					r.Evidence = Evidence{k, quote(report)}
+				}
+				d := diagnoses(msgs[fs[0].msg+1 : i])
+				changed := written(msgs[fs[0].msg+1 : i])
+				r.Fix = fixText(d, markedThen(msgs[i+1:], t, changed))
+				if len(d) > 0 || len(changed) > 0 || commandChanged(fs[len(fs)-1].tool, t) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// failureReport is the assistant's first report of a failure after
+// message j, up to message i, before the user speaks again, and its index;
+// k is -1 if it gave none.
+func failureReport(msgs []transcript.Message, j, i int) (k int, report string) {
+	for k := j + 1; k <= i; k++ {
+		if msgs[k].Role == transcript.User && userText(msgs[k].Text) != "" {
+			break
+		}
+		if first := firstSentence(msgs[k].Text); msgs[k].Role == transcript.Assistant && failed.MatchString(first) && !worked.MatchString(first) {
+			return k, first
+		}
+	}
+	return -1, ""
+}
+
+// written are the files written in msgs, relative to the session's folder,
+// at most five.
+func written(msgs []transcript.Message) []string {
+	var files []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		for _, t := range m.Tools {
+			if t.Kind == transcript.Write && t.Outcome == "" && t.Target != "" && !seen[t.Target] && len(files) < 5 {
+				seen[t.Target] = true
+				files = append(files, strings.TrimPrefix(t.Target, strings.TrimSuffix(m.CWD, "/")+"/"))
+			}
+		}
+	}
+	return files
+}
+
+// markedThen ends a fix: the files changed, the use that went through,
+// and the assistant's next words if they say it works.
+func markedThen(after []transcript.Message, t transcript.Tool, changed []string) string {
+	then := "Then " + attemptWhat(t) + " went through"
+	for _, m := range after {
+		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		if first := firstSentence(m.Text); worked.MatchString(first) {
+			then += ": " + clean(first)
+		}
+		break
+	}
+	if len(changed) > 0 {
+		then = "Changed `" + strings.Join(changed, "`, `") + "`. " + then
+	}
+	return then + "."
+}
+
+// commandChanged reports whether a command that went through differs from
+// the one that failed by more than the folder it was run from.
+func commandChanged(before, after transcript.Tool) bool {
+	return before.Kind == transcript.Command && withoutCD(before.Target) != withoutCD(after.Target)
+}
+
+// withoutCD is a command line without the "cd dir &&" or "cd dir;" that
+// opens it.
+func withoutCD(cmd string) string {
+	for {
+		cmd = strings.TrimSpace(cmd)
+		if !strings.HasPrefix(cmd, "cd ") {
+			return cmd
+		}
+		i := strings.IndexAny(cmd, "&;")
+		if i < 0 {
+			return cmd
+		}
+		cmd = strings.TrimLeft(cmd[i:], "&;")
+	}
+}
+
+// settled is how a tool use ended: its outcome, or, where that leaves it
+// open, what the assistant's next words report before the user speaks
+// again. Open are a call stopped at its time limit (a server left running,
+// or a hang) and a pipeline that went through (its status is its last
+// command's: "npm start 2>&1 | head" succeeds when npm start fails). A
+// call the user rejected neither failed nor went through. known is false
+// when nothing tells.
+func settled(t transcript.Tool, after []transcript.Message) (o transcript.Outcome, known bool) {
+	switch {
+	case t.Outcome == transcript.Rejected:
+		return "", false
+	case t.Outcome == transcript.Failed, t.Outcome == "" && !strings.Contains(t.Target, "|"):
+		return t.Outcome, true
+	}
+	for _, m := range after {
+		if m.Role == transcript.User && userText(m.Text) != "" {
+			break
+		}
+		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		switch first := firstSentence(m.Text); {
+		case failed.MatchString(first) && !worked.MatchString(first):
+			return transcript.Failed, true
+		case worked.MatchString(first):
+			return "", true
+		}
+		break
+	}
+	return "", false
+}
+
+// saidResolutions finds error→fix pairs from what the assistant says: a
+// tool use it then reports as failing, and a later use of the same attempt
+// that it reports as working.
+func saidResolutions(msgs []transcript.Message) []Resolution {
 	type attempt struct{ key, what string }
 	var out []Resolution
 	failing := map[string]int{} // key → index of the message reporting the failure
@@ -345,18 +517,9 @@ func resolutions(msgs []transcript.Message) []Resolution {
 					}
 				case wasFailing && worked.MatchString(first):
 					delete(failing, a.key)
-					var fix []string
-					for _, between := range msgs[j+1 : i] {
-						for _, s := range sentences(between.Text) {
-							if between.Role == transcript.Assistant && diagnosis.MatchString(s) && len(fix) < 3 {
-								fix = append(fix, clean(s)+".")
-							}
-						}
-					}
-					fix = append(fix, fmt.Sprintf("Then %s: %s", a.what, clean(first)))
 					out = append(out, Resolution{
 						Error:    fmt.Sprintf("%s (%s)", clean(firstSentence(msgs[j].Text)), a.what),
-						Fix:      cut(strings.Join(fix, " "), 1000),
+						Fix:      fixText(diagnoses(msgs[j+1:i]), fmt.Sprintf("Then %s: %s", a.what, clean(first))),
 						Evidence: Evidence{j, quote(firstSentence(msgs[j].Text))},
 					})
 				}
@@ -364,17 +527,61 @@ func resolutions(msgs []transcript.Message) []Resolution {
 			last = nil
 		}
 		for _, t := range m.Tools {
-			if t.Kind == transcript.Command || t.Kind == transcript.Write {
-				last = append(last, attempt{key: string(t.Kind) + "\x00" + commandKey(t.Target), what: fmt.Sprintf("%s `%s`", t.Name, cut(t.Target, 120))})
+			if key, ok := attemptKey(t); ok {
+				last = append(last, attempt{key: key, what: attemptWhat(t)})
 			}
 		}
 	}
 	return out
 }
 
+// diagnoses are what the assistant said it found or changed in the
+// messages between a failure and the use that went through: up to three
+// sentences.
+func diagnoses(between []transcript.Message) []string {
+	var out []string
+	for _, m := range between {
+		if m.Role != transcript.Assistant {
+			continue
+		}
+		for _, s := range sentences(m.Text) {
+			if diagnosis.MatchString(s) && len(out) < 3 {
+				out = append(out, clean(s)+".")
+			}
+		}
+	}
+	return out
+}
+
+// fixText is a fix: the diagnoses d, then the use that went through.
+func fixText(d []string, then string) string {
+	return cut(strings.Join(append(d, then), " "), 1000)
+}
+
+// attemptKey is what makes two tool uses the same attempt: a command's
+// key, or the file a write is on. Only commands and writes count: their
+// failures are the ones fixed.
+func attemptKey(t transcript.Tool) (string, bool) {
+	target := t.Target
+	switch t.Kind {
+	case transcript.Command:
+		target = commandKey(target)
+	case transcript.Write:
+	default:
+		return "", false
+	}
+	return string(t.Kind) + "\x00" + target, target != ""
+}
+
+// attemptWhat names a tool use in an error or a fix.
+func attemptWhat(t transcript.Tool) string {
+	return fmt.Sprintf("%s `%s`", t.Name, cut(t.Target, 120))
+}
+
 // commandKey is what makes two runs of a command the same attempt: the
 // last command of a chain ("cd .. && npm start" is npm start), without
-// its redirections, pipes or "&".
+// the variables set for it ("PYTHONPATH=. pytest" is pytest), its
+// redirections, pipes or "&".
 func commandKey(target string) string {
 	if i := strings.LastIndex(target, "&&"); i >= 0 {
 		target = target[i+2:]
@@ -386,8 +593,15 @@ func commandKey(target string) string {
 		target = target[:i]
 	}
 	target = strings.ReplaceAll(target, "2>&1", "")
-	return strings.Join(strings.Fields(strings.TrimRight(strings.TrimSpace(target), "&")), " ")
+	words := strings.Fields(strings.TrimRight(strings.TrimSpace(target), "&"))
+	for len(words) > 1 && envAssignment.MatchString(words[0]) {
+		words = words[1:]
+	}
+	return strings.Join(words, " ")
 }
+
+// envAssignment is a word that sets a variable for the command after it.
+var envAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // firstSentence is the opening of what the assistant said: its first
 // sentence, and the second when the first is a mere exclamation

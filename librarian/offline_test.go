@@ -51,7 +51,9 @@ func TestOfflineGolden(t *testing.T) {
 }
 
 // TestOfflineRules: what the offline extractor catches in what the user
-// says, one category per row.
+// says and in the tools' outcomes, one category per row. Tools without an
+// id come from a transcript that kept no outcomes: what the assistant says
+// tells their failures.
 func TestOfflineRules(t *testing.T) {
 	t0 := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
 	user := func(s string) transcript.Message { return transcript.Message{Role: transcript.User, Time: t0, Text: s} }
@@ -60,6 +62,13 @@ func TestOfflineRules(t *testing.T) {
 	}
 	tool := func(kind transcript.ToolKind, target string) transcript.Message {
 		return transcript.Message{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Bash", Kind: kind, Target: target}}}
+	}
+	// ran and edit are tool uses whose outcomes the transcript kept.
+	ran := func(target string, o transcript.Outcome) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{ID: "t", Name: "Bash", Kind: transcript.Command, Target: target, Outcome: o}}}
+	}
+	edit := func(file string) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, CWD: "/src/app", Tools: []transcript.Tool{{ID: "e", Name: "Edit", Kind: transcript.Write, Target: "/src/app/" + file}}}
 	}
 	for _, tc := range []struct {
 		name string
@@ -81,6 +90,36 @@ func TestOfflineRules(t *testing.T) {
 			user("Run the tests."), tool(transcript.Command, "go test ./..."), said("The tests failed: a nil map."),
 			said("The fix is to make the map first."), tool(transcript.Command, "cd app && go test ./... 2>&1 | tail"), said("All tests pass now.")},
 			"resolutions: The tests failed: a nil map (Bash `cd app && go test ./... 2>&1 | tail`) → The fix is to make the map first. Then Bash `cd app && go test ./... 2>&1 | tail`: All tests pass now"},
+		{"a marked failure, then a fix", []transcript.Message{
+			user("Run the tests."), ran("go test ./...", transcript.Failed), said("The fix is to make the map first."),
+			edit("sync.go"), ran("go test ./...", ""), said("All tests pass now.")},
+			"resolutions: Bash `go test ./...` failed → The fix is to make the map first. Changed `sync.go`. Then Bash `go test ./...` went through: All tests pass now."},
+		{"marks win over words", []transcript.Message{
+			user("Run the tests."), ran("go test ./...", ""), said("The tests failed: a nil map."),
+			said("The fix is to make the map first."), ran("go test ./...", ""), said("All tests pass now.")},
+			""},
+		{"the assistant's report names the error", []transcript.Message{
+			user("Start it."), ran("npm start", transcript.Failed), said("Port 8080 is in use. Let me kill it."),
+			ran("kill 42", ""), ran("npm start", ""), said("It works.")},
+			"resolutions: Port 8080 is in use (Bash `npm start`) → Let me kill it. Then Bash `npm start` went through: It works."},
+		{"a changed command is the fix", []transcript.Message{
+			user("Test it."), ran("pytest -q", transcript.Failed), ran("PYTHONPATH=. pytest -q", "")},
+			"resolutions: Bash `pytest -q` failed → Then Bash `PYTHONPATH=. pytest -q` went through."},
+		{"the same call from another folder is no lesson", []transcript.Message{
+			user("Move them."), ran("mv a.ts src/", transcript.Failed), ran("cd .. && mv a.ts src/", "")},
+			""},
+		{"a rejected call is neither", []transcript.Message{
+			user("Test it."), ran("make", transcript.Failed), said("The fix is to add the target."),
+			ran("make", transcript.Rejected)},
+			""},
+		{"a server stopped at its time limit works if the assistant says so", []transcript.Message{
+			user("Start it."), ran("npm start", transcript.Failed), said("The fix is to import logger.ts."),
+			ran("npm start", transcript.TimedOut), said("Great! The application is running.")},
+			"resolutions: Bash `npm start` failed → The fix is to import logger.ts. Then Bash `npm start` went through: Great! The application is running."},
+		{"a pipeline the assistant says failed did not go through", []transcript.Message{
+			user("Start it."), ran("npm start", transcript.Failed), said("The fix is to import logger.ts."),
+			ran("npm start | head", ""), said("Still an error.")},
+			""},
 		{"open question", []transcript.Message{user("Add the endpoint."), said("Added it. Should it require auth?")}, "questions: Should it require auth?"},
 		{"a question in code is not the user's", []transcript.Message{user("Look:\n```\nremember that x = 1\n```")}, ""},
 		{"never mind is not a rule", []transcript.Message{user("Never mind, it works now.")}, ""},
@@ -139,11 +178,14 @@ func TestSummarize(t *testing.T) {
 
 func TestCommandKey(t *testing.T) {
 	for in, want := range map[string]string{
-		"npm start":                       "npm start",
-		"npm start 2>&1 | head -20":       "npm start",
-		"cd .. && npm start &":            "npm start",
-		"cd app; go test ./...":           "go test ./...",
-		"  go   vet ./... 2>&1 | tail -5": "go vet ./...",
+		"npm start":                         "npm start",
+		"npm start 2>&1 | head -20":         "npm start",
+		"cd .. && npm start &":              "npm start",
+		"cd app; go test ./...":             "go test ./...",
+		"  go   vet ./... 2>&1 | tail -5":   "go vet ./...",
+		"PYTHONPATH=. pytest -q":            "pytest -q",
+		"CGO_ENABLED=0 GOOS=linux go build": "go build",
+		"A=1":                               "A=1",
 	} {
 		if got := commandKey(in); got != want {
 			t.Errorf("commandKey(%q) = %q, want %q", in, got, want)
