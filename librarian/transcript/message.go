@@ -1,8 +1,9 @@
 // Package transcript reads agents' session files into one message model:
 // Claude Code's JSONL transcripts, Codex CLI's rollout files and ctx0's
 // generic session log. It keeps what was said (the user's words, the
-// assistant's text) and the gist of what was done (files read and written,
-// commands run), and counts what it leaves out: tool output, meta lines,
+// assistant's text), the gist of what was done (files read and written,
+// commands run) and which tool calls did not go through (failed, rejected,
+// timed out), and counts what it leaves out: tool output, meta lines,
 // sub-agent chatter, thinking, injected context.
 //
 // The readers are pure: they parse bytes and touch no files. A file that is
