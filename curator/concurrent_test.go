@@ -1,6 +1,7 @@
 package curator
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,25 @@ func TestWriterDuringRun(t *testing.T) {
 	}
 	if _, ok := files["contacts/sarah.md"]; ok {
 		t.Error("the merged duplicate is still there")
+	}
+}
+
+// TestOneRunAtATime: a run while another holds the lock is refused (and
+// RunIfDue says so without failing).
+func TestOneRunAtATime(t *testing.T) {
+	v, c := testVault(t)
+	unlock, err := lockRuns(v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(t.Context(), Options{Vault: v, Now: c.Now}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second run: %v", err)
+	}
+	if _, ran, why, err := RunIfDue(t.Context(), Options{Vault: v, Now: c.Now}); ran || err != nil || why != ErrBusy.Error() {
+		t.Errorf("RunIfDue: %v %v %q", ran, err, why)
+	}
+	unlock()
+	if _, err := Run(t.Context(), Options{Vault: v, Now: c.Now}); err != nil {
+		t.Error(err)
 	}
 }

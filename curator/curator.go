@@ -144,6 +144,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		return Result{DryRun: true, Base: tree.Commit(), Changes: nonNil(w.changes), Notes: append(notes, w.notes...), Resolved: ids(resolved)}, nil
 	}
+	// One curator run at a time: a second one (cron and ingest --watch
+	// both due) would plan the same work from the same commit.
+	unlock, err := lockRuns(o.Vault.Root())
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
 	ao := agent.Options{Kind: "curator", Trigger: o.Trigger, Now: o.Now}
 	if useModel {
 		ao.Provider, ao.Model = o.Provider.Name(), o.Provider.Model()

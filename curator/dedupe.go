@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -219,6 +220,17 @@ func (w *work) merge(s, dup *doc, why string) error {
 	}
 	dup.gone = true
 	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why + "; " + dup.name + " becomes an alias of " + s.name})
+	// An entry that dup superseded now points at the survivor.
+	for _, n := range w.names() {
+		d := w.docs[n]
+		if t, err := vault.NormalizeName(d.e.SupersededBy()); err == nil && t == dup.name {
+			if err := d.e.Set(entry.FieldSupersededBy, s.name); err != nil {
+				return err
+			}
+			d.dirty = true
+			w.change(Change{Kind: KindRelink, Entry: d.name, Other: dup.name, Why: "it was superseded by " + dup.name + ", now by " + s.name})
+		}
+	}
 	for _, d := range w.liveDocs() {
 		if d == s {
 			if _, err := relink(d, dup.name, s.name); err != nil {

@@ -10,8 +10,33 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/ctx0/ctx0/vault"
 )
+
+// ErrBusy is returned when another curator run is under way in the vault.
+var ErrBusy = errors.New("another curator run is under way")
+
+// lockFile is held while a curator run works.
+const lockFile = ".ctx0/state/curator.lock"
+
+// lockRuns takes the curator's lock, without waiting.
+func lockRuns(root string) (func(), error) {
+	p := filepath.Join(root, filepath.FromSlash(lockFile))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("curator: %w", err)
+	}
+	l := flock.New(p)
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("curator: lock %s: %w", lockFile, err)
+	}
+	if !ok {
+		return nil, ErrBusy
+	}
+	return func() { l.Unlock() }, nil
+}
 
 // stateFile is the curator's machine-local state: when it last ran and
 // the branch's commit after that run.
@@ -121,6 +146,9 @@ func RunIfDue(ctx context.Context, o Options) (res Result, ran bool, why string,
 		o.Trigger = "due: " + why
 	}
 	res, err = Run(ctx, o)
+	if errors.Is(err, ErrBusy) {
+		return Result{}, false, err.Error(), nil
+	}
 	return res, err == nil, why, err
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -32,7 +33,13 @@ func (w *work) archiveStale() error {
 // archive moves d to archive/<name>, as ctx0 rm does: archived is set and
 // the old name stays as an alias, so links to it still resolve.
 func (w *work) archive(d *doc) (*doc, error) {
-	name := w.freeName("archive/" + d.name)
+	// A file a person named by hand ("Ideas/My Plan.md") is archived under
+	// its normalized name: a run writes only those.
+	n, err := vault.NormalizeName(d.name)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", d.name, err)
+	}
+	name := w.freeName("archive/" + n)
 	if err := d.e.Set(entry.FieldArchived, w.now); err != nil {
 		return nil, fmt.Errorf("archive %s: %w", d.name, err)
 	}
