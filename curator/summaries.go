@@ -150,7 +150,7 @@ func (w *work) compact(ctx context.Context, m model) error {
 			}
 		}
 	}
-	text := compactText(parts)
+	text := w.compactText(parts)
 	if m.on {
 		t, err := w.modelCompaction(ctx, m, parts)
 		if err != nil {
@@ -340,10 +340,63 @@ func firstSentence(p string) string {
 	return p
 }
 
-// compactText is the offline roll-up: the lines of the summaries, the
-// same line once, the newest kept when they do not all fit in
-// maxCompactedChars, printed oldest first.
-func compactText(parts []*doc) string {
+// compactText is the offline roll-up: the big picture of every entry the
+// summaries cover, directly or through the summaries they roll up, that
+// is still in use (superseded and archived ones drop out, as seed 000's
+// re-rolled summaries age out stale information): a line each, what lasts
+// first (projects, decisions, preferences, people), the newest first
+// within a type, within maxCompactedChars; pinned entries and
+// preferences are left to the context block's own sections. With no such entry left, the
+// summaries' own lines, the newest kept.
+func (w *work) compactText(parts []*doc) string {
+	seen := map[string]bool{}
+	var docs []*doc
+	var walk func(d *doc, depth int)
+	walk = func(d *doc, depth int) {
+		for _, n := range stringList(d.e, FieldCovers) {
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			c := w.docs[n]
+			switch {
+			case c == nil:
+			case isSummary(c):
+				if depth < 64 {
+					walk(c, depth+1)
+				}
+			case c.live() && !c.e.Pinned() && c.e.Type() != "preference":
+				// Pinned entries and preferences have their own
+				// sections in the context block.
+				docs = append(docs, c)
+			}
+		}
+	}
+	for _, d := range parts {
+		walk(d, 0)
+	}
+	if len(docs) == 0 {
+		return compactLines(parts)
+	}
+	slices.SortFunc(docs, func(a, b *doc) int {
+		return cmp.Or(cmp.Compare(typeRank(a.e.Type()), typeRank(b.e.Type())), b.lastChange().Compare(a.lastChange()), cmp.Compare(a.name, b.name))
+	})
+	var lines []string
+	size := 0
+	for _, d := range docs {
+		l := "- " + lineOf(d)
+		if size+len(l)+1 > maxCompactedChars {
+			continue
+		}
+		size += len(l) + 1
+		lines = append(lines, l)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// compactLines rolls up the summaries' lines: the same line once, the
+// newest kept when they do not all fit, printed oldest first.
+func compactLines(parts []*doc) string {
 	var all []string
 	for _, d := range parts {
 		for _, l := range strings.Split(d.e.Body(), "\n") {

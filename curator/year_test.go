@@ -197,5 +197,5 @@ func TestSimulatedYear(t *testing.T) {
 	if !strings.Contains(b.Text, "Short commit subjects") {
 		t.Errorf("the standing preference is not in the block:\n%s", b.Text)
 	}
-	t.Logf("after %d days: %d files, summaries %v, block %d tokens, sections %v", days, len(files), summaries, b.Tokens, sections)
+	t.Logf("after %d days: %d files, summaries %v, block %d tokens, sections %v\n%s", days, len(files), summaries, b.Tokens, sections, b.Text)
 }
