@@ -1,0 +1,81 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Concurrent read-modify-writes of one body lose nothing: each sees the
+// others' changes, because the read is under the vault lock.
+func TestEditBodyConcurrent(t *testing.T) {
+	v := testVault(t)
+	if _, _, err := v.Add(t.Context(), AddOptions{Name: "logs/shared", Meta: Meta{Type: "log"}, Body: new("start\n")}); err != nil {
+		t.Fatal(err)
+	}
+	const writers, each = 4, 5
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				_, _, err := v.EditBody(t.Context(), "logs/shared", "append to", func(body string) (string, error) {
+					return body + fmt.Sprintf("writer %d line %d\n", w, i), nil
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	d, err := v.Get(t.Context(), "logs/shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(d.Entry.Body(), "\n"); n != 1+writers*each {
+		t.Errorf("%d lines, want %d:\n%s", n, 1+writers*each, d.Entry.Body())
+	}
+	runGit(t, v, "fsck", "--strict")
+	// An error from fn writes nothing; an unchanged body commits nothing.
+	before := runGit(t, v, "rev-parse", "HEAD")
+	boom := errors.New("boom")
+	if _, _, err := v.EditBody(t.Context(), "logs/shared", "x", func(string) (string, error) { return "", boom }); !errors.Is(err, boom) {
+		t.Errorf("fn's error: %v", err)
+	}
+	if _, c, err := v.EditBody(t.Context(), "logs/shared", "x", func(b string) (string, error) { return b, nil }); err != nil || c.Hash != "" {
+		t.Errorf("unchanged body: %v, %v", c, err)
+	}
+	if after := runGit(t, v, "rev-parse", "HEAD"); after != before {
+		t.Error("a commit was made")
+	}
+}
+
+func TestCreateExactName(t *testing.T) {
+	v := testVault(t)
+	data := []byte("---\ntitle: Notes\ntype: note\n---\nat the top\n")
+	c, err := v.Create(t.Context(), "notes.txt", data)
+	if err != nil || c.Message != "add notes.txt" {
+		t.Fatalf("create: %v, %v", c, err)
+	}
+	d, err := v.Read(t.Context(), "notes.txt")
+	if err != nil || string(d.Entry.Bytes()) != string(data) {
+		t.Errorf("read back: %v, %v", d, err)
+	}
+	if _, err := v.Create(t.Context(), "notes.txt", data); !errors.Is(err, ErrExists) {
+		t.Errorf("create again: %v", err)
+	}
+	if _, err := v.Create(t.Context(), "Notes/Big", data); err == nil {
+		t.Error("a name that is not normalized: want an error")
+	}
+	if _, err := v.Create(t.Context(), "../x", data); err == nil {
+		t.Error("a name that leaves the vault: want an error")
+	}
+	if _, err := v.Create(t.Context(), "bad", []byte("---\ntitle: [\n---\n")); err == nil {
+		t.Error("a file that does not parse: want an error")
+	}
+	if st := runGit(t, v, "status", "--porcelain"); st != "" {
+		t.Errorf("git status:\n%s", st)
+	}
+}
