@@ -84,3 +84,28 @@ func TestReinforcementAndDecay(t *testing.T) {
 		t.Error("the user's preference was archived")
 	}
 }
+
+// TestMergedPreferencesAddUp: two preferences that say the same merge;
+// the survivor counts both's observations, and the other's conversation
+// is named in the change rather than written into the text.
+func TestMergedPreferencesAddUp(t *testing.T) {
+	v, c := testVault(t)
+	put(t, v, "preferences/tabs", "---\ntitle: Tabs\ntype: preference\nsource: librarian\nconversation: s1@2026-04-01T09:00:00Z\nobservations: 2\nlast_observed: 2026-04-20T09:00:00Z\ncreated: 2026-04-01T09:00:00Z\nupdated: 2026-04-20T09:00:00Z\n---\nThe user indents Go code with tabs.\n")
+	put(t, v, "preferences/go-tabs", "---\ntitle: Go tabs\ntype: preference\nsource: librarian\nconversation: s2@2026-04-25T09:00:00Z\ncreated: 2026-04-25T09:00:00Z\nupdated: 2026-04-25T09:00:00Z\n---\nThe user indents Go code with tabs.\n")
+	res := curate(t, v, c, false)
+	f := entryFiles(t, v)["preferences/tabs.md"]
+	for _, want := range []string{"observations: 3\n", "confidence: 0.88\n", "conversation: s1@2026-04-01T09:00:00Z\n", "aliases: [preferences/go-tabs, Go tabs]\n"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Contains(f, "s2@") {
+		t.Errorf("the other's conversation was written in:\n%s", f)
+	}
+	if !strings.Contains(changeLines(res), "preferences/go-tabs's conversation was s2@2026-04-25T09:00:00Z") {
+		t.Errorf("changes:\n%s", changeLines(res))
+	}
+	if again := curate(t, v, c, false); len(again.Changes) != 0 {
+		t.Errorf("a second run:\n%s", changeLines(again))
+	}
+}

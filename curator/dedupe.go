@@ -19,6 +19,10 @@ import (
 // summaries.
 var noDedupe = map[string]bool{"episode": true, "log": true, "summary": true, "milestone": true}
 
+// fieldConversation is the librarian's field naming the conversation an
+// entry was filed from (librarian.FieldConversation).
+const fieldConversation = "conversation"
+
 // minSameWords is the fewest words two bodies must have to be the same
 // text: two one-line stubs ("TODO", "See below.") say nothing alike.
 const minSameWords = 4
@@ -159,9 +163,28 @@ func (w *work) merge(s, dup *doc, why string) error {
 	known := map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
 		entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
 		entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true}
+	// Observations add up; the merge itself is not one more.
+	if Observed(s.e) || Observed(dup.e) {
+		n1, _ := observations(s.e)
+		n2, _ := observations(dup.e)
+		if err := w.setObservations(s, n1+n2, w.now); err != nil {
+			return err
+		}
+	}
+	var kept []string
 	for _, k := range dup.e.Keys() {
-		if known[k] {
+		if known[k] || k == FieldObservations || k == FieldLastObserved || k == FieldConfidence {
 			continue
+		}
+		if k == fieldConversation {
+			// Where an entry came from is not a fact of it: the
+			// survivor keeps its own, and the change says the other.
+			if dv, _ := dup.e.Get(k); dv != nil {
+				if sv, ok := s.e.Get(k); ok && fmt.Sprint(sv) != fmt.Sprint(dv) {
+					kept = append(kept, fmt.Sprintf("%s's %s was %v", dup.name, k, dv))
+					continue
+				}
+			}
 		}
 		dv, _ := dup.e.Get(k)
 		sv, ok := s.e.Get(k)
@@ -219,7 +242,11 @@ func (w *work) merge(s, dup *doc, why string) error {
 		return err
 	}
 	dup.gone = true
-	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why + "; " + dup.name + " becomes an alias of " + s.name})
+	why += "; " + dup.name + " becomes an alias of " + s.name
+	if len(kept) > 0 {
+		why += " (" + strings.Join(kept, "; ") + ")"
+	}
+	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why})
 	// An entry that dup superseded now points at the survivor.
 	for _, n := range w.names() {
 		d := w.docs[n]
