@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -87,4 +89,45 @@ func TestMCPStdio(t *testing.T) {
 			t.Errorf("a file written by hand is not found: %s", found)
 		}
 	}
+}
+
+// TestMCPHTTP: ctx0 mcp --http as a process, on a port of its choosing on
+// 127.0.0.1, reached by the SDK's streamable HTTP client.
+func TestMCPHTTP(t *testing.T) {
+	dir := newVault(t)
+	cmd := ctx0Cmd(t, dir, "mcp", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`).FindString(sc.Text()); m != "" {
+				urls <- m
+			}
+		}
+		close(urls)
+	}()
+	url, ok := <-urls
+	if !ok {
+		t.Fatal("the server did not say where it listens")
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: "ctx0-test", Version: "1"}, nil)
+	cs, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out := mcpCall(t, cs, "remember", map[string]any{"content": "The HTTP server remembers too."})
+	name := strings.TrimSuffix(strings.TrimPrefix(out, "Saved as "), ".")
+	if found := mcpCall(t, cs, "search", map[string]any{"query": "http server"}); !strings.Contains(found, name) {
+		t.Errorf("search over HTTP: %s", found)
+	}
+	gitOut(t, dir, "fsck", "--strict")
 }
