@@ -421,3 +421,27 @@ func TestMemoryToolHandNamedFile(t *testing.T) {
 	fails(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/My Notes.md", "old_str": "by hand", "new_str": "x"}, "git mv")
 	fails(t, cs, "memory", map[string]any{"command": "delete", "path": "/memories/knowledge/My Notes.md"}, "git mv")
 }
+
+func TestResourcesListEntries(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	out := ok(t, cs, "remember", map[string]any{"content": "Pinned rule: never deploy on Fridays.", "pin": true})
+	name := strings.TrimSuffix(strings.TrimPrefix(out, "Saved (pinned) as "), ".")
+	res, err := cs.ListResources(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range res.Resources {
+		uris = append(uris, r.URI)
+	}
+	for _, want := range []string{"ctx0://context", "ctx0://entry/" + name, "ctx0://entry/me"} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resources/list lacks %s: %v", want, uris)
+		}
+	}
+	rr, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "ctx0://context"})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, "never deploy on Fridays") {
+		t.Errorf("ctx0://context: %v, %v", rr, err)
+	}
+}

@@ -103,7 +103,7 @@ func New(o Options) *Server {
 		Instructions: instructions,
 		Logger:       o.Logger,
 	})
-	s.sdk.AddReceivingMiddleware(s.fixArguments, recoverTools)
+	s.sdk.AddReceivingMiddleware(s.fixArguments, recoverTools, s.listEntries)
 	s.addTools()
 	s.addResources()
 	return s
@@ -188,5 +188,44 @@ func (s *Server) memory() extractor.Memory {
 	return extractor.Memory{
 		Vault: s.opts.Vault, Index: s.opts.Index, Sessions: s.opts.Sessions,
 		Embeddings: s.opts.Embeddings, Now: s.opts.Now,
+	}
+}
+
+// listedEntries is how many entries resources/list offers besides the
+// pinned ones: the most recently changed. Every entry is readable through
+// the template ctx0://entry/{+name}; the list is for people to pick from
+// (an @-mention in Claude Code), not a dump of the vault.
+const listedEntries = 100
+
+// listEntries is middleware that adds the pinned and the latest entries to
+// resources/list, which the SDK answers with the static resources only.
+func (s *Server) listEntries(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		res, err := next(ctx, method, req)
+		list, ok := res.(*sdk.ListResourcesResult)
+		if err != nil || method != "resources/list" || !ok || list.NextCursor != "" || s.opts.Index == nil {
+			return res, err
+		}
+		if p, ok := req.GetParams().(*sdk.ListResourcesParams); ok && p != nil && p.Cursor != "" {
+			return res, err // a later page of static resources: the entries came with the first
+		}
+		seen := map[string]bool{}
+		for _, l := range []index.Listing{{Pinned: true, Limit: listedEntries}, {Limit: listedEntries}} {
+			rs, err := s.opts.Index.Latest(ctx, l)
+			if err != nil {
+				return nil, fmt.Errorf("list entries: %w", err)
+			}
+			for _, r := range rs {
+				if seen[r.Name] {
+					continue
+				}
+				seen[r.Name] = true
+				list.Resources = append(list.Resources, &sdk.Resource{
+					URI: entryURI(r.Name), Name: r.Name, Title: r.Title, MIMEType: "text/markdown",
+					Description: strings.TrimSpace(r.Type + " entry"),
+				})
+			}
+		}
+		return list, nil
 	}
 }
