@@ -309,10 +309,6 @@ func (s *Server) viewDir(t target) (string, error) {
 				continue
 			}
 			child := path.Join(rel, de.Name())
-			info, err := de.Info()
-			if err != nil {
-				continue
-			}
 			var shown string
 			switch {
 			case de.IsDir():
@@ -321,14 +317,14 @@ func (s *Server) viewDir(t target) (string, error) {
 				shown = memRoot + "/" + child
 			default:
 				n, ok := vault.NameOf(child)
-				if !ok || !info.Mode().IsRegular() {
+				if !ok || !de.Type().IsRegular() {
 					continue
 				}
 				shown = shownPath(n)
 			}
 			if len(items) >= maxListed {
-				more++
-			} else {
+				more++ // counted, not stat'ed: a large vault lists fast
+			} else if info, err := de.Info(); err == nil {
 				items = append(items, item{info.Size(), shown})
 			}
 			if de.IsDir() && depth < 2 {
