@@ -94,16 +94,16 @@ type retrieval struct {
 	w          []float64 // the terms' weights over the candidates read (see weights)
 	cands      map[string]*candidate
 	order      []*candidate // after rank
-	// embedded says the entries changed were embedded, once per retrieval.
-	embedded bool
+	searcher   *searcher
 }
 
 func newRetrieval(m Memory, req Request) *retrieval {
 	t := analyze(req.Query)
 	return &retrieval{
 		m: m, req: req, t: t, match: matcher{t},
-		plan:  Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
-		cands: map[string]*candidate{},
+		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
+		cands:    map[string]*candidate{},
+		searcher: &searcher{m: m, about: req.Query},
 	}
 }
 
@@ -174,52 +174,16 @@ type hit struct {
 	Vector float64
 }
 
-// embedPerRetrieve bounds the entries a retrieval embeds before it
-// searches, so that a vault being embedded for the first time does not
-// hold a question up for long; the rest are embedded by the next ones.
-const embedPerRetrieve = 32
-
-// search runs one search: BM25, fused with vector similarity when an
-// embeddings endpoint is configured. An endpoint that fails leaves the
-// retrieval to BM25 and says so in its plan.
+// search runs one search of the retrieval (see searcher), and says in the
+// plan how it was fused.
 func (r *retrieval) search(ctx context.Context, q index.Query) ([]hit, error) {
-	if r.m.Embeddings != nil && !r.embedded {
-		r.embedded = true
-		rep, err := r.m.Index.Embed(ctx, r.m.Embeddings, embedPerRetrieve)
-		if err != nil {
-			r.hybridOff(ctx, err)
-		} else {
-			r.plan.Hybrid = r.m.Embeddings.Model()
-			if rep.Pending > 0 {
-				r.plan.Hybrid += fmt.Sprintf(" (%d entries not embedded yet)", rep.Pending)
-			}
-		}
-	}
-	if r.m.Embeddings != nil {
-		res, err := r.m.Index.HybridSearch(ctx, q, r.req.Query, r.m.Embeddings)
-		if err == nil {
-			out := make([]hit, len(res))
-			for i, h := range res {
-				out[i] = hit{Result: h.Result, Vector: h.Vector}
-			}
-			return out, nil
-		}
-		r.hybridOff(ctx, err)
-	}
-	res, err := r.m.Index.Search(ctx, q)
+	res, err := r.searcher.search(ctx, q)
+	r.plan.Hybrid = r.searcher.hybrid
 	out := make([]hit, len(res))
 	for i, h := range res {
-		out[i] = hit{Result: h}
+		out[i] = hit{Result: h.Result, Vector: h.Vector}
 	}
 	return out, err
-}
-
-// hybridOff turns hybrid search off for the rest of the retrieval.
-func (r *retrieval) hybridOff(ctx context.Context, err error) {
-	if ctx.Err() == nil {
-		r.plan.Hybrid = "off: " + err.Error()
-	}
-	r.m.Embeddings = nil
 }
 
 // add returns the candidate for an entry, adding it if new.

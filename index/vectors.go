@@ -340,8 +340,8 @@ const (
 // fused.
 type HybridResult struct {
 	Result
-	Text   float64 `json:"text_score"`
-	Vector float64 `json:"vector_score"`
+	Text   float64 `json:"text_score,omitempty"`
+	Vector float64 `json:"vector_score,omitempty"`
 }
 
 // HybridSearch searches like Search and by meaning: about is embedded with

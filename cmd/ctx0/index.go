@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -76,9 +77,9 @@ func (a *app) progress(what string) func(done, total int) {
 }
 
 func (a *app) newIndexCmd() *cobra.Command {
-	var rebuild, watch, asJSON bool
+	var rebuild, watch, embed, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "index [--rebuild] [--watch]",
+		Use:   "index [--rebuild] [--watch] [--embed]",
 		Short: "Bring the search index up to date with the files",
 		Long: `Bring the search index (.ctx0/index.db, derived from the files and safe to
 delete) up to date: files added, changed, removed or renamed by any tool are
@@ -87,16 +88,27 @@ this for itself; ctx0 index says what it found.
 
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
-they read: run it in the background for large vaults.`,
+they read: run it in the background for large vaults.
+
+--embed also chunks and embeds the entries added or changed since they were
+last embedded, with the embeddings endpoint of .ctx0/config.yaml (see ctx0
+search --help); with --watch, as they change. Search and retrieve embed a
+few at a time by themselves; this does all of them now.`,
 		Example: `  ctx0 index
   ctx0 index --rebuild --json
-  ctx0 index --watch &`,
+  ctx0 index --watch --embed &`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			v, ix, err := a.openIndexed(ctx)
 			if err != nil {
 				return err
+			}
+			var embedder index.Embedder
+			if embed {
+				if embedder, err = a.embedder(v); err != nil {
+					return err
+				}
 			}
 			var rep index.Report
 			switch {
@@ -111,17 +123,51 @@ they read: run it in the background for large vaults.`,
 				return err
 			}
 			if !watch {
-				if asJSON {
-					return a.printJSON(rep)
+				if embedder == nil {
+					if asJSON {
+						return a.printJSON(rep)
+					}
+					return a.printReport(rep)
 				}
-				return a.printReport(rep)
+				erep, err := ix.Embed(ctx, embedder, 0)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					return a.printJSON(struct {
+						index.Report
+						Embed index.EmbedReport `json:"embed"`
+					}{rep, erep})
+				}
+				if err := a.printReport(rep); err != nil {
+					return err
+				}
+				return a.printEmbedReport(erep)
 			}
-			// One line per check or batch, JSON Lines with --json.
+			// One line per check, batch or embedding, JSON Lines with --json.
+			// The first embedding catches up; the others follow changes.
+			started := false
 			print := func(rep index.Report) {
 				if asJSON {
 					_ = json.NewEncoder(a.stdout).Encode(rep)
 				} else {
 					_ = a.printReport(rep)
+				}
+				if embedder == nil || started && rep.Changes() == 0 {
+					started = true
+					return
+				}
+				started = true
+				erep, err := ix.Embed(ctx, embedder, 0)
+				switch {
+				case err != nil:
+					a.note("ctx0: %v", err)
+				case asJSON:
+					_ = json.NewEncoder(a.stdout).Encode(struct {
+						Embed index.EmbedReport `json:"embed"`
+					}{erep})
+				default:
+					_ = a.printEmbedReport(erep)
 				}
 			}
 			print(rep)
@@ -131,8 +177,28 @@ they read: run it in the background for large vaults.`,
 	}
 	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "build the index from nothing")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and follow changes to the files")
+	cmd.Flags().BoolVar(&embed, "embed", false, "also embed what changed, with the configured embeddings endpoint")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was done as JSON (one object per line with --watch)")
 	return cmd
+}
+
+// embedder is the embeddings endpoint of v's config.
+func (a *app) embedder(v *vault.Vault) (index.Embedder, error) {
+	cfg, err := extractor.LoadConfig(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.Embeddings.Configured() {
+		return nil, fmt.Errorf("index --embed: %s names no embeddings endpoint (an embeddings: section with url and model)", vault.ConfigFile)
+	}
+	return extractor.NewEmbeddings(cfg.Embeddings, a.getenv)
+}
+
+// printEmbedReport prints what an embedding did.
+func (a *app) printEmbedReport(r index.EmbedReport) error {
+	_, err := fmt.Fprintf(a.stdout, "embedded %d entries with %s: %d chunks, %d texts sent (%v)\n",
+		r.Entries, r.Model, r.Chunks, r.Embedded, r.Took.Round(1e6))
+	return err
 }
 
 // printReport prints what a check or a rebuild did.

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -37,7 +39,9 @@ text is found inside longer runs of characters.
   title:sarah          a word in one field: name, title, tags or body
 
 Superseded and archived entries are left out unless --all. The search sees
-every file as it is now, whoever wrote it.`,
+every file as it is now, whoever wrote it. With an embeddings endpoint in
+.ctx0/config.yaml, results are also found by meaning, and the two scores fused
+(text_score and vector_score in --json).`,
 		Example: `  ctx0 search deploy key
   ctx0 search '"staging deploy" OR rollback' --type decision --limit 5
   ctx0 search sarah --scope contacts --since 2026-01-01 --json`,
@@ -62,11 +66,7 @@ every file as it is now, whoever wrote it.`,
 			if sessions {
 				return a.searchSessions(cmd.Context(), q, asJSON)
 			}
-			_, ix, err := a.openIndexed(cmd.Context())
-			if err != nil {
-				return err
-			}
-			res, err := ix.Search(cmd.Context(), q)
+			res, err := a.search(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
@@ -111,4 +111,30 @@ every file as it is now, whoever wrote it.`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	cmd.Flags().BoolVar(&sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
 	return cmd
+}
+
+// search runs q: BM25, fused with vector similarity when the vault's config
+// names an embeddings endpoint.
+func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := extractor.LoadConfig(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	m := extractor.Memory{Vault: v, Index: ix}
+	if cfg.Embeddings.Configured() {
+		if e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
+			a.note("ctx0: %v; searching by words alone", err)
+		} else {
+			m.Embeddings = e
+		}
+	}
+	res, hybrid, err := extractor.Search(ctx, m, q)
+	if strings.HasPrefix(hybrid, "off: ") {
+		a.note("ctx0: embeddings %s; searching by words alone", strings.TrimPrefix(hybrid, "off: "))
+	}
+	return res, err
 }
