@@ -29,10 +29,16 @@ const (
 
 // Observed tells whether an entry is an observation of style or
 // preference, whose confidence decays: a preference, or an entry tagged
-// preference or style, that a person did not write (source user) and did
-// not pin. What the user stated or pinned does not fade.
+// preference or style, that an agent made (source librarian, agent or
+// auto) and nobody pinned. What a person wrote (source user, or none, as
+// a file written by hand may have) or pinned does not fade.
 func Observed(e *entry.Entry) bool {
-	if e.Pinned() || e.Source() == "user" || e.Type() == "summary" {
+	switch e.Source() {
+	case "librarian", "agent", "auto":
+	default:
+		return false
+	}
+	if e.Pinned() || e.Type() == "summary" {
 		return false
 	}
 	return e.Type() == "preference" || slices.Contains(e.Tags(), "preference") || slices.Contains(e.Tags(), "style")

@@ -32,3 +32,7 @@ func (m model) ask(ctx context.Context, what string, r llm.Request, out any) err
 	}
 	return nil
 }
+
+// dry tells a dry run: it asks the model what to merge, as a run would,
+// but not for summaries' text, which a plan does not need.
+func (m model) dry() bool { return m.s == nil }

@@ -83,7 +83,7 @@ func (w *work) incremental(ctx context.Context, m model, pending []*doc, session
 		to = w.now
 	}
 	text := extractive(pending)
-	if m.on {
+	if m.on && !m.dry() {
 		t, err := w.modelSummary(ctx, m, pending)
 		if err != nil {
 			w.notes = append(w.notes, fmt.Sprintf("%d entries left to summarize on the next run: %v", len(pending), err))
@@ -151,7 +151,7 @@ func (w *work) compact(ctx context.Context, m model) error {
 		}
 	}
 	text := w.compactText(parts)
-	if m.on {
+	if m.on && !m.dry() {
 		t, err := w.modelCompaction(ctx, m, parts)
 		if err != nil {
 			w.notes = append(w.notes, fmt.Sprintf("%d summaries left to compact on the next run: %v", len(parts), err))
