@@ -69,21 +69,25 @@ summarized.`,
 			if err != nil {
 				return err
 			}
-			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
 			if ifDue {
-				due, why, err := curator.Due(ctx, v, cfg, a.now(), sessionEnd)
+				res, ran, why, err := a.curateIfDue(ctx, v, sessionEnd)
 				if err != nil {
 					return err
 				}
-				if !due {
+				if !ran {
 					if asJSON {
 						return a.printJSON(map[string]any{"ran": false, "why": why})
 					}
 					a.note("Nothing is due: %s.", why)
 					return nil
 				}
-				o.Trigger = "due: " + why
+				if asJSON {
+					return a.printJSON(res)
+				}
+				printCurated(a, res)
+				return nil
 			}
+			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
 			closeAll, err := a.curatorHelpers(ctx, v, &o)
 			if err != nil {
 				return err
@@ -105,6 +109,30 @@ summarized.`,
 	cmd.Flags().BoolVar(&sessionEnd, "session-end", false, "a session ended: summarize whatever is new")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the changes as JSON")
 	return cmd
+}
+
+// curateIfDue runs the curator on v if a run is due (curator.Due), with
+// the configured model; ran is false, and why says why, when none is. It
+// is cheap when nothing is due: it reads the curator's state and the list
+// of files changed since the last run, and opens neither the model nor
+// the index. For ctx0 ingest --watch after it files conversations, with
+// sessionEnd set when a session ended.
+func (a *app) curateIfDue(ctx context.Context, v *vault.Vault, sessionEnd bool) (res curator.Result, ran bool, why string, err error) {
+	cfg, err := curator.LoadConfig(v.Root())
+	if err != nil {
+		return res, false, "", err
+	}
+	due, why, err := curator.Due(ctx, v, cfg, a.now(), sessionEnd)
+	if err != nil || !due {
+		return res, false, why, err
+	}
+	o := curator.Options{Vault: v, Config: &cfg, SessionEnd: sessionEnd, Now: a.now, Trigger: "due: " + why}
+	closeAll, err := a.curatorHelpers(ctx, v, &o)
+	if err != nil {
+		return res, false, "", err
+	}
+	defer closeAll()
+	return curator.RunIfDue(ctx, o)
 }
 
 // curatorHelpers gives a run the configured language model and, with
