@@ -40,6 +40,7 @@ const (
 	maxIncrementalChars = 1200
 	maxCompactedChars   = 1600
 	maxModelEntryChars  = 400
+	maxCovers           = 200 // entries one incremental summary covers
 )
 
 func isSummary(d *doc) bool { return d.e.Type() == SummaryType }
@@ -67,17 +68,23 @@ func (w *work) summarize(ctx context.Context, m model, sessionEnd bool) error {
 		}
 	}
 	if len(pending) >= w.cfg.SummarizeAfter || sessionEnd && len(pending) > 0 {
-		if err := w.incremental(ctx, m, pending, sessionEnd); err != nil {
-			return err
+		slices.SortFunc(pending, func(a, b *doc) int {
+			return cmp.Or(a.lastChange().Compare(b.lastChange()), cmp.Compare(a.name, b.name))
+		})
+		// A vault curated for the first time may hold thousands: a
+		// summary covers at most maxCovers, so that it stays a small file.
+		for len(pending) > 0 {
+			n := min(len(pending), maxCovers)
+			if err := w.incremental(ctx, m, pending[:n], sessionEnd); err != nil {
+				return err
+			}
+			pending = pending[n:]
 		}
 	}
 	return w.compact(ctx, m)
 }
 
 func (w *work) incremental(ctx context.Context, m model, pending []*doc, sessionEnd bool) error {
-	slices.SortFunc(pending, func(a, b *doc) int {
-		return cmp.Or(a.lastChange().Compare(b.lastChange()), cmp.Compare(a.name, b.name))
-	})
 	from, to := pending[0].lastChange(), pending[len(pending)-1].lastChange()
 	if to.IsZero() {
 		to = w.now
@@ -351,8 +358,10 @@ func firstSentence(p string) string {
 func (w *work) compactText(parts []*doc) string {
 	seen := map[string]bool{}
 	var docs []*doc
-	var walk func(d *doc, depth int)
-	walk = func(d *doc, depth int) {
+	queue := slices.Clone(parts)
+	for len(queue) > 0 {
+		d := queue[0]
+		queue = queue[1:]
 		for _, n := range stringList(d.e, FieldCovers) {
 			if seen[n] {
 				continue
@@ -362,18 +371,13 @@ func (w *work) compactText(parts []*doc) string {
 			switch {
 			case c == nil:
 			case isSummary(c):
-				if depth < 64 {
-					walk(c, depth+1)
-				}
+				queue = append(queue, c)
 			case c.live() && !c.e.Pinned() && c.e.Type() != "preference":
 				// Pinned entries and preferences have their own
 				// sections in the context block.
 				docs = append(docs, c)
 			}
 		}
-	}
-	for _, d := range parts {
-		walk(d, 0)
 	}
 	if len(docs) == 0 {
 		return compactLines(parts)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -171,5 +172,33 @@ func TestDue(t *testing.T) {
 	c.Add(time.Hour)
 	if !due(false) {
 		t.Error("not due a day after the last run")
+	}
+}
+
+// TestFirstRunOnABigVault: entries beyond what one summary covers make
+// more summaries, each a small file.
+func TestFirstRunOnABigVault(t *testing.T) {
+	v, c := testVault(t)
+	s, err := agent.Begin(t.Context(), v, agent.Options{Kind: "test", Now: c.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxCovers + 50 {
+		if err := s.Write(fmt.Sprintf("knowledge/n-%03d.md", i), fmt.Appendf(nil, "---\ntitle: N %d\ntype: note\ncreated: 2026-04-01T09:00:00Z\n---\nNote number %d of many.\n", i, i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Finish(t.Context(), "many"); err != nil {
+		t.Fatal(err)
+	}
+	curate(t, v, c, false)
+	got := liveSummaries(t, v)[TagIncremental]
+	if len(got) != 2 {
+		t.Fatalf("summaries %v", got)
+	}
+	for _, n := range got {
+		if f := entryFiles(t, v)[n+".md"]; len(f) > 16000 {
+			t.Errorf("%s is %d bytes", n, len(f))
+		}
 	}
 }
