@@ -445,3 +445,19 @@ func TestResourcesListEntries(t *testing.T) {
 		t.Errorf("ctx0://context: %v, %v", rr, err)
 	}
 }
+
+func TestMemoryPrompt(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	ok(t, cs, "remember", map[string]any{"content": "Always answer in British English.", "pin": true})
+	res, err := cs.GetPrompt(t.Context(), &sdk.GetPromptParams{Name: "memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Messages[0].Content.(*sdk.TextContent).Text
+	for _, want := range []string{"Retrieve before assuming", "British English"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -106,6 +106,7 @@ func New(o Options) *Server {
 	s.sdk.AddReceivingMiddleware(s.fixArguments, recoverTools, s.listEntries)
 	s.addTools()
 	s.addResources()
+	s.addPrompts()
 	return s
 }
 
@@ -228,4 +229,31 @@ func (s *Server) listEntries(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return list, nil
 	}
+}
+
+// addPrompts offers seed 003's system prompt addition with the session's
+// memory as a prompt: Claude Code shows it as the command /mcp__ctx0__memory,
+// for clients that do not pass the server's instructions to the model.
+func (s *Server) addPrompts() {
+	s.sdk.AddPrompt(&sdk.Prompt{
+		Name:        "memory",
+		Title:       "Use ctx0 memory",
+		Description: "How and when to use ctx0's memory tools, with the <memory> block of pinned and latest entries.",
+		Arguments:   []*sdk.PromptArgument{{Name: "project", Description: "the project worked on (default: the server's)"}},
+	}, func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		project := s.opts.Project
+		if p := req.Params.Arguments["project"]; p != "" {
+			project = p
+		}
+		b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: project, Budget: s.opts.Budgets.ContextBudget})
+		if err != nil {
+			return nil, fmt.Errorf("context block: %w", err)
+		}
+		return &sdk.GetPromptResult{
+			Description: "ctx0 memory: how to use it, and what it holds now",
+			Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{
+				Text: "## Memory (ctx0)\n\n" + instructions + "\n\n" + b.Text,
+			}}},
+		}, nil
+	})
 }
