@@ -93,7 +93,7 @@ func (w *work) incremental(ctx context.Context, m model, pending []*doc, session
 	if m.on && !m.dry() {
 		t, err := w.modelSummary(ctx, m, pending)
 		if err != nil {
-			w.notes = append(w.notes, fmt.Sprintf("%d entries left to summarize on the next run: %v", len(pending), err))
+			w.notes = append(w.notes, fmt.Sprintf("%s left to summarize on the next run: %v", entries(len(pending)), err))
 			return nil
 		}
 		text = t
