@@ -289,14 +289,11 @@ func statFolders(ctx context.Context, root string, folders []string) []folderFil
 		}
 		f.stamps, f.ok = make([]stamp, len(f.names)), make([]bool, len(f.names))
 	})
-	// Stat in chunks, so that one large folder does not keep one core busy
-	// while the others wait.
-	const chunk = 1024
 	type job struct{ folder, lo, hi int }
 	var jobs []job
 	for i, f := range out {
-		for lo := 0; lo < len(f.names); lo += chunk {
-			jobs = append(jobs, job{i, lo, min(lo+chunk, len(f.names))})
+		for lo := 0; lo < len(f.names); lo += statChunk {
+			jobs = append(jobs, job{i, lo, min(lo+statChunk, len(f.names))})
 		}
 	}
 	parallel(ctx, len(jobs), func(k int) {
@@ -314,6 +311,10 @@ func statFolders(ctx context.Context, root string, folders []string) []folderFil
 	}
 	return out
 }
+
+// statChunk is how many files of a folder one core stats at a time: one
+// large folder should not keep one core busy while the others wait.
+const statChunk = 1024
 
 // parallel calls fn(0) to fn(n-1) on all cores, until ctx ends.
 func parallel(ctx context.Context, n int, fn func(i int)) {
@@ -336,33 +337,47 @@ func parallel(ctx context.Context, n int, fn func(i int)) {
 	wg.Wait()
 }
 
-// suspects stats the files of rows, on all cores, and returns the names of
-// those whose size or mtime differ from the row, or whose row was not
-// settled.
-func suspects(root string, rows []entryRow) []string {
+// suspects stats the files of rows, relative to their folders and in
+// chunks on all cores, and returns the names of those whose size or mtime
+// differ from the row, or whose row was not settled.
+func suspects(ctx context.Context, root string, rows []entryRow) []string {
+	type job struct {
+		folder string
+		rows   []entryRow
+	}
+	byFolder := map[string][]entryRow{}
+	for _, r := range rows {
+		f := vault.Folder(r.name)
+		byFolder[f] = append(byFolder[f], r)
+	}
+	var jobs []job
+	for f, rs := range byFolder {
+		for lo := 0; lo < len(rs); lo += statChunk {
+			jobs = append(jobs, job{f, rs[lo:min(lo+statChunk, len(rs))]})
+		}
+	}
 	var (
 		mu  sync.Mutex
 		out []string
-		wg  sync.WaitGroup
 	)
-	workers := runtime.GOMAXPROCS(0) * 2 // stat waits on the kernel, not the CPU
-	chunk := max((len(rows)+workers-1)/workers, 1)
-	for lo := 0; lo < len(rows); lo += chunk {
-		part := rows[lo:min(lo+chunk, len(rows))]
-		wg.Go(func() {
-			var mine []string
-			for _, r := range part {
-				fi, err := os.Lstat(fileOf(root, r.name))
-				if err != nil || !r.settled || stampOf(fi) != r.stamp {
-					mine = append(mine, r.name)
-				}
+	parallel(ctx, len(jobs), func(k int) {
+		j := jobs[k]
+		files := make([]string, len(j.rows))
+		for i, r := range j.rows {
+			files[i] = vault.Slug(r.name) + ".md"
+		}
+		stamps, ok := make([]stamp, len(files)), make([]bool, len(files))
+		statIn(filepath.Join(root, filepath.FromSlash(j.folder)), files, stamps, ok)
+		var mine []string
+		for i, r := range j.rows {
+			if !ok[i] || !r.settled || stamps[i] != r.stamp {
+				mine = append(mine, r.name)
 			}
-			mu.Lock()
-			out = append(out, mine...)
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+		}
+		mu.Lock()
+		out = append(out, mine...)
+		mu.Unlock()
+	})
 	return out
 }
 
@@ -531,7 +546,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			rep.Checked++
 		}
 	}
-	for _, n := range suspects(ix.root, kept) {
+	for _, n := range suspects(ctx, ix.root, kept) {
 		verify[n] = true
 	}
 	rows, err := loadRows(ctx, db, mapKeys(verify))

@@ -4,6 +4,9 @@
 # same run, alternating so machine noise hits both alike. Prints medians.
 #
 #   scripts/bench-write.sh [N] [RUNS]      (defaults: 10000 entries, 30 runs)
+#
+# BASE=path/to/another/ctx0 also runs that binary (say, a build of an older
+# commit) on a third twin vault in the same loop, for before/after figures.
 set -euo pipefail
 n=${1:-10000}
 runs=${2:-30}
@@ -14,6 +17,8 @@ trap 'rm -rf "$work"' EXIT
 go build -o "$work/ctx0" "$root/cmd/ctx0"
 go run "$root/scripts/genvault" -n "$n" "$work/ctx0-vault"
 cp -r "$work/ctx0-vault" "$work/git-vault"
+base=${BASE:-}
+if [ -n "$base" ]; then cp -r "$work/ctx0-vault" "$work/base-vault"; "$base" --vault "$work/base-vault" remember "warm up" >/dev/null; fi
 # Warm both vaults once (the index, git's stat cache), as a user's would be.
 "$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
 git -C "$work/git-vault" status --porcelain >/dev/null
@@ -23,12 +28,19 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 
 : >"$work/ctx0.t"
 : >"$work/git.t"
+: >"$work/base.t"
 for i in $(seq 1 "$runs"); do
 	text="Benchmark memory number $i: the deploy key for staging $RANDOM lives in the vault."
 	t0=$(now_ns)
 	"$work/ctx0" --vault "$work/ctx0-vault" remember "$text" >/dev/null
 	t1=$(now_ns)
 	echo $(((t1 - t0) / 1000)) >>"$work/ctx0.t"
+	if [ -n "$base" ]; then
+		t0=$(now_ns)
+		"$base" --vault "$work/base-vault" remember "$text" >/dev/null
+		t1=$(now_ns)
+		echo $(((t1 - t0) / 1000)) >>"$work/base.t"
+	fi
 
 	f="knowledge/bench-$i.md"
 	printf -- '---\ntitle: bench %s\ntype: fact\n---\n%s\n' "$i" "$text" >"$work/git-vault/$f"
@@ -45,4 +57,9 @@ printf 'entries=%s runs=%s\n' "$n" "$runs"
 printf 'ctx0 remember           median %6.1f ms\n' "$(echo "$c/1000" | bc -l)"
 printf 'git add && git commit   median %6.1f ms\n' "$(echo "$g/1000" | bc -l)"
 printf 'ratio ctx0/git          %6.2f\n' "$(echo "$c/$g" | bc -l)"
+if [ -n "$base" ]; then
+	b=$(median <"$work/base.t")
+	printf 'BASE remember           median %6.1f ms (ratio to git %.2f)\n' "$(echo "$b/1000" | bc -l)" "$(echo "$b/$g" | bc -l)"
+fi
+printf 'load average            %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'git fsck of the ctx0 vault: %s; git status: %s\n' "$fsck" "$(git -C "$work/ctx0-vault" status --porcelain | wc -l) lines"
