@@ -28,7 +28,7 @@ type Options struct {
 	Index *index.Index // the vault's catalog; kept fresh by its own checks or a watcher
 	// Sessions searches past conversations for retrieve; nil: none.
 	Sessions extractor.Sessions
-	// Embeddings adds vector similarity to retrieve; nil: BM25 only.
+	// Embeddings adds vector similarity to search and retrieve; nil: BM25 only.
 	Embeddings index.Embedder
 	// Budgets are the extractor's defaults from the vault's config.
 	Budgets extractor.ExtractorConfig

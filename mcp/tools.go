@@ -231,7 +231,7 @@ func (s *Server) searchTool(ctx context.Context, _ *sdk.CallToolRequest, in sear
 		}
 		q.Since = t
 	}
-	res, err := s.opts.Index.Search(ctx, q)
+	res, _, err := extractor.Search(ctx, s.memory(), q)
 	if err != nil {
 		return nil, searchOut{}, err
 	}
