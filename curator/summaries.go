@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -288,43 +289,20 @@ func lineOf(d *doc) string {
 // entry does not link what it quotes: [[name|label]] as label, [[name]]
 // as name, [text](path.md) as text.
 func plainLinks(s string) string {
-	b := []byte(s)
-	links := entry.Links(b)
-	for i := len(links) - 1; i >= 0; i-- {
-		l := links[i]
-		start, end := l.Start, l.End
-		var text string
-		if l.Kind == entry.Wiki {
-			for start > 0 && b[start-1] == '[' {
-				start--
-			}
-			for end < len(b) && b[end] != ']' {
-				end++
-			}
-			for end < len(b) && b[end] == ']' {
-				end++
-			}
-			text = l.Target
-			if l.Label != "" {
-				text = l.Label
-			}
-		} else {
-			open := strings.LastIndex(string(b[:start]), "[")
-			for end < len(b) && b[end] != ')' {
-				end++
-			}
-			if open < 0 || end == len(b) {
-				continue
-			}
-			start, end, text = open, end+1, l.Label
+	s = wikiLink.ReplaceAllStringFunc(s, func(m string) string {
+		sm := wikiLink.FindStringSubmatch(m)
+		if sm[3] != "" {
+			return sm[3]
 		}
-		if start > 0 && b[start-1] == '!' {
-			start--
-		}
-		b = append(b[:start:start], append([]byte(text), b[end:]...)...)
-	}
-	return string(b)
+		return sm[1]
+	})
+	return mdLink.ReplaceAllString(s, "$1")
 }
+
+var (
+	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#\n]*)(#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]`)
+	mdLink   = regexp.MustCompile(`!?\[([^\]\n]*)\]\(([^)\s]*\.md(?:#[^)\s]*)?)\)`)
+)
 
 func stripHeadings(body string) string {
 	var out []string

@@ -1,0 +1,40 @@
+package curator
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzPlainLinks: whatever the text, it does not fail, text without
+// links stays as it is, and plain links come out as their text.
+func FuzzPlainLinks(f *testing.F) {
+	f.Add("")
+	f.Add("See [[contacts/sarah-chen|Sarah]] and [notes](../knowledge/a.md#x), ![[img]].")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := plainLinks(s)
+		if !strings.Contains(s, "[") && out != s {
+			t.Errorf("%q without links became %q", s, out)
+		}
+	})
+}
+
+// FuzzParseDuration: never panics; a day count is whole days.
+func FuzzParseDuration(f *testing.F) {
+	f.Add("30d")
+	f.Add("36h")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := parseDuration(s)
+		if err == nil && strings.HasSuffix(strings.TrimSpace(s), "d") && d%day != 0 {
+			t.Errorf("%q is %v", s, d)
+		}
+	})
+}
+
+func TestPlainLinks(t *testing.T) {
+	got := plainLinks("See [[contacts/sarah-chen|Sarah]], [[projects/bot0]], [[a#b]] and [notes](../knowledge/a.md#x); [web](https://x.org).")
+	want := "See Sarah, projects/bot0, a and notes; [web](https://x.org)."
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
