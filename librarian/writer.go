@@ -255,12 +255,18 @@ func (a *apply) read(name string) (*entry.Entry, error) {
 	return e, nil
 }
 
-// write records e as name's new content, counting it against the run's
-// limit; ok is false when the limit left it out.
+// write records e as name's new content, dated as updated unless created,
+// counting it against the run's limit; ok is false when the limit left it
+// out.
 func (a *apply) write(name string, e *entry.Entry, created bool) (ok bool, err error) {
 	if !a.written[name] && len(a.written) >= a.Limits.Files {
 		a.leftOut++
 		return false, nil
+	}
+	if !created {
+		if err := a.touch(e); err != nil {
+			return false, err
+		}
 	}
 	if err := a.Files.Write(vault.EntryPath(name), e.Bytes()); err != nil {
 		return false, fmt.Errorf("write %s: %w", name, err)
@@ -536,9 +542,6 @@ func (a *apply) reinforce(name string) error {
 	if err := e.Set(entry.FieldLinks, append(links, a.episode)); err != nil {
 		return fmt.Errorf("link %s to %s: %w", name, a.episode, err)
 	}
-	if err := a.touch(e); err != nil {
-		return err
-	}
 	_, err = a.write(name, e, false)
 	return err
 }
@@ -552,9 +555,6 @@ func (a *apply) supersede(old, name string) error {
 	}
 	if err := e.Set(entry.FieldSupersededBy, name); err != nil {
 		return fmt.Errorf("supersede %s: %w", old, err)
-	}
-	if err := a.touch(e); err != nil {
-		return err
 	}
 	_, err = a.write(old, e, false)
 	return err
@@ -597,11 +597,6 @@ func (a *apply) projects(ps []Project) error {
 			continue
 		}
 		e.SetBody(body)
-		if !created {
-			if err := a.touch(e); err != nil {
-				return err
-			}
-		}
 		if _, err := a.write(name, e, created); err != nil {
 			return err
 		}
@@ -632,11 +627,6 @@ func (a *apply) people(ps []Person) error {
 			continue
 		}
 		e.SetBody(appendToSection(e.Body(), "Notes", line))
-		if !created {
-			if err := a.touch(e); err != nil {
-				return err
-			}
-		}
 		if _, err := a.write(name, e, created); err != nil {
 			return err
 		}
@@ -711,11 +701,6 @@ func (a *apply) questions(qs []Item) error {
 		fmt.Fprintf(&b, "- %s ([[%s]])\n", oneLine(a.limit(q.Text, q.Text)), a.episode)
 	}
 	e.SetBody(insertSection(e.Body(), a.heading(), b.String()))
-	if !created {
-		if err := a.touch(e); err != nil {
-			return err
-		}
-	}
 	_, err = a.write(name, e, created)
 	a.links = appendNew(a.links, name)
 	return err
