@@ -37,3 +37,38 @@ func TestContextBlockUsesSummaries(t *testing.T) {
 		t.Errorf("latest %v\n%s", sections["latest"], b.Text)
 	}
 }
+
+// TestContextBlockPreferences: the block's preferences are those above
+// the curator's threshold, the most confident first; one that faded below
+// it is left out even before a run archives it, and so is it from the
+// latest entries. What the user stated stays.
+func TestContextBlockPreferences(t *testing.T) {
+	v, c := curator.TestVault(t)
+	curator.Put(t, v, "preferences/faded", "---\ntitle: Faded\ntype: preference\nsource: librarian\ncreated: 2025-10-01T09:00:00Z\nupdated: 2025-10-01T09:00:00Z\n---\nThe user once liked light mode.\n")
+	curator.Put(t, v, "preferences/strong", "---\ntitle: Strong\ntype: preference\nsource: librarian\nobservations: 4\nlast_observed: 2026-04-20T09:00:00Z\ncreated: 2026-01-01T09:00:00Z\nupdated: 2026-04-20T09:00:00Z\n---\nThe user wants short commit subjects.\n")
+	curator.Put(t, v, "preferences/new", "---\ntitle: New\ntype: preference\nsource: librarian\ncreated: 2026-04-30T09:00:00Z\nupdated: 2026-04-30T09:00:00Z\n---\nThe user likes tables.\n")
+	curator.Put(t, v, "preferences/stated", "---\ntitle: Stated\ntype: preference\nsource: user\ncreated: 2025-01-01T09:00:00Z\nupdated: 2025-01-01T09:00:00Z\n---\nThe user wants dark mode.\n")
+	ix, err := index.Open(t.Context(), v, index.WithClock(c.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	b, err := extractor.Context(t.Context(), extractor.Memory{Vault: v, Index: ix, Now: c.Now}, extractor.ContextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var prefs, others []string
+	for _, it := range b.Items {
+		if it.Section == "preferences" {
+			prefs = append(prefs, it.Name)
+		} else {
+			others = append(others, it.Name)
+		}
+	}
+	if want := []string{"preferences/stated", "preferences/strong", "preferences/new"}; !slices.Equal(prefs, want) {
+		t.Errorf("preferences %v, want %v\n%s", prefs, want, b.Text)
+	}
+	if slices.Contains(others, "preferences/faded") {
+		t.Errorf("the faded preference is in the block:\n%s", b.Text)
+	}
+}
