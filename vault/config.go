@@ -58,6 +58,7 @@ var builtinTypes = map[string]TypeInfo{
 	"milestone":  {Folder: "milestones"},
 	"log":        {Folder: "logs", Merge: "append-only"},
 	"scratch":    {Folder: "inbox", Merge: "last-write-wins"},
+	"summary":    {Folder: "summaries"},
 }
 
 // Sources are the values the source field may take.
