@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
@@ -218,6 +219,7 @@ type watchEvent struct {
 	Report   *ingest.Report        `json:"report,omitempty"`
 	Finished []ingest.Conversation `json:"finished,omitempty"`
 	Filed    *librarian.Result     `json:"filed,omitempty"`
+	Curated  *curator.Result       `json:"curated,omitempty"`
 	Error    string                `json:"error,omitempty"`
 }
 
@@ -233,6 +235,11 @@ func (a *app) printJSONLine(v any) error {
 // conversations besides when the watch reads something: hooks and ctx0
 // dump queue them from other processes, which the watch does not hear of.
 const fileInterval = 2 * time.Second
+
+// curateInterval is how often the watch asks whether the curator is due
+// (daily, or after enough writes) when no conversation was filed; after a
+// conversation is filed it asks at once, as a session has ended.
+const curateInterval = time.Hour
 
 // After a failed librarian run, the watch waits fileRetryPause before the
 // next, doubling up to fileRetryMax while runs keep failing.
@@ -295,16 +302,18 @@ func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string,
 }
 
 // fileQueued runs the librarian on every queued conversation whenever
-// woken or every fileInterval, until ctx ends. A run that fails is
-// printed and its conversation, back in the queue, waits: the watch goes
-// on, and tries again after a pause that doubles while runs keep failing
-// (a model that is down is not asked every few seconds).
+// woken or every fileInterval, until ctx ends, and then the curator when
+// it is due. A run that fails is printed and its conversation, back in the
+// queue, waits: the watch goes on, and tries again after a pause that
+// doubles while runs keep failing (a model that is down is not asked every
+// few seconds).
 func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan struct{}, mu *sync.Mutex, asJSON bool) {
 	tick := time.NewTicker(fileInterval)
 	defer tick.Stop()
 	var (
-		hold  <-chan time.Time // set after a failure: no run before it fires
-		pause time.Duration
+		hold    <-chan time.Time // set after a failure: no run before it fires
+		pause   time.Duration
+		curated time.Time // when the watch last asked whether the curator is due
 	)
 	for {
 		select {
@@ -318,6 +327,7 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 		if hold != nil {
 			continue
 		}
+		filed := false
 		for ctx.Err() == nil {
 			res, err := w.run(ctx, 0)
 			if errors.Is(err, ingest.ErrNoWork) || ctx.Err() != nil {
@@ -343,6 +353,34 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 				break
 			}
 			pause = 0
+			filed = true
 		}
+		if ctx.Err() == nil && (filed || time.Since(curated) >= curateInterval) {
+			curated = time.Now()
+			a.curateWatched(ctx, w.opts.Vault, filed, mu, asJSON)
+		}
+	}
+}
+
+// curateWatched runs the curator if it is due, printing what it did or
+// why it failed; the watch goes on either way.
+func (a *app) curateWatched(ctx context.Context, v *vault.Vault, sessionEnd bool, mu *sync.Mutex, asJSON bool) {
+	res, ran, _, err := a.curateIfDue(ctx, v, sessionEnd)
+	if !ran && err == nil || ctx.Err() != nil {
+		return
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	stamp := a.now().UTC().Format("2006-01-02T15:04:05Z")
+	switch {
+	case asJSON && err != nil:
+		_ = a.printJSONLine(watchEvent{Time: stamp, Error: "curator: " + err.Error()})
+	case asJSON:
+		_ = a.printJSONLine(watchEvent{Time: stamp, Curated: &res})
+	case err != nil:
+		fmt.Fprintf(a.stdout, "%s ctx0: curator: %v\n", a.now().Local().Format("15:04:05"), err)
+	default:
+		fmt.Fprintf(a.stdout, "%s curator: ", a.now().Local().Format("15:04:05"))
+		printCurated(a, res)
 	}
 }
