@@ -74,10 +74,17 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				Context: a.sessionContext,
 				Log:     log,
 			}
-			if !background {
-				exe, err := os.Executable()
-				if err == nil {
-					o.Spawn = hooks.Background(exe, root, stateDir)
+			cfg, err := ingest.LoadConfig(root)
+			if err != nil {
+				log.Printf("hook: %v", err)
+			}
+			if exe, err := os.Executable(); err == nil {
+				spawn := hooks.Background(exe, root, stateDir)
+				if !background {
+					o.Spawn = spawn
+				}
+				if cfg.FileAfterSession {
+					o.File = func() error { return spawn([]string{"librarian", "run", "--ready", "--curate"}, nil) }
 				}
 			}
 			if _, err := io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o)); err != nil {

@@ -137,13 +137,23 @@ func TestIngestKilled(t *testing.T) {
 func TestHooksEndToEnd(t *testing.T) {
 	home := t.TempDir()
 	dir := newVault(t)
+	// Conversations stay queued, for the statuses below: filing them as
+	// sessions end is hooks-run.txtar's.
+	cfg := filepath.Join(dir, ".ctx0", "config.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(data, "\ningest:\n  file_after_session: false\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	ctx0Out(t, dir, home, nil, "hooks", "install", "claude-code")
 	var settings struct {
 		Hooks map[string][]struct {
 			Hooks []struct{ Type, Command string }
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	data, err = os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

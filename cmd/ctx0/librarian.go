@@ -40,8 +40,8 @@ user's corrections, errors and their fixes, files written and commands run.`,
 
 func (a *app) newLibrarianRunCmd() *cobra.Command {
 	var (
-		id            int64
-		ready, asJSON bool
+		id                    int64
+		ready, curate, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "run [--conversation ID | --ready]",
@@ -52,10 +52,15 @@ queued one in turn. Each is filed by an agent run that reads the vault as of
 one commit and merges its changes into the branch field by field, so edits made
 meanwhile survive (ctx0 runs lists them). A conversation is filed once: filing
 it again changes nothing. If a run fails, its conversation goes back to the
-queue and the vault is left as it was.`,
+queue and the vault is left as it was.
+
+--curate then runs the curator if it is due, as at a session's end (see
+ctx0 curator run --if-due): what the Claude Code hook starts in the background
+when a session ends.`,
 		Example: `  ctx0 librarian run
   ctx0 librarian run --conversation 12
-  ctx0 librarian run --ready --json`,
+  ctx0 librarian run --ready --json
+  ctx0 librarian run --ready --curate`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if id != 0 && ready {
@@ -88,19 +93,35 @@ queue and the vault is left as it was.`,
 				if results == nil {
 					results = []librarian.Result{}
 				}
-				return a.printJSON(results)
+				if err := a.printJSON(results); err != nil {
+					return err
+				}
+			} else {
+				if len(results) == 0 {
+					a.note("No conversation is queued for the librarian (see ctx0 conversations).")
+				}
+				for _, r := range results {
+					printFiled(a.stdout, r)
+				}
 			}
-			if len(results) == 0 {
-				a.note("No conversation is queued for the librarian (see ctx0 conversations).")
+			if !curate || len(results) == 0 {
+				return nil
 			}
-			for _, r := range results {
-				printFiled(a.stdout, r)
+			res, ran, why, err := a.curateIfDue(ctx, w.opts.Vault, true)
+			switch {
+			case err != nil:
+				return err
+			case !ran:
+				a.note("The curator is not due: %s.", why)
+			case !asJSON:
+				printCurated(a, res)
 			}
 			return nil
 		},
 	}
 	cmd.Flags().Int64Var(&id, "conversation", 0, "file this conversation (an id from ctx0 conversations)")
 	cmd.Flags().BoolVar(&ready, "ready", false, "file every queued conversation")
+	cmd.Flags().BoolVar(&curate, "curate", false, "then run the curator if it is due")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was filed as JSON")
 	return cmd
 }

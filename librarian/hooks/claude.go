@@ -35,6 +35,10 @@ type Options struct {
 	Spawn func(args []string, stdin []byte) error
 	// Store opens the vault's ingest state.
 	Store func(ctx context.Context) (*ingest.Store, error)
+	// File, if set, starts filing the queued conversations into the vault
+	// (the librarian, then the curator when due) without waiting for it:
+	// the hook calls it when an event has queued conversations.
+	File func() error
 	// Context, if set, returns the context block a session that runs in
 	// cwd starts with.
 	Context func(ctx context.Context, cwd string) (string, error)
@@ -95,12 +99,12 @@ func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 	}
 	if o.Spawn == nil {
 		rep, err := work(ctx)
-		o.Log.result(what, rep, err)
+		o.finish(what, rep, err)
 		return ""
 	}
 	rep, done, err := within(ctx, o.Deadline, work)
 	if done {
-		o.Log.result(what, rep, err)
+		o.finish(what, rep, err)
 		return ""
 	}
 	// What was committed stays; the rest is read again by a process that
@@ -153,6 +157,20 @@ func within[T any](ctx context.Context, deadline time.Duration, fn func(context.
 	case <-timer.C:
 		return v, false, nil
 	}
+}
+
+// finish logs what an event's ingest did and, if it queued conversations,
+// starts filing them.
+func (o Options) finish(what string, rep ingest.Report, err error) {
+	o.Log.result(what, rep, err)
+	if err != nil || rep.Queued == 0 || o.File == nil {
+		return
+	}
+	if err := o.File(); err != nil {
+		o.Log.Printf("%s: the librarian did not start: %v", what, err)
+		return
+	}
+	o.Log.Printf("%s: the librarian files the queued conversations in the background", what)
 }
 
 func (l *Log) result(what string, rep ingest.Report, err error) {

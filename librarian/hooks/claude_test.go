@@ -191,3 +191,26 @@ func TestSessionStart(t *testing.T) {
 		t.Errorf("log %q", log)
 	}
 }
+
+// TestFilesWhatItQueued: an event that queued conversations starts the
+// librarian (once), one that queued none does not, and a librarian that
+// cannot start is logged.
+func TestFilesWhatItQueued(t *testing.T) {
+	_, transcript, o := hookEnv(t)
+	started := 0
+	o.File = func() error { started++; return nil }
+	ClaudeCode(t.Context(), input("SessionEnd", transcript, `,"reason":"other"`), o)
+	if started != 1 || !strings.Contains(logText(t, o), "the librarian files the queued conversations in the background") {
+		t.Errorf("after a session end: %d starts, log %q", started, logText(t, o))
+	}
+	ClaudeCode(t.Context(), input("SessionEnd", transcript, `,"reason":"other"`), o)
+	if started != 1 {
+		t.Errorf("a second session end, which queued nothing, started the librarian")
+	}
+	_, transcript, o = hookEnv(t)
+	o.File = func() error { return fmt.Errorf("no ctx0 binary") }
+	ClaudeCode(t.Context(), input("PreCompact", transcript, ""), o)
+	if log := logText(t, o); !strings.Contains(log, "the librarian did not start: no ctx0 binary") {
+		t.Errorf("log %q", log)
+	}
+}

@@ -13,16 +13,23 @@ import (
 // Config is the ingest section of the vault's .ctx0/config.yaml:
 //
 //	ingest:
-//	  gap_minutes: 60        # silence that ends a conversation
-//	  min_user_messages: 1   # fewer, and a finished conversation is skipped
+//	  gap_minutes: 60           # silence that ends a conversation
+//	  min_user_messages: 1      # fewer, and a finished conversation is skipped
+//	  file_after_session: true  # a session's end starts the librarian in the background
 type Config struct {
 	GapMinutes      int `yaml:"gap_minutes"`
 	MinUserMessages int `yaml:"min_user_messages"`
+	// FileAfterSession has the hooks start the librarian (then the curator,
+	// when due) in the background when a session's end queues its
+	// conversations. false leaves them queued, for ctx0 librarian run or
+	// ctx0 ingest --watch: for people who choose when a model is paid.
+	FileAfterSession bool `yaml:"file_after_session"`
 }
 
 // DefaultConfig is the configuration of a vault whose config says nothing
-// about ingest: seed 004's one-hour gap.
-func DefaultConfig() Config { return Config{GapMinutes: 60, MinUserMessages: 1} }
+// about ingest: seed 004's one-hour gap, and conversations filed as their
+// session ends.
+func DefaultConfig() Config { return Config{GapMinutes: 60, MinUserMessages: 1, FileAfterSession: true} }
 
 // Gap is the silence after which a conversation is over.
 func (c Config) Gap() time.Duration { return time.Duration(c.GapMinutes) * time.Minute }
