@@ -29,7 +29,9 @@ type Config struct {
 // DefaultConfig is the configuration of a vault whose config says nothing
 // about ingest: seed 004's one-hour gap, and conversations filed as their
 // session ends.
-func DefaultConfig() Config { return Config{GapMinutes: 60, MinUserMessages: 1, FileAfterSession: true} }
+func DefaultConfig() Config {
+	return Config{GapMinutes: 60, MinUserMessages: 1, FileAfterSession: true}
+}
 
 // Gap is the silence after which a conversation is over.
 func (c Config) Gap() time.Duration { return time.Duration(c.GapMinutes) * time.Minute }
