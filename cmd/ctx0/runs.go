@@ -142,6 +142,13 @@ func (a *app) printRun(s shownRun) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// Why each change was made, as the run explained it.
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range r.Notes {
+			fmt.Fprintf(&b, "- %s: %s\n", n.Entry, n.Text)
+		}
+	}
 	if len(s.Changes.Files) > 0 {
 		b.WriteString("\n")
 		for _, f := range s.Changes.Files {
