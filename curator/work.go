@@ -252,59 +252,13 @@ func (w *work) linksOf(r *resolver, d *doc) map[string]bool {
 }
 
 // relink rewrites the links of d that lead to old so they lead to name,
-// as vault's rename does: wikilinks by name or slug, markdown links, and
-// the links field. Links by title or alias still resolve and stay.
+// as vault's rename does.
 func relink(d *doc, old, name string) (bool, error) {
-	changed := false
-	body := entry.RewriteLinks([]byte(d.e.Body()), func(l entry.Link) (string, bool) {
-		switch l.Kind {
-		case entry.Wiki:
-			if t, err := vault.NormalizeName(l.Target); err == nil && (t == old || t == vault.Slug(old)) {
-				changed = true
-				return name, true
-			}
-		case entry.Markdown:
-			if target, ok := vault.MarkdownTarget(d.name, l.Target); ok && target == old {
-				changed = true
-				return relPath(vault.Folder(d.name), vault.EntryPath(name)), true
-			}
-		}
-		return "", false
-	})
-	if changed {
-		d.e.SetBody(string(body))
-	}
-	links := d.e.LinkNames()
-	var out []string
-	linksChanged := false
-	for _, l := range links {
-		if t, err := vault.NormalizeName(l); err == nil && t == old {
-			l, linksChanged = name, true
-		}
-		if l == d.name || slices.Contains(out, l) {
-			linksChanged = true
-			continue
-		}
-		out = append(out, l)
-	}
-	if linksChanged {
-		changed = true
-		if err := d.e.Set(entry.FieldLinks, out); err != nil {
-			return false, err
-		}
-	}
+	changed, err := vault.RelinkEntry(d.e, d.name, old, name)
 	if changed {
 		d.dirty = true
 	}
-	return changed, nil
-}
-
-// relPath is the relative path from folder dir to file target.
-func relPath(dir, target string) string {
-	if dir == "" {
-		return target
-	}
-	return strings.Repeat("../", strings.Count(dir, "/")+1) + target
+	return changed, err
 }
 
 // topFolder is the first segment of a name.

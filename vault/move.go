@@ -82,42 +82,61 @@ func (v *Vault) relink(ctx context.Context, old, name string) ([]change, error) 
 		if err != nil {
 			continue // an unparseable file is doctor's to report, not ours to rewrite
 		}
-		changed := false
-		body := entry.RewriteLinks([]byte(e.Body()), func(l entry.Link) (string, bool) {
-			switch l.Kind {
-			case entry.Wiki:
-				if t, err := NormalizeName(l.Target); err == nil && (t == old || t == Slug(old)) {
-					changed = true
-					return name, true
-				}
-			case entry.Markdown:
-				if target, ok := MarkdownTarget(n, l.Target); ok && target == old {
-					changed = true
-					return relPath(Folder(n), entryPath(name)), true
-				}
-			}
-			return "", false
-		})
-		if changed {
-			e.SetBody(string(body))
-		}
-		links := e.LinkNames()
-		for i, l := range links {
-			if t, err := NormalizeName(l); err == nil && t == old {
-				links[i], changed = name, true
-			}
+		changed, err := RelinkEntry(e, n, old, name)
+		if err != nil {
+			return nil, err
 		}
 		if !changed {
 			continue
 		}
-		if len(links) > 0 {
-			if err := e.Set(entry.FieldLinks, links); err != nil {
-				return nil, err
-			}
-		}
 		out = append(out, change{path: entryPath(n), data: e.Bytes()})
 	}
 	return out, nil
+}
+
+// RelinkEntry rewrites the links of e, the entry named from, that lead to
+// old so that they lead to name: wikilinks by name or slug, markdown
+// links, and the links field (where a link to itself or a repeat is
+// dropped). Links by title or alias still resolve and are left alone. It
+// reports whether e changed.
+func RelinkEntry(e *entry.Entry, from, old, name string) (bool, error) {
+	changed := false
+	body := entry.RewriteLinks([]byte(e.Body()), func(l entry.Link) (string, bool) {
+		switch l.Kind {
+		case entry.Wiki:
+			if t, err := NormalizeName(l.Target); err == nil && (t == old || t == Slug(old)) {
+				changed = true
+				return name, true
+			}
+		case entry.Markdown:
+			if target, ok := MarkdownTarget(from, l.Target); ok && target == old {
+				changed = true
+				return relPath(Folder(from), entryPath(name)), true
+			}
+		}
+		return "", false
+	})
+	if changed {
+		e.SetBody(string(body))
+	}
+	var links []string
+	linksChanged := false
+	for _, l := range e.LinkNames() {
+		if t, err := NormalizeName(l); err == nil && t == old {
+			l, linksChanged = name, true
+		}
+		if l == from || slices.Contains(links, l) {
+			linksChanged = true
+			continue
+		}
+		links = append(links, l)
+	}
+	if linksChanged {
+		if err := e.Set(entry.FieldLinks, links); err != nil {
+			return false, fmt.Errorf("relink %s: %w", from, err)
+		}
+	}
+	return changed || linksChanged, nil
 }
 
 // linking returns, by name, the entries that may link to old by its name
