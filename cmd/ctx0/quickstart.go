@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -25,6 +29,21 @@ var sampleMemories = []vault.RememberOptions{
 	{Text: "The staging deploy key is in 1Password under staging-deploy.", Type: "fact", Tags: []string{"infra"}, Project: "bot0"},
 }
 
+// sampleSession is an agent's session handed over as ctx0 dump would take
+// it, for the librarian to file: the quickstart's main job, offline.
+const sampleSession = `{"sessionId": "quickstart-1", "agent": "demo",
+ "context": {"workingDir": "/src/bot0", "project": "bot0"},
+ "messages": [
+  {"role": "user", "content": "Let's set up the staging deploy for bot0. Remember that staging deploys go out on Tuesdays.", "timestamp": "2026-01-28T09:00:00Z"},
+  {"role": "assistant", "content": "Added a deploy-staging target to the Makefile; it runs on Tuesdays.", "timestamp": "2026-01-28T09:04:00Z"},
+  {"role": "user", "content": "We decided to keep the search index in SQLite because it is one file and needs no server.", "timestamp": "2026-01-28T09:06:00Z"},
+  {"role": "assistant", "content": "Noted; the index stays in SQLite.", "timestamp": "2026-01-28T09:07:00Z"},
+  {"role": "user", "content": "From now on, run the tests before every deploy.", "timestamp": "2026-01-28T09:08:00Z"},
+  {"role": "assistant", "content": "Done: deploy-staging now runs make test first.", "timestamp": "2026-01-28T09:10:00Z"}],
+ "toolCalls": [
+  {"tool": "edit_file", "input": {"path": "Makefile"}, "output": "ok", "timestamp": "2026-01-28T09:03:00Z"},
+  {"tool": "bash", "input": {"command": "make deploy-staging"}, "output": "ok", "timestamp": "2026-01-28T09:09:00Z"}]}`
+
 func ptr(s string) *string { return &s }
 
 func (a *app) newQuickstartCmd() *cobra.Command {
@@ -32,8 +51,10 @@ func (a *app) newQuickstartCmd() *cobra.Command {
 		Use:   "quickstart",
 		Short: "Create a demo vault with sample entries and show it",
 		Long: `Create a vault at the vault folder (default ~/.ctx0/vault; see ctx0 --help)
-if there is none, add a few sample entries, and show them. Needs no network
-and no keys. Running it again adds nothing twice.`,
+if there is none, add a few sample entries, hand over a sample agent session
+and have the librarian file it, then answer a question from the vault. Needs
+no network and no keys (unless the vault's config names a model). Running it
+again adds nothing twice.`,
 		Example: `  ctx0 quickstart
   ctx0 quickstart --vault /tmp/demo`,
 		Args: args(0, "no arguments"),
@@ -82,8 +103,54 @@ and no keys. Running it again adds nothing twice.`,
 			if err := a.printLog(false, log); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "\nNext: install the command (go install ./cmd/ctx0), cd %s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah; or open the folder in an editor such as\nObsidian. CONTEXT.md there tells agents how to use it.\n", v.Root())
+			if err := a.quickstartSession(ctx); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "\nNext: install the command (go install ./cmd/ctx0), cd %s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah, ctx0 runs; ctx0 hooks install claude-code\nhands your Claude Code sessions to the librarian. Open the folder in an editor such as\nObsidian; CONTEXT.md there tells agents how to use it.\n", v.Root())
 			return nil
 		},
 	}
+}
+
+// quickstartSession hands sampleSession to the librarian, files it, and
+// retrieves from what it filed.
+func (a *app) quickstartSession(ctx context.Context) error {
+	lg, err := transcript.ParseSessionLog([]byte(sampleSession), a.now())
+	if err != nil {
+		return err
+	}
+	s, err := a.openIngest(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if _, err := s.IngestLog(ctx, lg); err != nil {
+		return err
+	}
+	w, err := a.openLibrarian(ctx, s)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	fmt.Fprintf(a.stdout, "\n$ ctx0 dump < session.json && ctx0 librarian run   # an agent's session, filed offline\n")
+	switch res, err := w.run(ctx, 0); {
+	case errors.Is(err, ingest.ErrNoWork):
+		fmt.Fprintln(a.stdout, "(filed before: ctx0 runs lists the run)")
+	case err != nil:
+		return err
+	default:
+		printFiled(a.stdout, res)
+	}
+	m, _, closeMemory, err := a.openMemory(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeMemory()
+	const q = "when do staging deploys go out?"
+	b, err := extractor.Retrieve(ctx, m, extractor.Request{Query: q, Budget: 300})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\n$ ctx0 retrieve %q --budget 300\n%s", q, b.Text())
+	return nil
 }
