@@ -22,7 +22,7 @@ type Query struct {
 	Project string    // only entries of this project
 	Scope   string    // only entries in this folder or below it, such as "contacts"
 	Since   time.Time // only entries updated (else created, else modified) at or after Since
-	All     bool      // also superseded and archived entries
+	All     bool      // also superseded and archived entries, and summaries
 }
 
 // DefaultLimit is the number of results a search returns unless asked.
@@ -324,7 +324,13 @@ func (q Query) filter() (join bool, filter func(alias string) string, args []any
 			return conds
 		}
 		// The few superseded and archived entries, from a partial index,
-		// rather than a look at every match's row.
-		return conds + " AND " + alias + ".rowid NOT IN (SELECT id FROM entries WHERE superseded_by != '' OR archived != '')"
+		// rather than a look at every match's row. The curator's summaries
+		// restate other entries, which search finds themselves (seed 000):
+		// they are left out too unless asked for by type.
+		hidden := "superseded_by != '' OR archived != ''"
+		if q.Type != "summary" {
+			hidden += " OR type = 'summary'"
+		}
+		return conds + " AND " + alias + ".rowid NOT IN (SELECT id FROM entries WHERE " + hidden + ")"
 	}, args
 }

@@ -127,6 +127,14 @@ func TestSearchLeavesOutSupersededAndArchived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A summary restates entries: found when asked for, by type or --all.
+	summary, _, err := v.Add(ctx, vault.AddOptions{Name: "summaries/week-4", Meta: vault.Meta{Type: "summary"}, Body: ptr("The rollout plan and an old rollout note.\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(find(t, ix, Query{Text: "rollout", Type: "summary"})); !slices.Equal(got, []string{summary}) {
+		t.Errorf("search --type summary = %q, want %s", got, summary)
+	}
 	gone, _, err := v.Add(ctx, vault.AddOptions{Name: "knowledge/old-rollout", Meta: vault.Meta{Type: "note"}, Body: ptr("An old rollout note.\n")})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +152,7 @@ func TestSearchLeavesOutSupersededAndArchived(t *testing.T) {
 	}
 	got := names(find(t, ix, Query{Text: "rollout", All: true}))
 	slices.Sort(got)
-	want := []string{archived, old, newer}
+	want := []string{archived, old, newer, summary}
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("search --all = %q, want %q", got, want)

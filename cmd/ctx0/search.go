@@ -38,7 +38,8 @@ text is found inside longer runs of characters.
   depl*                words starting with "depl"
   title:sarah          a word in one field: name, title, tags or body
 
-Superseded and archived entries are left out unless --all. The search sees
+Superseded and archived entries, and the curator's summaries (which restate
+other entries), are left out unless --all or --type summary. The search sees
 every file as it is now, whoever wrote it. With an embeddings endpoint in
 .ctx0/config.yaml, results are also found by meaning, and the two scores fused
 (text_score and vector_score in --json).`,
