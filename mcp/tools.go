@@ -65,7 +65,7 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  "search",
 		Title: "Search memory",
-		Description: "Full-text search of the memory vault (BM25 over names, titles, tags, bodies; stemmed). Returns compact rows: name, title, snippet, score; open the ones you need with show. " +
+		Description: "Full-text search of the memory vault (BM25 over names, titles, tags, bodies; stemmed; by meaning too when the vault has embeddings). Returns compact rows: name, title, snippet, score; open the ones you need with show. " +
 			`Use for keywords, names, exact phrases ("staging deploy"), OR, NOT, prefix*. For a question in plain words, retrieve is better.`,
 		Annotations: &sdk.ToolAnnotations{Title: "Search memory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, map[string]string{"text": "query"}, nil, s.searchTool)
