@@ -255,6 +255,21 @@ func (a *apply) read(name string) (*entry.Entry, error) {
 	return e, nil
 }
 
+// readOrNew returns the entry name as the run sees it, or, if there is
+// none, a new one with m and body; created says which.
+func (a *apply) readOrNew(name string, m meta, body string) (e *entry.Entry, created bool, err error) {
+	if e, err = a.read(name); err != nil || e != nil {
+		return e, false, err
+	}
+	e, err = a.newEntry(m, body)
+	return e, true, err
+}
+
+// datedLine is a list item saying text was learned today, in the episode.
+func (a *apply) datedLine(text string) string {
+	return fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(text, text)), a.episode)
+}
+
 // write records e as name's new content, dated as updated unless created,
 // counting it against the run's limit; ok is false when the limit left it
 // out.
@@ -570,26 +585,20 @@ func (a *apply) projects(ps []Project) error {
 				return err
 			}
 		}
-		e, err := a.read(name)
+		fresh := "## Overview\n\n"
+		if a.conv.Project != "" && name == a.project {
+			fresh += fmt.Sprintf("Work in `%s`.\n", redact.String(a.conv.Project))
+		}
+		fresh += "\n## Activity\n"
+		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "project"}, fresh)
 		if err != nil {
 			return err
-		}
-		created := e == nil
-		if created {
-			body := "## Overview\n\n"
-			if a.conv.Project != "" && name == a.project {
-				body += fmt.Sprintf("Work in `%s`.\n", redact.String(a.conv.Project))
-			}
-			body += "\n## Activity\n"
-			if e, err = a.newEntry(meta{title: p.Name, typ: "project"}, body); err != nil {
-				return err
-			}
 		}
 		body := e.Body()
 		if o := strings.TrimSpace(p.Overview); o != "" {
 			body = replaceSection(body, "Overview", a.limit(o, o))
 		}
-		line := fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(p.Activity, p.Activity)), a.episode)
+		line := a.datedLine(p.Activity)
 		if !strings.Contains(body, line) {
 			body = appendToSection(body, "Activity", line)
 		}
@@ -612,17 +621,11 @@ func (a *apply) people(ps []Person) error {
 		if err != nil {
 			return err
 		}
-		e, err := a.read(name)
+		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "contact", links: a.itemLinks(""), ref: true}, "## Notes\n")
 		if err != nil {
 			return err
 		}
-		created := e == nil
-		if created {
-			if e, err = a.newEntry(meta{title: p.Name, typ: "contact", links: a.itemLinks(""), ref: true}, "## Notes\n"); err != nil {
-				return err
-			}
-		}
-		line := fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(p.Note, p.Note)), a.episode)
+		line := a.datedLine(p.Note)
 		if strings.Contains(e.Body(), line) {
 			continue
 		}
@@ -684,16 +687,10 @@ func (a *apply) questions(qs []Item) error {
 	if err != nil {
 		return err
 	}
-	e, err := a.read(name)
+	e, created, err := a.readOrNew(name, meta{title: "Librarian questions", typ: "log"},
+		"Questions the librarian could not answer from a conversation. Answer one by editing the entry it concerns, then delete it here.\n")
 	if err != nil {
 		return err
-	}
-	created := e == nil
-	if created {
-		body := "Questions the librarian could not answer from a conversation. Answer one by editing the entry it concerns, then delete it here.\n"
-		if e, err = a.newEntry(meta{title: "Librarian questions", typ: "log"}, body); err != nil {
-			return err
-		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", a.heading())
