@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -38,26 +39,6 @@ func testVault(t *testing.T) *vault.Vault {
 	return v
 }
 
-func git(t *testing.T, v *vault.Vault, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = v.Root()
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func checkClean(t *testing.T, v *vault.Vault) {
-	t.Helper()
-	git(t, v, "fsck", "--strict")
-	if st := git(t, v, "status", "--porcelain"); st != "" {
-		t.Fatalf("git status not clean:\n%s", st)
-	}
-}
-
 func begin(t *testing.T, v *vault.Vault, now time.Time) *Session {
 	t.Helper()
 	s, err := Begin(t.Context(), v, Options{Kind: "librarian", Trigger: "conversation 7", Provider: "offline", Now: at(now)})
@@ -71,7 +52,7 @@ func TestFinishMergesTheRunWhileTheUserWrites(t *testing.T) {
 	ctx := t.Context()
 	v := testVault(t)
 	s := begin(t, v, clock)
-	base := git(t, v, "rev-parse", "HEAD")
+	base := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 	if s.Tree().Commit() != base {
 		t.Fatalf("base %s, HEAD %s", s.Tree().Commit(), base)
 	}
@@ -105,7 +86,7 @@ func TestFinishMergesTheRunWhileTheUserWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 	if run.Status != StatusDone || run.Base != base || run.Conflicts != 0 || run.Error != "" {
 		t.Errorf("run = %+v", run)
 	}
@@ -115,16 +96,16 @@ func TestFinishMergesTheRunWhileTheUserWrites(t *testing.T) {
 	if run.Usage != (llm.Usage{InputTokens: 120, OutputTokens: 15}) {
 		t.Errorf("usage = %+v", run.Usage)
 	}
-	if got := git(t, v, "rev-parse", "refs/ctx0/runs/"+run.ID); got != run.Result {
+	if got := gittest.Run(t, v.Root(), "rev-parse", "refs/ctx0/runs/"+run.ID); got != run.Result {
 		t.Errorf("run ref = %s, result %s", got, run.Result)
 	}
-	if got := git(t, v, "log", "-1", "--format=%P", run.Result); got != base {
+	if got := gittest.Run(t, v.Root(), "log", "-1", "--format=%P", run.Result); got != base {
 		t.Errorf("run commit's parents %q, want the base %s", got, base)
 	}
-	if !strings.Contains(git(t, v, "log", "-1", "--format=%B", run.Result), "Run: "+run.ID) {
+	if !strings.Contains(gittest.Run(t, v.Root(), "log", "-1", "--format=%B", run.Result), "Run: "+run.ID) {
 		t.Error("the run commit does not name its run")
 	}
-	if head := git(t, v, "rev-parse", "HEAD"); run.Merged != head {
+	if head := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); run.Merged != head {
 		t.Errorf("merged %s, HEAD %s", run.Merged, head)
 	}
 	// Every write survives: the run's and the user's.
@@ -226,7 +207,7 @@ func TestAbortLeavesTheBranch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := testVault(t)
-			head := git(t, v, "rev-parse", "HEAD")
+			head := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 			s := begin(t, v, clock)
 			if err := s.Write("knowledge/new.md", []byte("tried\n")); err != nil {
 				t.Fatal(err)
@@ -238,10 +219,10 @@ func TestAbortLeavesTheBranch(t *testing.T) {
 			if run.Status != tt.status || !strings.Contains(run.Error, tt.errMsg) {
 				t.Errorf("run = %+v; want %s with %q", run, tt.status, tt.errMsg)
 			}
-			if got := git(t, v, "rev-parse", "HEAD"); got != head {
+			if got := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); got != head {
 				t.Errorf("HEAD moved from %s to %s", head, got)
 			}
-			checkClean(t, v)
+			gittest.CheckClean(t, v.Root())
 			if _, err := os.Stat(filepath.Join(v.Root(), "knowledge", "new.md")); err == nil {
 				t.Error("the aborted run's file reached the work tree")
 			}
@@ -266,7 +247,7 @@ func TestAbortKeepsWhatTheRunTriedOnItsRef(t *testing.T) {
 	if run.Result == "" {
 		t.Fatal("no commit of what the run tried")
 	}
-	if got := git(t, v, "show", "refs/ctx0/runs/"+run.ID+":knowledge/new.md"); got != "tried" {
+	if got := gittest.Run(t, v.Root(), "show", "refs/ctx0/runs/"+run.ID+":knowledge/new.md"); got != "tried" {
 		t.Errorf("run ref holds %q", got)
 	}
 }
@@ -274,7 +255,7 @@ func TestAbortKeepsWhatTheRunTriedOnItsRef(t *testing.T) {
 func TestFinishWithoutChanges(t *testing.T) {
 	ctx := t.Context()
 	v := testVault(t)
-	head := git(t, v, "rev-parse", "HEAD")
+	head := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 	s := begin(t, v, clock)
 	// Writing what is already there, and deleting what is not, change nothing.
 	if err := s.Write("knowledge/alpha.md", []byte(alpha)); err != nil {
@@ -290,10 +271,10 @@ func TestFinishWithoutChanges(t *testing.T) {
 	if run.Status != StatusDone || run.Result != "" || run.Merged != "" || len(run.Created)+len(run.Updated)+len(run.Deleted) != 0 {
 		t.Errorf("run = %+v", run)
 	}
-	if got := git(t, v, "rev-parse", "HEAD"); got != head {
+	if got := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); got != head {
 		t.Errorf("HEAD moved")
 	}
-	if refs := git(t, v, "for-each-ref", "refs/ctx0/"); refs != "" {
+	if refs := gittest.Run(t, v.Root(), "for-each-ref", "refs/ctx0/"); refs != "" {
 		t.Errorf("refs made: %s", refs)
 	}
 }
@@ -383,7 +364,7 @@ func TestConcurrentRunsBothSurvive(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 	got, err := os.ReadFile(filepath.Join(v.Root(), "knowledge", "alpha.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 // TestFixtureGolden runs the curator offline over a vault with planted
@@ -24,7 +25,7 @@ func TestFixtureGolden(t *testing.T) {
 	if len(res.Run.Notes) != len(res.Changes) {
 		t.Errorf("the run record has %d notes for %d changes", len(res.Run.Notes), len(res.Changes))
 	}
-	checkGolden(t, "testdata/fixture.golden", []byte(changeLines(res)+"\n"+dumpVault(t, v)))
+	golden.Check(t, "testdata/fixture.golden", []byte(changeLines(res)+"\n"+dumpVault(t, v)), *update)
 
 	before := head(t, v)
 	again, err := Run(t.Context(), Options{Vault: v, Provider: llm.Offline{}, Now: c.Now})

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 // TestContextGolden compares session-start blocks of the fixture vault with
@@ -28,9 +30,9 @@ func TestContextGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkBlock(t, b)
-			golden(t, "context/"+c.name+".txt", []byte(b.Text))
+			golden.Check(t, filepath.Join("testdata", "context/"+c.name+".txt"), []byte(b.Text), *update)
 			if c.json {
-				golden(t, "context/"+c.name+".json", jsonOf(t, b))
+				golden.Check(t, filepath.Join("testdata", "context/"+c.name+".json"), jsonOf(t, b), *update)
 			}
 		})
 	}
@@ -65,7 +67,7 @@ func TestContextWithSummaries(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBlock(t, b)
-	golden(t, "context/summaries.txt", []byte(b.Text))
+	golden.Check(t, filepath.Join("testdata", "context/summaries.txt"), []byte(b.Text), *update)
 	if strings.Contains(b.Text, "older roll-up") {
 		t.Error("the block holds a compacted summary older than the newest")
 	}

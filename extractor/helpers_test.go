@@ -102,26 +102,6 @@ func writeFile(p string, data []byte) error {
 	return os.WriteFile(p, data, 0o644)
 }
 
-// golden compares got with the file testdata/name, or rewrites the file
-// with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := writeFile(p, got); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to write it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it); got:\n%s", p, got)
-	}
-}
-
 // jsonOf renders v as the CLI's --json does.
 func jsonOf(t *testing.T, v any) []byte {
 	t.Helper()

@@ -3,11 +3,13 @@ package extractor
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 var investorQuery = Query{
@@ -39,10 +41,10 @@ func TestQueryRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The person's uncommitted file went in with the save.
-	if out := git(t, root, "status", "--porcelain"); out != "" {
+	if out := gittest.Run(t, root, "status", "--porcelain"); out != "" {
 		t.Errorf("git status after a save:\n%s", out)
 	}
-	if out := git(t, root, "log", "-1", "--format=%s", "--", QueriesFile); out != "query: save investor-updates\n" {
+	if out := gittest.Run(t, root, "log", "-1", "--format=%s", "--", QueriesFile); out != "query: save investor-updates" {
 		t.Errorf("last commit of %s: %q", QueriesFile, out)
 	}
 	qs, err := LoadQueries(root)
@@ -75,24 +77,12 @@ func TestQueryRoundTrip(t *testing.T) {
 	if _, err := RemoveQuery(ctx, v, "pinned-notes"); !errors.Is(err, ErrNoQuery) {
 		t.Errorf("removing it again: %v, want ErrNoQuery", err)
 	}
-	if out := git(t, root, "log", "--format=%s", "--", QueriesFile); out != "query: remove pinned-notes\nquery: save investor-updates\nquery: save investor-updates\n" {
+	if out := gittest.Run(t, root, "log", "--format=%s", "--", QueriesFile); out != "query: remove pinned-notes\nquery: save investor-updates\nquery: save investor-updates" {
 		t.Errorf("history of %s:\n%s", QueriesFile, out)
 	}
-	if out := git(t, root, "status", "--porcelain"); out != "" {
+	if out := gittest.Run(t, root, "status", "--porcelain"); out != "" {
 		t.Errorf("git status at the end:\n%s", out)
 	}
-}
-
-// git runs the git binary in dir and returns its output.
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
 }
 
 func TestQueryMatch(t *testing.T) {
@@ -149,7 +139,7 @@ func TestRunQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBudget(t, b)
-	golden(t, "bundles/query.txt", []byte(b.Text()))
+	golden.Check(t, filepath.Join("testdata", "bundles/query.txt"), []byte(b.Text()), *update)
 	if b.Plan.By != "query:investor-updates" || len(b.Items) != 3 {
 		t.Errorf("plan %+v, %d items", b.Plan, len(b.Items))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -36,9 +37,9 @@ func TestRetrieveGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkBudget(t, b)
-			golden(t, "bundles/"+c.name+".txt", []byte(b.Text()))
+			golden.Check(t, filepath.Join("testdata", "bundles/"+c.name+".txt"), []byte(b.Text()), *update)
 			if c.json {
-				golden(t, "bundles/"+c.name+".json", jsonOf(t, b))
+				golden.Check(t, filepath.Join("testdata", "bundles/"+c.name+".json"), jsonOf(t, b), *update)
 			}
 		})
 	}

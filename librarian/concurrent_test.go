@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -73,5 +74,5 @@ func TestConcurrentRunsSameDay(t *testing.T) {
 	if strings.Contains(ep, "[!conflict]") {
 		t.Errorf("the episode has a conflict block:\n%s", ep)
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -53,7 +54,7 @@ func TestKillMidRun(t *testing.T) {
 	}
 	v, ix := testVault(t)
 	st := billing(t, v.Root())
-	head := git(t, v, "rev-parse", "HEAD")
+	head := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillMidRun$")
 	cmd.Env = append(os.Environ(), helperEnv+"="+v.Root())
@@ -83,10 +84,10 @@ func TestKillMidRun(t *testing.T) {
 	}
 	cmd.Wait()
 
-	if h := git(t, v, "rev-parse", "HEAD"); h != head {
+	if h := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); h != head {
 		t.Errorf("the killed run moved the branch")
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 	runs, err := agent.List(t.Context(), v.Root())
 	if err != nil || len(runs) != 1 || runs[0].Status != agent.StatusDied {
 		t.Errorf("runs after the kill: %+v, %v; want one that died", runs, err)
@@ -112,5 +113,5 @@ func TestKillMidRun(t *testing.T) {
 	if n := strings.Count(ep, marker(ConversationRef(res.Conversation))); n != 1 {
 		t.Errorf("the conversation is in its episode %d times, want once", n)
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }

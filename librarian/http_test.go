@@ -11,6 +11,8 @@ import (
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/agent/llm/llmtest"
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 // TestRunOverHTTP files a conversation with the Anthropic and OpenAI
@@ -81,8 +83,8 @@ func TestRunOverHTTP(t *testing.T) {
 			if res.Run.Status != agent.StatusDone || res.Run.Provider != tc.name || res.Run.Usage.InputTokens == 0 || res.Run.Usage.OutputTokens == 0 {
 				t.Errorf("run record: %+v", res.Run)
 			}
-			checkClean(t, v)
-			checkGolden(t, filepath.Join("testdata", "http.vault.golden"), vaultDump(t, v))
+			gittest.CheckClean(t, v.Root())
+			golden.Check(t, filepath.Join("testdata", "http.vault.golden"), vaultDump(t, v), *update)
 		})
 	}
 }

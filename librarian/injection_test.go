@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -53,7 +55,7 @@ func TestPromptGolden(t *testing.T) {
 	if strings.Contains(prompt, "abcdefghijklmnopqrstuvwxyz") {
 		t.Error("the secret reached the prompt")
 	}
-	checkGolden(t, filepath.Join("testdata", "injection.prompt.golden"), []byte(prompt))
+	golden.Check(t, filepath.Join("testdata", "injection.prompt.golden"), []byte(prompt), *update)
 }
 
 // TestRunInjection files the injection session offline, and from a model
@@ -91,7 +93,7 @@ func TestRunInjection(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkClean(t, v)
+			gittest.CheckClean(t, v.Root())
 			checkDoctor(t, ix)
 			if after := listDir(t, parent); strings.Join(after, ",") != strings.Join(before, ",") {
 				t.Errorf("files appeared next to the vault: %v, was %v", after, before)
@@ -116,7 +118,7 @@ func TestRunInjection(t *testing.T) {
 					t.Errorf("%s: the transcript set its fields: pinned %v, title %q, source %q", n, e.Pinned(), e.Title(), e.Source())
 				}
 			}
-			checkGolden(t, filepath.Join("testdata", "injection."+strings.ReplaceAll(tc.name, " ", "-")+".vault.golden"), []byte(dump))
+			golden.Check(t, filepath.Join("testdata", "injection."+strings.ReplaceAll(tc.name, " ", "-")+".vault.golden"), []byte(dump), *update)
 		})
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -101,9 +103,9 @@ func TestRunWithModel(t *testing.T) {
 	if run.Status != agent.StatusDone || run.Provider != "anthropic" || run.Model != "claude-test" || run.Usage.InputTokens != 1200 || run.Usage.OutputTokens != 340 {
 		t.Errorf("run record: %+v", run)
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 	checkDoctor(t, ix)
-	checkGolden(t, filepath.Join("testdata", "model.vault.golden"), vaultDump(t, v))
+	golden.Check(t, filepath.Join("testdata", "model.vault.golden"), vaultDump(t, v), *update)
 	dump := string(vaultDump(t, v))
 	if run.Conflicts != 0 {
 		t.Errorf("%d conflicts, want none", run.Conflicts)
@@ -134,7 +136,7 @@ func TestRunFailureRequeues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v, ix := testVault(t)
 			st := billing(t, v.Root())
-			head := git(t, v, "rev-parse", "HEAD")
+			head := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			if tc.cancel {
@@ -147,10 +149,10 @@ func TestRunFailureRequeues(t *testing.T) {
 			if res.Run.Status != tc.status {
 				t.Errorf("run status %q, want %q (%s)", res.Run.Status, tc.status, res.Run.Error)
 			}
-			if h := git(t, v, "rev-parse", "HEAD"); h != head {
+			if h := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); h != head {
 				t.Errorf("the branch moved")
 			}
-			checkClean(t, v)
+			gittest.CheckClean(t, v.Root())
 			c, err := st.Conversation(t.Context(), res.Conversation.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -191,5 +193,5 @@ func TestRunConflictsListed(t *testing.T) {
 			t.Errorf("projects/billing lost %q:\n%s", want, got)
 		}
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }

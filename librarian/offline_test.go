@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -47,7 +48,7 @@ func TestOfflineGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, filepath.Join("testdata", "offline.golden.json"), append(got, '\n'))
+	golden.Check(t, filepath.Join("testdata", "offline.golden.json"), append(got, '\n'), *update)
 }
 
 // TestOfflineRules: what the offline extractor catches in what the user

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
@@ -36,26 +38,6 @@ func testVault(t *testing.T) (*vault.Vault, *index.Index) {
 	v.SetCatalog(ix)
 	t.Cleanup(func() { ix.Close() })
 	return v, ix
-}
-
-func git(t *testing.T, v *vault.Vault, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = v.Root()
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func checkClean(t *testing.T, v *vault.Vault) {
-	t.Helper()
-	git(t, v, "fsck", "--strict")
-	if st := git(t, v, "status", "--porcelain"); st != "" {
-		t.Fatalf("git status not clean:\n%s", st)
-	}
 }
 
 // runAll files every queued conversation, as ctx0 librarian run --ready
@@ -128,8 +110,8 @@ func TestRunRealTranscripts(t *testing.T) {
 			t.Errorf("run provider %q, want offline", r.Run.Provider)
 		}
 	}
-	checkClean(t, v)
-	checkGolden(t, filepath.Join("testdata", "real.vault.golden"), vaultDump(t, v))
+	gittest.CheckClean(t, v.Root())
+	golden.Check(t, filepath.Join("testdata", "real.vault.golden"), vaultDump(t, v), *update)
 	checkDoctor(t, ix)
 
 	convs, err := st.Conversations(t.Context(), "")
@@ -150,7 +132,7 @@ func TestRunRealTranscripts(t *testing.T) {
 	}
 
 	// Idempotence: every conversation again, by id.
-	head := git(t, v, "rev-parse", "HEAD")
+	head := gittest.Run(t, v.Root(), "rev-parse", "HEAD")
 	for _, r := range results {
 		o.Conversation = r.Conversation.ID
 		again, err := Run(t.Context(), o)
@@ -161,10 +143,10 @@ func TestRunRealTranscripts(t *testing.T) {
 			t.Errorf("conversation %d filed again: %+v", r.Conversation.ID, again.Filed)
 		}
 	}
-	if h := git(t, v, "rev-parse", "HEAD"); h != head {
+	if h := gittest.Run(t, v.Root(), "rev-parse", "HEAD"); h != head {
 		t.Errorf("filing again moved the branch from %s to %s", head, h)
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }
 
 // TestRunByID files the conversation asked for, not the oldest queued,

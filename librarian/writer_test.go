@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -85,7 +87,7 @@ func TestRunUpdatesInsteadOfDuplicating(t *testing.T) {
 			t.Errorf("%s does not link the entry it replaces", by)
 		}
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }
 
 // TestRunLimits: an extraction over the run's limits writes what fits,
@@ -94,7 +96,7 @@ func TestRunLimits(t *testing.T) {
 	v, ix := testVault(t)
 	x := extraction("A flood")
 	for i := range 40 {
-		x.Facts = append(x.Facts, Item{Title: "Fact " + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + itoa(i), Text: "Fact number " + itoa(i) + " " + strings.Repeat("word ", 10*(i%3)), Evidence: Evidence{i, "q"}})
+		x.Facts = append(x.Facts, Item{Title: "Fact " + strings.Repeat("x", i%5) + string(rune('a'+i%26)) + strconv.Itoa(i), Text: "Fact number " + strconv.Itoa(i) + " " + strings.Repeat("word ", 10*(i%3)), Evidence: Evidence{i, "q"}})
 	}
 	x.Insights = []Item{{Text: strings.Repeat("long ", 100), Evidence: Evidence{0, "q"}}}
 	st := billing(t, v.Root())
@@ -115,7 +117,7 @@ func TestRunLimits(t *testing.T) {
 	if len(f.Notes) == 0 {
 		t.Error("no notes")
 	}
-	checkClean(t, v)
+	gittest.CheckClean(t, v.Root())
 }
 
 func TestInsertSection(t *testing.T) {

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"database/sql"
 	"flag"
 	"fmt"
@@ -109,23 +108,6 @@ func countRows(t *testing.T, db *sql.DB, table string) int {
 		t.Fatal(err)
 	}
 	return n
-}
-
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update to accept it):\ngot:\n%s", golden, got)
-	}
 }
 
 // line is a Claude Code transcript line of a message at t.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
@@ -50,7 +51,7 @@ func TestPublishedSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, filepath.Join("testdata", "conversations.golden.json"), append(got, '\n'))
+	golden.Check(t, filepath.Join("testdata", "conversations.golden.json"), append(got, '\n'), *update)
 }
 
 // TestGapSplitting: messages split into conversations on silences longer
@@ -152,27 +153,10 @@ func TestAppendWhileIngesting(t *testing.T) {
 			g := writeFile(t, refRoot, "proj/session.jsonl", string(whole))
 			ingest(t, ref, []File{g}, Options{})
 			if got, want := dump(t, s), dump(t, ref); got != want {
-				t.Errorf("after %d ingests while appending, the state differs from one ingest of the whole file:\n%s", runs, firstDiff(got, want))
+				t.Errorf("after %d ingests while appending, the state differs from one ingest of the whole file:\n%s", runs, golden.Diff([]byte(want), []byte(got)))
 			}
 		})
 	}
-}
-
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got %.400s\nwant %.400s", i+1, gl, wl)
-		}
-	}
-	return ""
 }
 
 // TestRewritten: a file that shrank, or whose read part changed, is read
@@ -244,7 +228,7 @@ func TestRewritten(t *testing.T) {
 		t.Errorf("reimport: %+v", rep)
 	}
 	if after := dump(t, s); after != before {
-		t.Errorf("reimport changed the state:\n%s", firstDiff(after, before))
+		t.Errorf("reimport changed the state:\n%s", golden.Diff([]byte(before), []byte(after)))
 	}
 }
 

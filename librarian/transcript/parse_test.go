@@ -9,9 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the actual output")
@@ -31,45 +32,6 @@ func sessionFiles(t testing.TB) map[string]Source {
 		}
 	}
 	return files
-}
-
-// checkGolden compares got with the golden file, or rewrites it with -update.
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run go test -update to accept it):\n%s", golden, firstDiff(got, want))
-	}
-}
-
-// firstDiff shows the first line where got and want differ.
-func firstDiff(got, want []byte) string {
-	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("line %d:\n got %.300s\nwant %.300s", i+1, gl, wl)
-		}
-	}
-	return ""
 }
 
 // TestGolden parses every session file whole and compares the messages,
@@ -108,7 +70,7 @@ func TestGolden(t *testing.T) {
 			if err := enc.Encode(map[string]any{"skipped": c.Skipped, "state": st, "outcomes": mergeOutcomes(c.Outcomes)}); err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, filepath.Join("testdata", "golden", string(src), filepath.Base(name)+".golden"), out.Bytes())
+			golden.Check(t, filepath.Join("testdata", "golden", string(src), filepath.Base(name)+".golden"), out.Bytes(), *update)
 		})
 	}
 }
@@ -133,7 +95,7 @@ func TestRender(t *testing.T) {
 		if err := Render(&out, c.Messages, loc); err != nil {
 			t.Fatal(err)
 		}
-		checkGolden(t, filepath.Join("testdata", "golden", name+".txt"), out.Bytes())
+		golden.Check(t, filepath.Join("testdata", "golden", name+".txt"), out.Bytes(), *update)
 	}
 }
 
