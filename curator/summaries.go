@@ -5,12 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -289,19 +289,19 @@ func lineOf(d *doc) string {
 // entry does not link what it quotes: [[name|label]] as label, [[name]]
 // as name, [text](path.md) as text.
 func plainLinks(s string) string {
-	s = wikiLink.ReplaceAllStringFunc(s, func(m string) string {
-		sm := wikiLink.FindStringSubmatch(m)
+	s = wikiLink().ReplaceAllStringFunc(s, func(m string) string {
+		sm := wikiLink().FindStringSubmatch(m)
 		if sm[3] != "" {
 			return sm[3]
 		}
 		return sm[1]
 	})
-	return mdLink.ReplaceAllString(s, "$1")
+	return mdLink().ReplaceAllString(s, "$1")
 }
 
 var (
-	wikiLink = regexp.MustCompile(`!?\[\[([^\]|#\n]*)(#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]`)
-	mdLink   = regexp.MustCompile(`!?\[([^\]\n]*)\]\(([^)\s]*\.md(?:#[^)\s]*)?)\)`)
+	wikiLink = lazy.Regexp(`!?\[\[([^\]|#\n]*)(#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]`)
+	mdLink   = lazy.Regexp(`!?\[([^\]\n]*)\]\(([^)\s]*\.md(?:#[^)\s]*)?)\)`)
 )
 
 func stripHeadings(body string) string {

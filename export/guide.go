@@ -5,18 +5,22 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
 	"github.com/ctx0/ctx0"
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/templates"
 )
 
-var guideTemplate = template.Must(template.New(guideFile).Parse(templates.ExportGuide()))
+// guideTemplate is parsed on first use, not at start-up (see internal/lazy).
+var guideTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New(guideFile).Parse(templates.ExportGuide()))
+})
 
 // guideData is what the CONTEXT.md template shows.
 type guideData struct {
@@ -96,7 +100,7 @@ func (s *set) guide(ctx context.Context, o Options, st *stats, when time.Time) (
 		d.Pinned = append(d.Pinned, guidePinned{Title: escapeLabel(doc.label()), File: relative("", doc.file), Body: strings.TrimSpace(body)})
 	}
 	var b strings.Builder
-	if err := guideTemplate.Execute(&b, d); err != nil {
+	if err := guideTemplate().Execute(&b, d); err != nil {
 		return nil, fmt.Errorf("export: %s: %w", guideFile, err)
 	}
 	return []byte(b.String()), nil
@@ -243,12 +247,12 @@ func guideSection(title string) string {
 }
 
 // folderRow is a row of the vault guide's layout table: | `contacts/` | … |.
-var folderRow = regexp.MustCompile("(?m)^\\| `([^`/]+)/[^`]*` \\| (.+) \\|$")
+var folderRow = lazy.Regexp("(?m)^\\| `([^`/]+)/[^`]*` \\| (.+) \\|$")
 
 // folderAbout is what the vault's guide says each standard folder holds.
 func folderAbout() map[string]string {
 	out := map[string]string{}
-	for _, m := range folderRow.FindAllStringSubmatch(guideSection("Layout"), -1) {
+	for _, m := range folderRow().FindAllStringSubmatch(guideSection("Layout"), -1) {
 		out[m[1]] = m[2]
 	}
 	return out

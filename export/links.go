@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -224,7 +224,7 @@ func wikiSpan(b []byte, l entry.Link) (start, end int, ok bool) {
 }
 
 // refDefinition is the start of a line that defines a link reference.
-var refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:[ \t]*<?$`)
+var refDefinition = lazy.Regexp(`^ {0,3}\[[^\]]+\]:[ \t]*<?$`)
 
 // markdownSpan finds the whole markdown link around l to write it as text:
 // an inline link [label](target "title") becomes its label as written; a
@@ -249,7 +249,7 @@ func markdownSpan(b []byte, l entry.Link) (start, end int, text string, ok bool)
 		return start, end, string(b[open+1 : i-2]), true
 	}
 	lineStart := bytes.LastIndexByte(b[:l.Start], '\n') + 1
-	if !refDefinition.Match(b[lineStart:l.Start]) {
+	if !refDefinition().Match(b[lineStart:l.Start]) {
 		return 0, 0, "", false
 	}
 	lineEnd := len(b)

@@ -5,12 +5,13 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // markerRE finds the markers redact leaves, to count them by kind.
-var markerRE = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(redact.Marker("KIND")), "KIND", `([a-z0-9-]+)`, 1))
+var markerRE = lazy.Regexp(strings.Replace(regexp.QuoteMeta(redact.Marker("KIND")), "KIND", `([a-z0-9-]+)`, 1))
 
 // redactText returns s with its secrets replaced and adds what was replaced
 // to counts. redact.String does not say what it replaced, so the markers
@@ -21,10 +22,10 @@ func redactText(s string, counts map[string]int) string {
 	if out == s {
 		return s
 	}
-	for _, m := range markerRE.FindAllStringSubmatch(out, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(out, -1) {
 		counts[m[1]]++
 	}
-	for _, m := range markerRE.FindAllStringSubmatch(s, -1) {
+	for _, m := range markerRE().FindAllStringSubmatch(s, -1) {
 		counts[m[1]]--
 	}
 	for k, n := range counts {

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -96,7 +96,7 @@ var ErrParam = errors.New("bad parameter")
 
 // queryName is what a learned query's name may be: a slug, so that it
 // reads well on a command line.
-var queryName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var queryName = lazy.Regexp(`^[a-z0-9][a-z0-9_-]*$`)
 
 // reservedNames are the subcommands of `ctx0 query`.
 var reservedNames = []string{"list", "save", "rm"}
@@ -143,7 +143,7 @@ func (qs Queries) Get(name string) (Query, error) {
 
 // Check reports what is wrong with a learned query, naming it.
 func (q Query) Check() error {
-	if !queryName.MatchString(q.Name) || slices.Contains(reservedNames, q.Name) {
+	if !queryName().MatchString(q.Name) || slices.Contains(reservedNames, q.Name) {
 		return fmt.Errorf("learned query %q: a name is lowercase letters, digits, - and _, and not list, save or rm", q.Name)
 	}
 	if len(q.Steps) == 0 {
@@ -151,7 +151,7 @@ func (q Query) Check() error {
 	}
 	params := map[string]bool{"project": true}
 	for _, p := range q.Params {
-		if !queryName.MatchString(p.Name) {
+		if !queryName().MatchString(p.Name) {
 			return fmt.Errorf("learned query %q: parameter %q: a name is lowercase letters, digits, - and _", q.Name, p.Name)
 		}
 		params[p.Name] = true
@@ -160,14 +160,14 @@ func (q Query) Check() error {
 		if err := s.check(); err != nil {
 			return fmt.Errorf("learned query %q: step %d: %w", q.Name, i+1, err)
 		}
-		for _, m := range placeholder.FindAllStringSubmatch(s.text(), -1) {
+		for _, m := range placeholder().FindAllStringSubmatch(s.text(), -1) {
 			if !params[m[1]] {
 				return fmt.Errorf("learned query %q: step %d: {%s} is not a parameter", q.Name, i+1, m[1])
 			}
 		}
 	}
 	for _, ph := range q.Phrases {
-		for _, m := range placeholder.FindAllStringSubmatch(ph, -1) {
+		for _, m := range placeholder().FindAllStringSubmatch(ph, -1) {
 			if !params[m[1]] {
 				return fmt.Errorf("learned query %q: phrase %q: {%s} is not a parameter", q.Name, ph, m[1])
 			}
@@ -177,7 +177,7 @@ func (q Query) Check() error {
 }
 
 // placeholder is a parameter in a step or a phrase.
-var placeholder = regexp.MustCompile(`\{([a-z0-9_-]+)\}`)
+var placeholder = lazy.Regexp(`\{([a-z0-9_-]+)\}`)
 
 // check reports what is wrong with a step.
 func (s Step) check() error {
@@ -249,7 +249,7 @@ func (qs Queries) Match(question string) (Query, map[string]string, bool) {
 			if args, ok := matchPhrase(lowerWords(ph), words); ok {
 				return q, args, true
 			}
-			if !placeholder.MatchString(ph) && content != "" && content == strings.Join(slices.Sorted(slices.Values(analyze(ph).stems)), " ") {
+			if !placeholder().MatchString(ph) && content != "" && content == strings.Join(slices.Sorted(slices.Values(analyze(ph).stems)), " ") {
 				return q, map[string]string{}, true
 			}
 		}
@@ -261,7 +261,7 @@ func (qs Queries) Match(question string) (Query, map[string]string, bool) {
 func lowerWords(s string) []string {
 	var out []string
 	for _, f := range strings.Fields(strings.ToLower(s)) {
-		if placeholder.MatchString(f) && strings.HasPrefix(strings.Trim(f, ".,;:!?\"'"), "{") {
+		if placeholder().MatchString(f) && strings.HasPrefix(strings.Trim(f, ".,;:!?\"'"), "{") {
 			out = append(out, strings.Trim(f, ".,;:!?\"'"))
 			continue
 		}
@@ -276,7 +276,7 @@ func matchPhrase(phrase, words []string) (map[string]string, bool) {
 	}
 	args := map[string]string{}
 	for i, p := range phrase {
-		if m := placeholder.FindStringSubmatch(p); m != nil && m[0] == p {
+		if m := placeholder().FindStringSubmatch(p); m != nil && m[0] == p {
 			args[m[1]] = words[i]
 			continue
 		}

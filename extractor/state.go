@@ -129,7 +129,7 @@ func planKey(t terms, scope []string) string {
 func suggestName(t terms, qs Queries) string {
 	var parts []string
 	for _, w := range t.words {
-		if queryName.MatchString(w) {
+		if queryName().MatchString(w) {
 			parts = append(parts, w)
 		}
 		if len(parts) == 3 {

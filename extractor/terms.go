@@ -1,10 +1,11 @@
 package extractor
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // terms is what a question asks about: the words a search looks for and a
@@ -231,14 +232,14 @@ type matcher struct {
 
 // wikiTarget is a wikilink; a passage is judged by the name it shows, not
 // by the folders of its target ("contacts/" would answer "contact").
-var wikiTarget = regexp.MustCompile(`\[\[(?:[^\]|#]*/)?([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]`)
+var wikiTarget = lazy.Regexp(`\[\[(?:[^\]|#]*/)?([^\]|#]*)(?:#[^\]|]*)?(?:\|([^\]]*))?\]\]`)
 
 // excludes reports whether text holds a word the question excludes.
 func (m matcher) excludes(text string) bool {
 	if len(m.t.not) == 0 {
 		return false
 	}
-	have := stemSet(wikiTarget.ReplaceAllString(text, "$1 $2"))
+	have := stemSet(wikiTarget().ReplaceAllString(text, "$1 $2"))
 	for _, s := range m.t.not {
 		if have[s] {
 			return true
@@ -253,7 +254,7 @@ func (m matcher) matched(text string) []int {
 		return nil
 	}
 	if strings.Contains(text, "[[") {
-		text = wikiTarget.ReplaceAllString(text, "$1 $2")
+		text = wikiTarget().ReplaceAllString(text, "$1 $2")
 	}
 	have := map[string]bool{}
 	lower := strings.ToLower(text)

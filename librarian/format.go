@@ -3,11 +3,11 @@ package librarian
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact"
@@ -78,7 +78,7 @@ func Format(w io.Writer, msgs []transcript.Message, loc *time.Location) error {
 		for j := range m.Tools {
 			// A tool line is one line, whatever a reader let through.
 			m.Tools[j].Name = oneLine(m.Tools[j].Name)
-			m.Tools[j].Target = tag.ReplaceAllString(oneLine(redact.String(m.Tools[j].Target)), `‹$1$2`)
+			m.Tools[j].Target = tag().ReplaceAllString(oneLine(redact.String(m.Tools[j].Target)), `‹$1$2`)
 		}
 		if m.Text != "" {
 			m.Text = fmt.Sprintf("[#%d] %s", i, escapeMarkup(cutMiddle(redact.String(m.Text), maxMessageChars)))
@@ -147,20 +147,20 @@ func cutMiddle(s string, max int) string {
 // markup matches a line that could pass for the formatted transcript's own
 // lines or for another speaker: a message header, a tool line, a date
 // line, a frontmatter fence, or a line opening with a speaker's name.
-var markup = regexp.MustCompile(`(?i)^\s*(\[#?\d|→|──|---|\\ |(system|user|assistant|human|developer|tool)\s*:)`)
+var markup = lazy.Regexp(`(?i)^\s*(\[#?\d|→|──|---|\\ |(system|user|assistant|human|developer|tool)\s*:)`)
 
 // tag matches the transcript's delimiters, anywhere in a text.
-var tag = regexp.MustCompile(`(?i)<(/?)(transcript)`)
+var tag = lazy.Regexp(`(?i)<(/?)(transcript)`)
 
 // escapeMarkup keeps what a speaker typed from reading as the transcript's
 // own markup: the delimiters lose their "<", and every line after the
 // first (which follows the speaker on the header line) that looks like a
 // header, a tool call or a fence is prefixed with "\ ".
 func escapeMarkup(text string) string {
-	text = tag.ReplaceAllString(text, `‹$1$2`)
+	text = tag().ReplaceAllString(text, `‹$1$2`)
 	lines := strings.Split(text, "\n")
 	for i := 1; i < len(lines); i++ {
-		if markup.MatchString(lines[i]) {
+		if markup().MatchString(lines[i]) {
 			lines[i] = `\ ` + lines[i]
 		}
 	}

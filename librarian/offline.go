@@ -2,10 +2,10 @@ package librarian
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -43,7 +43,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 			interrupted = interrupted || strings.HasPrefix(strings.TrimSpace(m.Text), "[Request interrupted")
 			continue
 		}
-		for _, mem := range memoryInput.FindAllStringSubmatch(text, -1) {
+		for _, mem := range memoryInput().FindAllStringSubmatch(text, -1) {
 			// Claude Code's "#" shortcut: the user typed it to be remembered.
 			s := clean(mem[1])
 			if s != "" {
@@ -55,12 +55,12 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				}
 			}
 		}
-		text = memoryInput.ReplaceAllString(text, "")
+		text = memoryInput().ReplaceAllString(text, "")
 		corrected := false
 		for _, s := range sentences(text) {
 			switch {
-			case remember.MatchString(s):
-				what := clean(remember.ReplaceAllString(s, ""))
+			case remember().MatchString(s):
+				what := clean(remember().ReplaceAllString(s, ""))
 				if what == "" {
 					continue
 				}
@@ -70,11 +70,11 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				} else {
 					add(&x.Facts, it)
 				}
-			case rule.MatchString(s) && !notRule.MatchString(s) && len(strings.Fields(s)) >= 3:
+			case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3:
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
-			case decision.MatchString(s):
+			case decision().MatchString(s):
 				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
-			case !corrected && (interrupted || prevAssistant >= 0) && correction.MatchString(s):
+			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s):
 				// A correction is the user's answer to what the assistant
 				// just did: the message's opening sentence, or any after
 				// an interruption.
@@ -96,30 +96,30 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 
 var (
 	// asking opens the sentence of a message that says what the user wants.
-	asking = regexp.MustCompile(`(?i)^(?:(?:ok|okay|so|now|and)[,\s]+)*(?:can you|could you|would you|please|let's|i want|i need|i'd like|we need|help me|add|fix|update|create|make|write|implement|remove|rename|start|run)\b`)
+	asking = lazy.Regexp(`(?i)^(?:(?:ok|okay|so|now|and)[,\s]+)*(?:can you|could you|would you|please|let's|i want|i need|i'd like|we need|help me|add|fix|update|create|make|write|implement|remove|rename|start|run)\b`)
 	// memoryInput is Claude Code's record of a line the user typed after
 	// "#": a note to keep in memory.
-	memoryInput = regexp.MustCompile(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
+	memoryInput = lazy.Regexp(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
 	// remember is an explicit request to remember; what follows is kept.
-	remember = regexp.MustCompile(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
+	remember = lazy.Regexp(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
 	// rule is a standing instruction or a stated preference.
-	rule = regexp.MustCompile(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
+	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
 	// notRule is what opens like a rule and is not one.
-	notRule = regexp.MustCompile(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
+	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation.
-	decision = regexp.MustCompile(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
+	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
-	correction = regexp.MustCompile(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
+	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
 	// because introduces the reason for a decision.
-	because = regexp.MustCompile(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
+	because = lazy.Regexp(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
 	// isRuleWords marks remembered text that says how to do things rather
 	// than what is so.
-	isRuleWords = regexp.MustCompile(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
+	isRuleWords = lazy.Regexp(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
 )
 
 // isRule reports whether a remembered text is a preference (how to do
 // things) rather than a fact.
-func isRule(s string) bool { return isRuleWords.MatchString(s) }
+func isRule(s string) bool { return isRuleWords().MatchString(s) }
 
 // userText is what the user typed, or "" for lines the agent's harness
 // wrote in the user's place: slash commands, interruptions, command output.
@@ -171,14 +171,14 @@ func sentences(text string) []string {
 // after "because" (or "since", "as"), else a sentence of the message that
 // gives one.
 func reasonOf(s, text string) string {
-	if m := because.FindStringSubmatch(s); m != nil {
+	if m := because().FindStringSubmatch(s); m != nil {
 		return clean(m[1])
 	}
 	for _, o := range sentences(text) {
 		if o == s {
 			continue
 		}
-		if m := because.FindStringSubmatch(o); m != nil {
+		if m := because().FindStringSubmatch(o); m != nil {
 			return clean(o)
 		}
 	}
@@ -219,7 +219,7 @@ func cut(s string, max int) string {
 // firstRequest is the index of the user's first real message, or 0.
 func firstRequest(msgs []transcript.Message) int {
 	for i, m := range msgs {
-		if m.Role == transcript.User && userText(memoryInput.ReplaceAllString(m.Text, "")) != "" {
+		if m.Role == transcript.User && userText(memoryInput().ReplaceAllString(m.Text, "")) != "" {
 			return i
 		}
 	}
@@ -232,12 +232,12 @@ func summarize(msgs []transcript.Message) Episode {
 	var ep Episode
 	first := firstRequest(msgs)
 	if first < len(msgs) && msgs[first].Role == transcript.User {
-		req := userText(memoryInput.ReplaceAllString(msgs[first].Text, ""))
+		req := userText(memoryInput().ReplaceAllString(msgs[first].Text, ""))
 		ep.Request = cut(strings.Join(strings.Fields(req), " "), 500)
 		if ss := sentences(req); len(ss) > 0 {
 			title := ss[0]
 			for _, s := range ss {
-				if asking.MatchString(s) {
+				if asking().MatchString(s) {
 					title = s
 					break
 				}
@@ -249,7 +249,7 @@ func summarize(msgs []transcript.Message) Episode {
 	written, commands := map[string]bool{}, map[string]bool{}
 	for i, m := range msgs {
 		if m.Role == transcript.User && i > first {
-			if t := userText(memoryInput.ReplaceAllString(m.Text, "")); t != "" {
+			if t := userText(memoryInput().ReplaceAllString(m.Text, "")); t != "" {
 				if ss := sentences(t); len(ss) > 0 && len(later) < 5 {
 					later = append(later, cut(strings.TrimRight(ss[0], ".!? "), 160))
 				}
@@ -312,12 +312,12 @@ func plural(n int, noun string) string {
 
 var (
 	// failed is an assistant's report of a failure after a tool use.
-	failed = regexp.MustCompile(`(?i)\b(?:error|errors|failed|fails|failing|failure|exception|traceback|panic|not found|no such file|permission denied|cannot|can't|couldn't|could not|doesn't work|isn't working|broke|broken|an issue|still an issue|a problem|in use)\b`)
+	failed = lazy.Regexp(`(?i)\b(?:error|errors|failed|fails|failing|failure|exception|traceback|panic|not found|no such file|permission denied|cannot|can't|couldn't|could not|doesn't work|isn't working|broke|broken|an issue|still an issue|a problem|in use)\b`)
 	// worked is an assistant's report that a tool use went well.
-	worked = regexp.MustCompile(`(?i)\b(?:pass|passes|passed|passing|works|working|succeeded|successful|successfully|fixed|resolved|all good|builds|is running)\b`)
+	worked = lazy.Regexp(`(?i)\b(?:pass|passes|passed|passing|works|working|succeeded|successful|successfully|fixed|resolved|all good|builds|is running)\b`)
 	// diagnosis is an assistant sentence that says what was wrong or what
 	// it changes to fix it.
-	diagnosis = regexp.MustCompile(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|let me kill|instead)\b`)
+	diagnosis = lazy.Regexp(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|let me kill|instead)\b`)
 )
 
 // resolutions finds error→fix pairs (seed 000's error resolution): a tool
@@ -398,7 +398,7 @@ func failureReport(msgs []transcript.Message, j, i int) (k int, report string) {
 		if msgs[k].Role == transcript.User && userText(msgs[k].Text) != "" {
 			break
 		}
-		if first := firstSentence(msgs[k].Text); msgs[k].Role == transcript.Assistant && failed.MatchString(first) && !worked.MatchString(first) {
+		if first := firstSentence(msgs[k].Text); msgs[k].Role == transcript.Assistant && failed().MatchString(first) && !worked().MatchString(first) {
 			return k, first
 		}
 	}
@@ -429,7 +429,7 @@ func markedThen(after []transcript.Message, t transcript.Tool, changed []string)
 		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
 			continue
 		}
-		if first := firstSentence(m.Text); worked.MatchString(first) {
+		if first := firstSentence(m.Text); worked().MatchString(first) {
 			then += ": " + clean(first)
 		}
 		break
@@ -484,9 +484,9 @@ func settled(t transcript.Tool, after []transcript.Message) (o transcript.Outcom
 			continue
 		}
 		switch first := firstSentence(m.Text); {
-		case failed.MatchString(first) && !worked.MatchString(first):
+		case failed().MatchString(first) && !worked().MatchString(first):
 			return transcript.Failed, true
-		case worked.MatchString(first):
+		case worked().MatchString(first):
 			return "", true
 		}
 		break
@@ -511,11 +511,11 @@ func saidResolutions(msgs []transcript.Message) []Resolution {
 			for _, a := range last {
 				j, wasFailing := failing[a.key]
 				switch {
-				case failed.MatchString(first) && !worked.MatchString(first):
+				case failed().MatchString(first) && !worked().MatchString(first):
 					if !wasFailing {
 						failing[a.key] = i
 					}
-				case wasFailing && worked.MatchString(first):
+				case wasFailing && worked().MatchString(first):
 					delete(failing, a.key)
 					out = append(out, Resolution{
 						Error:    fmt.Sprintf("%s (%s)", clean(firstSentence(msgs[j].Text)), a.what),
@@ -545,7 +545,7 @@ func diagnoses(between []transcript.Message) []string {
 			continue
 		}
 		for _, s := range sentences(m.Text) {
-			if diagnosis.MatchString(s) && len(out) < 3 {
+			if diagnosis().MatchString(s) && len(out) < 3 {
 				out = append(out, clean(s)+".")
 			}
 		}
@@ -594,14 +594,14 @@ func commandKey(target string) string {
 	}
 	target = strings.ReplaceAll(target, "2>&1", "")
 	words := strings.Fields(strings.TrimRight(strings.TrimSpace(target), "&"))
-	for len(words) > 1 && envAssignment.MatchString(words[0]) {
+	for len(words) > 1 && envAssignment().MatchString(words[0]) {
 		words = words[1:]
 	}
 	return strings.Join(words, " ")
 }
 
 // envAssignment is a word that sets a variable for the command after it.
-var envAssignment = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var envAssignment = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 // firstSentence is the opening of what the assistant said: its first
 // sentence, and the second when the first is a mere exclamation

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
@@ -793,17 +793,17 @@ func codeList(items []string, n int) string {
 }
 
 // sectionHeading matches a dated heading of an append-only body.
-var sectionHeading = regexp.MustCompile(`^#{1,6} (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)`)
+var sectionHeading = lazy.Regexp(`^#{1,6} (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)`)
 
 // insertSection puts section into body before the first dated section that
 // comes after heading, else at the end: sections stay in time order
 // whatever order conversations are filed in.
 func insertSection(body, heading, section string) string {
-	key := sectionHeading.FindStringSubmatch(heading)
+	key := sectionHeading().FindStringSubmatch(heading)
 	lines := strings.SplitAfter(body, "\n")
 	at := len(lines)
 	for i, l := range lines {
-		if m := sectionHeading.FindStringSubmatch(l); m != nil && key != nil && m[1] > key[1] {
+		if m := sectionHeading().FindStringSubmatch(l); m != nil && key != nil && m[1] > key[1] {
 			at = i
 			break
 		}

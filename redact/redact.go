@@ -12,6 +12,8 @@ package redact
 import (
 	"regexp"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // Marker is how a redacted secret of kind reads in the output.
@@ -23,8 +25,9 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 // must occur in the text, checked case-insensitively when fold is set, so
 // the regular expression only runs on text that may hold a match.
 type rule struct {
-	kind  string
-	re    *regexp.Regexp
+	kind string
+	// re is compiled the first time a text holds one of the hints.
+	re    func() *regexp.Regexp
 	hints []string
 	fold  bool
 	// bounded: the match must not continue a longer token on its left, so
@@ -43,46 +46,46 @@ const assignedValue = `(?:"([^"\s\[\]{}()<>$]{4,})"|'([^'\s\[\]{}()<>$]{4,})'|([
 var rules = []rule{
 	{
 		kind:  "private-key",
-		re:    regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`),
+		re:    lazy.Regexp(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`),
 		hints: []string{"PRIVATE KEY-----"},
 	},
-	{kind: "anthropic-key", re: regexp.MustCompile(`sk-ant-[A-Za-z0-9_-]{20,}`), hints: []string{"sk-ant-"}, bounded: true},
-	{kind: "openai-key", re: regexp.MustCompile(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), hints: []string{"sk-"}, bounded: true},
-	{kind: "stripe-key", re: regexp.MustCompile(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`), hints: []string{"_live_", "_test_"}, bounded: true},
-	{kind: "aws-access-key", re: regexp.MustCompile(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
-	{kind: "github-token", re: regexp.MustCompile(`(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), hints: []string{"gh", "github_pat_"}, bounded: true},
-	{kind: "gitlab-token", re: regexp.MustCompile(`glpat-[A-Za-z0-9_-]{20,}`), hints: []string{"glpat-"}, bounded: true},
-	{kind: "slack-token", re: regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), hints: []string{"xox"}, bounded: true},
-	{kind: "google-api-key", re: regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`), hints: []string{"AIza"}, bounded: true},
-	{kind: "npm-token", re: regexp.MustCompile(`npm_[A-Za-z0-9]{36}`), hints: []string{"npm_"}, bounded: true},
-	{kind: "jwt", re: regexp.MustCompile(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), hints: []string{"eyJ"}, bounded: true},
+	{kind: "anthropic-key", re: lazy.Regexp(`sk-ant-[A-Za-z0-9_-]{20,}`), hints: []string{"sk-ant-"}, bounded: true},
+	{kind: "openai-key", re: lazy.Regexp(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), hints: []string{"sk-"}, bounded: true},
+	{kind: "stripe-key", re: lazy.Regexp(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`), hints: []string{"_live_", "_test_"}, bounded: true},
+	{kind: "aws-access-key", re: lazy.Regexp(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
+	{kind: "github-token", re: lazy.Regexp(`(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), hints: []string{"gh", "github_pat_"}, bounded: true},
+	{kind: "gitlab-token", re: lazy.Regexp(`glpat-[A-Za-z0-9_-]{20,}`), hints: []string{"glpat-"}, bounded: true},
+	{kind: "slack-token", re: lazy.Regexp(`xox[abposr]-[A-Za-z0-9-]{10,}`), hints: []string{"xox"}, bounded: true},
+	{kind: "google-api-key", re: lazy.Regexp(`AIza[0-9A-Za-z_-]{35}`), hints: []string{"AIza"}, bounded: true},
+	{kind: "npm-token", re: lazy.Regexp(`npm_[A-Za-z0-9]{36}`), hints: []string{"npm_"}, bounded: true},
+	{kind: "jwt", re: lazy.Regexp(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), hints: []string{"eyJ"}, bounded: true},
 	{
 		kind:  "bearer",
-		re:    regexp.MustCompile(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+		re:    lazy.Regexp(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{16,}=*)`),
 		hints: []string{"bearer", "token"},
 		fold:  true,
 	},
 	{
 		kind:  "basic-auth",
-		re:    regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{12,}=*)`),
+		re:    lazy.Regexp(`(?i)\bbasic\s+([A-Za-z0-9+/]{12,}=*)`),
 		hints: []string{"authorization"},
 		fold:  true,
 	},
 	{
 		// scheme://user:password@host
 		kind:  "password",
-		re:    regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]+)@`),
+		re:    lazy.Regexp(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]+)@`),
 		hints: []string{"://"},
 	},
 	{
 		kind:  "password",
-		re:    regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
+		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"pass", "pwd"},
 		fold:  true,
 	},
 	{
 		kind:  "secret",
-		re:    regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
+		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"secret", "key", "token"},
 		fold:  true,
 	},
@@ -137,7 +140,7 @@ func (r *rule) mayMatch(s string, lower *string) bool {
 }
 
 func (r *rule) apply(s string) string {
-	matches := r.re.FindAllStringSubmatchIndex(s, -1)
+	matches := r.re().FindAllStringSubmatchIndex(s, -1)
 	if matches == nil {
 		return s
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -221,11 +222,11 @@ func checkRunFile(p string, data []byte, exists func(string) bool) error {
 }
 
 // validRunID keeps a run id to one plain ref component.
-var validRunID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+var validRunID = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // CheckRunID tells whether id can name a run (and its ref).
 func CheckRunID(id string) error {
-	if !validRunID.MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
+	if !validRunID().MatchString(id) || strings.Contains(id, "..") || strings.HasSuffix(id, ".lock") {
 		return fmt.Errorf("run id %q: want letters, digits, '.', '-' and '_'", id)
 	}
 	return nil

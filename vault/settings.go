@@ -7,13 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // settingsName is what a shared settings file under .ctx0/ may be called:
 // config.yaml, queries.yaml. Subfolders (state/, conflicts/) are ctx0's
 // own bookkeeping and are never edited this way.
-var settingsName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.yaml$`)
+var settingsName = lazy.Regexp(`^[a-z0-9][a-z0-9-]*\.yaml$`)
 
 // EditSettings changes the shared settings file .ctx0/<name>, such as
 // queries.yaml, and commits it like any other write: under the vault lock
@@ -21,7 +22,7 @@ var settingsName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*\.yaml$`)
 // with any uncommitted edit of a person's in it) and returns what it
 // should hold. Returning the same bytes commits nothing.
 func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(old []byte) ([]byte, error)) (Commit, error) {
-	if !settingsName.MatchString(name) {
+	if !settingsName().MatchString(name) {
 		return Commit{}, fmt.Errorf("edit settings %q: want a file name such as queries.yaml", name)
 	}
 	rel := ".ctx0/" + name

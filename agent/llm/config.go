@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -152,7 +152,7 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // check reports the first bad setting, naming its field.
 func (c Config) check() error {
@@ -172,7 +172,7 @@ func (c Config) check() error {
 		return fmt.Errorf("max_retries %d: want 0 to 10", c.MaxRetries)
 	case c.MaxTokens < 0:
 		return fmt.Errorf("max_tokens %d: must not be negative", c.MaxTokens)
-	case c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv):
+	case c.APIKeyEnv != "" && !envName().MatchString(c.APIKeyEnv):
 		// The value is not repeated: it may be the key itself, pasted in.
 		return errors.New("api_key_env: want the name of the environment variable holding the key, not the key")
 	}

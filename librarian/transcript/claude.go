@@ -2,8 +2,9 @@ package transcript
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // claudeLine is the part of a Claude Code transcript line the reader needs.
@@ -166,10 +167,10 @@ func claudeOutcome(content json.RawMessage) Outcome {
 }
 
 var (
-	systemReminder = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
-	commandName    = regexp.MustCompile(`<command-name>\s*(.*?)\s*</command-name>`)
-	commandArgs    = regexp.MustCompile(`(?s)<command-args>(.*?)</command-args>`)
-	bashInput      = regexp.MustCompile(`(?s)<bash-input>(.*?)</bash-input>`)
+	systemReminder = lazy.Regexp(`(?s)<system-reminder>.*?</system-reminder>`)
+	commandName    = lazy.Regexp(`<command-name>\s*(.*?)\s*</command-name>`)
+	commandArgs    = lazy.Regexp(`(?s)<command-args>(.*?)</command-args>`)
+	bashInput      = lazy.Regexp(`(?s)<bash-input>(.*?)</bash-input>`)
 )
 
 // userText reduces what Claude Code records as the user's message to what
@@ -178,7 +179,7 @@ var (
 // words (reason says why it was left out).
 func userText(s string) (text, reason string) {
 	if strings.Contains(s, "<system-reminder>") {
-		s = systemReminder.ReplaceAllString(s, "")
+		s = systemReminder().ReplaceAllString(s, "")
 	}
 	if !strings.Contains(s, "<") {
 		return s, ""
@@ -191,14 +192,14 @@ func userText(s string) (text, reason string) {
 	case strings.HasPrefix(t, "<local-command-caveat>"):
 		return "", "meta"
 	}
-	if m := commandName.FindStringSubmatch(s); m != nil {
+	if m := commandName().FindStringSubmatch(s); m != nil {
 		cmd := m[1]
-		if a := commandArgs.FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
+		if a := commandArgs().FindStringSubmatch(s); a != nil && strings.TrimSpace(a[1]) != "" {
 			cmd += " " + strings.TrimSpace(a[1])
 		}
 		return cmd, ""
 	}
-	if m := bashInput.FindStringSubmatch(s); m != nil {
+	if m := bashInput().FindStringSubmatch(s); m != nil {
 		return "! " + strings.TrimSpace(m[1]), ""
 	}
 	return s, ""

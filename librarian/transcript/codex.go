@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // codexLine is a line of a Codex CLI rollout file in any of its shapes: the
@@ -162,16 +164,16 @@ func codexResponseItem(it codexItem, pos int64, st *State, c *Chunk) {
 
 var (
 	// codexExited is how exec_command's output reports the exit status.
-	codexExited = regexp.MustCompile(`(?m)^Process exited with code (-?\d+)\s*$`)
+	codexExited = lazy.Regexp(`(?m)^Process exited with code (-?\d+)\s*$`)
 	// codexFailure opens the plain-text output Codex gives instead of a
 	// command's own when the command failed in or was refused by the
 	// sandbox, or could not start.
-	codexFailure = regexp.MustCompile(`^(?:failed in sandbox|execution error|exec error|error:)`)
+	codexFailure = lazy.Regexp(`^(?:failed in sandbox|execution error|exec error|error:)`)
 	// codexTimeout is Codex's note, in a command's output, that it stopped
 	// the command at its time limit.
-	codexTimeout = regexp.MustCompile(`(?m)^command timed out after`)
+	codexTimeout = lazy.Regexp(`(?m)^command timed out after`)
 	// codexRejection opens the output of a call the user declined.
-	codexRejection = regexp.MustCompile(`(?i)^(?:exec command rejected|patch rejected|.{0,40}rejected by user|aborted by user)`)
+	codexRejection = lazy.Regexp(`(?i)^(?:exec command rejected|patch rejected|.{0,40}rejected by user|aborted by user)`)
 )
 
 // codexOutcome is what a call's output says about how it ended: Failed
@@ -195,23 +197,23 @@ func codexOutcome(raw json.RawMessage) Outcome {
 		switch {
 		case *doc.Metadata.ExitCode == 0:
 			return ""
-		case codexTimeout.MatchString(doc.Output):
+		case codexTimeout().MatchString(doc.Output):
 			return TimedOut
 		}
 		return Failed
 	}
-	if m := codexExited.FindStringSubmatch(out); m != nil {
+	if m := codexExited().FindStringSubmatch(out); m != nil {
 		if m[1] != "0" {
 			return Failed
 		}
 		return ""
 	}
 	switch {
-	case codexRejection.MatchString(out):
+	case codexRejection().MatchString(out):
 		return Rejected
-	case codexTimeout.MatchString(out):
+	case codexTimeout().MatchString(out):
 		return TimedOut
-	case codexFailure.MatchString(out):
+	case codexFailure().MatchString(out):
 		return Failed
 	}
 	return ""
@@ -285,8 +287,8 @@ func injected(text string) bool {
 }
 
 var (
-	cwdTag  = regexp.MustCompile(`<cwd>\s*(.*?)\s*</cwd>`)
-	cwdLine = regexp.MustCompile(`(?m)^Current working directory:\s*(.+?)\s*$`)
+	cwdTag  = lazy.Regexp(`<cwd>\s*(.*?)\s*</cwd>`)
+	cwdLine = lazy.Regexp(`(?m)^Current working directory:\s*(.+?)\s*$`)
 )
 
 // envCWD is the working directory an environment context names, in its
@@ -295,8 +297,8 @@ func envCWD(text string) string {
 	if !strings.HasPrefix(strings.TrimSpace(text), "<environment_context>") {
 		return ""
 	}
-	for _, re := range []*regexp.Regexp{cwdTag, cwdLine} {
-		if m := re.FindStringSubmatch(text); m != nil {
+	for _, re := range []func() *regexp.Regexp{cwdTag, cwdLine} {
+		if m := re().FindStringSubmatch(text); m != nil {
 			return m[1]
 		}
 	}

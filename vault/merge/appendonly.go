@@ -2,8 +2,9 @@ package merge
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // section is a dated part of an append-only body: a heading that starts
@@ -25,7 +26,7 @@ func (s section) text() string { return strings.Join(s.lines, "") }
 // datedHeading matches "## 2026-01-28", "## 2026-01-28 10:30 Standup",
 // "# 2026-01-28T10:30:00" and Obsidian's daily-note links,
 // "## [[2026-01-28]]".
-var datedHeading = regexp.MustCompile(`^ {0,3}#{1,6}[ \t]+(?:\[\[)?(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?`)
+var datedHeading = lazy.Regexp(`^ {0,3}#{1,6}[ \t]+(?:\[\[)?(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2})?))?`)
 
 // appendBody merges the bodies of episodes and logs, where both sides
 // mostly add. The text before the first dated heading, and each dated
@@ -109,7 +110,7 @@ func sections(body string) (string, []section) {
 		case fence != "" && strings.HasPrefix(trimmed, fence):
 			fence = ""
 		case fence == "":
-			if d := datedHeading.FindStringSubmatch(l); d != nil {
+			if d := datedHeading().FindStringSubmatch(l); d != nil {
 				key := strings.TrimSpace(l)
 				seen[key]++
 				if n := seen[key]; n > 1 {
