@@ -2,7 +2,7 @@ package index
 
 // schemaVersion is stored in PRAGMA user_version. An index of another
 // version is rebuilt, not migrated: it is derived from the files.
-const schemaVersion = 3
+const schemaVersion = 4
 
 // schemaTables creates the index. Every table is derived from the files.
 var schemaTables = []string{
@@ -87,7 +87,9 @@ var schemaIndexes = []string{
 	// What the checks read of the entries of a folder (whose names lie
 	// together), narrow enough to scan fast.
 	`CREATE INDEX entries_stamps ON entries(name, size, mtime, settled)`,
-	`CREATE INDEX entries_hidden ON entries(id) WHERE superseded_by != '' OR archived != ''`,
+	// What search leaves out unless asked (see Query.filter). A query can
+	// use it only if its WHERE holds this very expression as a term.
+	`CREATE INDEX entries_hidden ON entries(id) WHERE ` + hiddenEntries,
 	`CREATE INDEX aliases_fold ON aliases(fold)`,
 	`CREATE INDEX aliases_entry ON aliases(entry_id)`,
 	`CREATE INDEX links_from ON links(from_id)`,
