@@ -198,12 +198,8 @@ func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool
 }
 
 // surveyFiles stats the entry files of every folder that holds entries
-// and returns the entries whose file differs from the index (in size or
-// mtime, or gone) or whose row was not settled, and how many files it
-// statted. It reads a folder's stamps from the index only when the
-// folder's sum (see folder_sums) differs from the same sum of its files:
-// reading every entry's stamp would cost about as much as the stats. Two
-// different sets of stamps have the same sum with a chance of 2^-64.
+// and returns the entries whose file differs from the index (see
+// folderFiles.changed), and how many files it statted.
 func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, error) {
 	sums, err := loadSums(ctx, db)
 	if err != nil {
@@ -216,28 +212,91 @@ func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, e
 		checked int
 	)
 	for i, f := range folders {
-		d := disk[i]
-		checked += len(d.names)
-		if d.sum == sums[f] {
-			continue
-		}
-		rows, err := loadUnder(ctx, db, f, false)
+		checked += len(disk[i].names)
+		changed, err := disk[i].changed(ctx, db, f, sums[f])
 		if err != nil {
 			return nil, 0, err
 		}
-		onDisk := make(map[string]stamp, len(d.names))
-		for j, n := range d.names {
-			if d.ok[j] {
-				onDisk[n] = d.stamps[j]
-			}
-		}
-		for n, r := range rows {
-			if s, ok := onDisk[n]; !ok || !r.settled || s != r.stamp {
-				suspect = append(suspect, n)
-			}
-		}
+		suspect = append(suspect, changed...)
 	}
 	return suspect, checked, ctx.Err()
+}
+
+// changed returns the entries of the folder f, whose files are d, that may
+// differ from the index: added, gone, of another size or mtime, or with a
+// row not settled (whose content must be compared). sum is the folder's
+// sum in folder_sums. Reading every row's stamp would cost about as much
+// as the stats, so the rows are read only when the sums differ, counting
+// the few unsettled rows as settled. Two different sets of stamps have the
+// same sum with a chance of 2^-64.
+func (d *folderFiles) changed(ctx context.Context, db *sql.DB, f string, sum uint64) ([]string, error) {
+	disk := d.sum()
+	if disk == sum {
+		return nil, nil
+	}
+	unsettled, err := loadUnsettled(ctx, db, f)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range unsettled {
+		sum ^= stampSum(r.name, r.stamp, false) ^ stampSum(r.name, r.stamp, true)
+		out = append(out, r.name)
+	}
+	if disk == sum {
+		return out, nil
+	}
+	rows, err := loadUnder(ctx, db, f, false)
+	if err != nil {
+		return nil, err
+	}
+	out = out[:0]
+	onDisk := make(map[string]stamp, len(d.names))
+	for j, n := range d.names {
+		if !d.ok[j] {
+			continue
+		}
+		onDisk[n] = d.stamps[j]
+		if _, ok := rows[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	for n, r := range rows {
+		if s, ok := onDisk[n]; !ok || !r.settled || s != r.stamp {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// loadSum reads the sum of the folder f in folder_sums, 0 if it has none.
+func loadSum(ctx context.Context, db *sql.DB, f string) (uint64, error) {
+	var sum int64
+	err := db.QueryRowContext(ctx, `SELECT sum FROM folder_sums WHERE path = ?`, f).Scan(&sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return uint64(sum), err
+}
+
+// loadUnsettled reads the stamps of the unsettled entries in the folder f,
+// from the partial index of them.
+func loadUnsettled(ctx context.Context, db *sql.DB, f string) ([]entryRow, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime FROM entries INDEXED BY entries_unsettled
+		WHERE folder = ? AND settled = 0`, f)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []entryRow
+	for rows.Next() {
+		var r entryRow
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // loadSums reads the folder_sums table.
@@ -261,13 +320,24 @@ func loadSums(ctx context.Context, db *sql.DB) (map[string]uint64, error) {
 	return out, rows.Err()
 }
 
-// folderFiles is a folder's entry files as statFolders found them.
+// folderFiles is a folder's entry files and their stamps.
 type folderFiles struct {
 	names  []string // entry names
 	files  []string // their file names in the folder
 	stamps []stamp
 	ok     []bool // the file is a regular file, and stamps holds its stamp
-	sum    uint64 // the XOR of stampSum over the files that are ok, as settled
+}
+
+// sum is the XOR of stampSum over the files that are ok, as settled: what
+// folder_sums holds for the folder when the index agrees with every file.
+func (f *folderFiles) sum() uint64 {
+	var sum uint64
+	for i, n := range f.names {
+		if f.ok[i] {
+			sum ^= stampSum(n, f.stamps[i], true)
+		}
+	}
+	return sum
 }
 
 // statFolders lists the folders and stats their entry files, on all cores.
@@ -301,14 +371,6 @@ func statFolders(ctx context.Context, root string, folders []string) []folderFil
 		f := out[j.folder]
 		statIn(filepath.Join(root, filepath.FromSlash(folders[j.folder])), f.files[j.lo:j.hi], f.stamps[j.lo:j.hi], f.ok[j.lo:j.hi])
 	})
-	for i := range out {
-		f := &out[i]
-		for j, n := range f.names {
-			if f.ok[j] {
-				f.sum ^= stampSum(n, f.stamps[j], true)
-			}
-		}
-	}
 	return out
 }
 
@@ -335,50 +397,6 @@ func parallel(ctx context.Context, n int, fn func(i int)) {
 	}
 	close(work)
 	wg.Wait()
-}
-
-// suspects stats the files of rows, relative to their folders and in
-// chunks on all cores, and returns the names of those whose size or mtime
-// differ from the row, or whose row was not settled.
-func suspects(ctx context.Context, root string, rows []entryRow) []string {
-	type job struct {
-		folder string
-		rows   []entryRow
-	}
-	byFolder := map[string][]entryRow{}
-	for _, r := range rows {
-		f := vault.Folder(r.name)
-		byFolder[f] = append(byFolder[f], r)
-	}
-	var jobs []job
-	for f, rs := range byFolder {
-		for lo := 0; lo < len(rs); lo += statChunk {
-			jobs = append(jobs, job{f, rs[lo:min(lo+statChunk, len(rs))]})
-		}
-	}
-	var (
-		mu  sync.Mutex
-		out []string
-	)
-	parallel(ctx, len(jobs), func(k int) {
-		j := jobs[k]
-		files := make([]string, len(j.rows))
-		for i, r := range j.rows {
-			files[i] = vault.Slug(r.name) + ".md"
-		}
-		stamps, ok := make([]stamp, len(files)), make([]bool, len(files))
-		statIn(filepath.Join(root, filepath.FromSlash(j.folder)), files, stamps, ok)
-		var mine []string
-		for i, r := range j.rows {
-			if !ok[i] || !r.settled || stamps[i] != r.stamp {
-				mine = append(mine, r.name)
-			}
-		}
-		mu.Lock()
-		out = append(out, mine...)
-		mu.Unlock()
-	})
-	return out
 }
 
 // entryRow is what the checks know of an indexed entry.
@@ -463,8 +481,8 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		verify[n] = true
 	}
 	var (
-		drops []string
-		kept  []entryRow // indexed entries that the listed folders still hold
+		drops   []string
+		statted int // entry files statted in the listed folders
 	)
 	listed := stamps
 	slices.Sort(folders)
@@ -473,7 +491,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		if under(drops, f) {
 			continue
 		}
-		l, err := listFolder(ix.root, f, now)
+		l, err := listFolder(ctx, ix.root, f, now)
 		if err != nil {
 			return rep, err
 		}
@@ -485,22 +503,21 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			continue
 		}
 		listed = append(listed, l.stamp)
-		indexed, err := loadUnder(ctx, db, f, false)
+		sum, err := loadSum(ctx, db, f)
 		if err != nil {
 			return rep, err
 		}
 		// An entry still listed is read again only if its stamp moved (a
 		// file replaced by rename is a new file, with a new mtime), one
 		// that appeared or went always.
-		present := map[string]bool{}
-		for _, n := range l.entries {
-			present[n] = true
-			if r, ok := indexed[n]; ok {
-				kept = append(kept, r)
-			} else {
-				verify[n] = true
-			}
+		changed, err := l.changed(ctx, db, f, sum)
+		if err != nil {
+			return rep, err
 		}
+		for _, n := range changed {
+			verify[n] = true
+		}
+		statted += len(l.names)
 		sub := map[string]bool{}
 		for _, s := range l.folders {
 			sub[s] = true
@@ -522,11 +539,6 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 				drops = append(drops, s)
 			}
 		}
-		for n := range indexed {
-			if !present[n] {
-				verify[n] = true // gone: verify finds out and removes it
-			}
-		}
 	}
 	var dropped []entryRow
 	for _, d := range drops {
@@ -540,15 +552,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		}
 	}
 
-	rep.Checked = len(verify)
-	for _, r := range kept {
-		if !verify[r.name] {
-			rep.Checked++
-		}
-	}
-	for _, n := range suspects(ctx, ix.root, kept) {
-		verify[n] = true
-	}
+	rep.Checked = max(len(verify), statted)
 	rows, err := loadRows(ctx, db, mapKeys(verify))
 	if err != nil {
 		return rep, err

@@ -87,6 +87,8 @@ var schemaIndexes = []string{
 	// What the checks read of the entries of a folder (whose names lie
 	// together), narrow enough to scan fast.
 	`CREATE INDEX entries_stamps ON entries(name, size, mtime, settled)`,
+	// The few rows whose stamps a check cannot trust alone, by folder.
+	`CREATE INDEX entries_unsettled ON entries(folder) WHERE settled = 0`,
 	// What search leaves out unless asked (see Query.filter). A query can
 	// use it only if its WHERE holds this very expression as a term.
 	`CREATE INDEX entries_hidden ON entries(id) WHERE ` + hiddenEntries,

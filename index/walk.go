@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -74,16 +75,17 @@ func walkTree(ctx context.Context, root, start string, now time.Time) (folders [
 	return folders, files, err
 }
 
-// listing is one folder as read by a check.
+// listing is one folder as read by a check, with the stamps of its entry
+// files, taken after the folder's own.
 type listing struct {
+	folderFiles
 	stamp   folderStamp
 	gone    bool
-	entries []string // names of the entry files in it
 	folders []string // paths of the folders in it
 }
 
-// listFolder reads the folder f of the vault.
-func listFolder(root, f string, now time.Time) (listing, error) {
+// listFolder reads the folder f of the vault and stats its entry files.
+func listFolder(ctx context.Context, root, f string, now time.Time) (listing, error) {
 	abs := filepath.Join(root, filepath.FromSlash(f))
 	l := listing{stamp: folderStamp{path: f}}
 	fi, err := os.Lstat(abs)
@@ -96,11 +98,16 @@ func listFolder(root, f string, now time.Time) (listing, error) {
 	}
 	s := stampOf(fi)
 	l.stamp.mtime, l.stamp.settled = s.mtime, s.settledAt(now)
-	des, err := os.ReadDir(abs)
+	d, err := os.Open(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.gone = true
 		return l, nil
 	}
+	if err != nil {
+		return l, err
+	}
+	des, err := d.ReadDir(-1) // unsorted: nothing here needs an order
+	d.Close()
 	if err != nil {
 		return l, err
 	}
@@ -114,8 +121,16 @@ func listFolder(root, f string, now time.Time) (listing, error) {
 			continue
 		}
 		if name, ok := vault.NameOf(rel); ok && d.Type().IsRegular() {
-			l.entries = append(l.entries, name)
+			l.names, l.files = append(l.names, name), append(l.files, d.Name())
 		}
 	}
-	return l, nil
+	l.stamps, l.ok = make([]stamp, len(l.files)), make([]bool, len(l.files))
+	// In as many parts as there are cores: a check after a write lists the
+	// folder it wrote to, often one of thousands of files.
+	part := max(statChunk/8, (len(l.files)+runtime.GOMAXPROCS(0)-1)/runtime.GOMAXPROCS(0))
+	parallel(ctx, (len(l.files)+part-1)/part, func(k int) {
+		lo, hi := k*part, min((k+1)*part, len(l.files))
+		statIn(abs, l.files[lo:hi], l.stamps[lo:hi], l.ok[lo:hi])
+	})
+	return l, ctx.Err()
 }

@@ -1,0 +1,96 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// TestFolderCheckBesideUnsettledRows covers the check that writes make,
+// in a folder that holds a row written too recently to trust (as after a
+// ctx0 write): the folder's sum answers without reading every row, and
+// still the unsettled row is compared by content, and a file replaced by
+// rename, a new file and a removed one are all found.
+func TestFolderCheckBesideUnsettledRows(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	for _, n := range []string{"alpha", "bravo", "charlie"} {
+		writeFile(t, v, "knowledge/"+n+".md", "---\ntitle: "+n+"\n---\nAbout "+n+".\n")
+	}
+	ix := openIndex(t, v, nil)
+	// Every file indexed so far is long settled.
+	ix.now = func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := ix.check(ctx, CheckFull); err != nil {
+		t.Fatal(err)
+	}
+	ix.now = time.Now
+
+	r, err := v.Remember(ctx, vault.RememberOptions{Text: "Kilo is the codename."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Edited in place with the same size, the mtime put back: only the
+	// row's being unsettled says its content must be read again.
+	path := filepath.Join(v.Root(), vault.EntryPath(r.Name))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(string(data[:len(data)-len("Kilo is the codename.\n")])+"Lima is the codename.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.check(ctx, CheckFolders); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(findUnchecked(t, ix, "lima")); !slices.Equal(got, []string{r.Name}) {
+		t.Errorf("after an in-place edit of the unsettled entry, search lima = %q, want %s", got, r.Name)
+	}
+
+	// Replaced by rename, added, removed.
+	tmp := filepath.Join(v.Root(), "knowledge", ".bravo.md.swp")
+	if err := os.WriteFile(tmp, []byte("---\ntitle: bravo\n---\nAbout zulu.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(v.Root(), "knowledge", "bravo.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, v, "knowledge/delta.md", "About delta.\n")
+	if err := os.Remove(filepath.Join(v.Root(), "knowledge", "charlie.md")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ix.check(ctx, CheckFolders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Added != 1 || rep.Updated != 1 || rep.Removed != 1 {
+		t.Errorf("folder check = %+v, want 1 added, 1 updated, 1 removed", rep)
+	}
+	for q, want := range map[string][]string{"zulu": {"knowledge/bravo"}, "delta": {"knowledge/delta"}, "charlie": {}} {
+		if got := names(findUnchecked(t, ix, q)); !slices.Equal(got, want) {
+			t.Errorf("search %s = %q, want %q", q, got, want)
+		}
+	}
+}
+
+// findUnchecked searches without the check that a search makes first: it
+// shows what the last check left in the index.
+func findUnchecked(t *testing.T, ix *Index, q string) []Result {
+	t.Helper()
+	rs, err := ix.Search(context.WithValue(t.Context(), checkedKey{}, ix), Query{Text: q})
+	if err != nil {
+		t.Fatalf("search %q: %v", q, err)
+	}
+	return rs
+}
