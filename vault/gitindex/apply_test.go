@@ -262,7 +262,7 @@ func TestLongNames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := splice(ix, ops)
+		out, err := spliceBytes(ix, ops)
 		if err != nil {
 			t.Fatalf("v%d: %v", version, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,7 +122,7 @@ func BenchmarkSpliceInMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := checkAndSplice(ix, ops); err != nil {
+		if _, err := checkAndSplice(ix, ops, io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	})

@@ -52,7 +52,7 @@ func FuzzParseIndex(f *testing.F) {
 			t.Fatalf("re-serialized index differs")
 		}
 
-		spliced, err := splice(ix, ops)
+		spliced, err := spliceBytes(ix, ops)
 		if err != nil || spliced == nil {
 			return
 		}

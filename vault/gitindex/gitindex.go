@@ -121,22 +121,29 @@ func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
 	}
 
 	var ix *indexFile
-	data, err := os.ReadFile(indexPath)
+	data, release, err := readIndexFile(indexPath)
 	switch {
 	case err == nil:
-		if ix, err = parseIndex(data); err != nil {
-			return err
-		}
+		defer release()
 	case errors.Is(err, fs.ErrNotExist):
-		ix = newIndexFile()
 	default:
 		return err
 	}
-	out, err := checkAndSplice(ix, ops)
+	var changed bool
+	err = readMapped(func() (err error) {
+		ix = newIndexFile()
+		if data != nil {
+			if ix, err = parseIndex(data); err != nil {
+				return err
+			}
+		}
+		changed, err = checkAndSplice(ix, ops, f)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	if out == nil {
+	if !changed {
 		// Nothing to change: release the lock, leave the index alone.
 		err = f.Close()
 		f = nil
@@ -146,9 +153,6 @@ func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
 		return err
 	}
 
-	if _, err := f.Write(out); err != nil {
-		return err
-	}
 	if err := f.Sync(); err != nil {
 		return err
 	}

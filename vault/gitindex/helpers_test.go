@@ -166,3 +166,14 @@ func debugBlocks(out string) map[string]string {
 	}
 	return blocks
 }
+
+// spliceBytes is splice into memory: the new index, or nil if ops change
+// nothing.
+func spliceBytes(ix *indexFile, ops []op) ([]byte, error) {
+	var out bytes.Buffer
+	changed, err := splice(ix, ops, &out)
+	if err != nil || !changed {
+		return nil, err
+	}
+	return out.Bytes(), nil
+}

@@ -1,12 +1,14 @@
 package gitindex
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"crypto/sha1"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 )
@@ -30,12 +32,15 @@ type op struct {
 // span is a half-open range of entry indexes.
 type span struct{ lo, hi int }
 
-// splice returns the bytes of ix with ops applied, or nil if they change
-// nothing (they only remove paths the index does not have). It does not
-// check ix's checksum (see checksumOK). ops must be
+// splice writes ix with ops applied to dst, with its checksum, and reports
+// whether ops change anything; if they do not (they only remove paths the
+// index does not have), it writes nothing. Untouched entries go from ix's
+// bytes to dst as they are, not through a copy of the whole index: on a
+// small machine, the first touch of a fresh megabyte costs more than the
+// splice. It does not check ix's checksum (see checksumOK). ops must be
 // sorted by path, without duplicates, and no added path may be a directory
 // of another added path (prepareOps ensures all three).
-func splice(ix *indexFile, ops []op) ([]byte, error) {
+func splice(ix *indexFile, ops []op, dst io.Writer) (bool, error) {
 	n := len(ix.entries)
 
 	// Entries to drop: every stage of each updated path and, like `git add`
@@ -84,21 +89,31 @@ func splice(ix *indexFile, ops []op) ([]byte, error) {
 		dropped += s.hi - s.lo
 	}
 	if dropped == 0 && len(inserts) == 0 {
-		return nil, nil
+		return false, nil
 	}
 	count := n - dropped + len(inserts)
 	if uint64(count) > 0xffffffff {
-		return nil, errors.New("too many index entries")
+		return false, errors.New("too many index entries")
+	}
+	for _, x := range ix.exts {
+		switch string(x.sig[:]) {
+		case "link":
+			return false, ErrSplitIndex
+		case "sdir":
+			return false, ErrSparseIndex
+		}
+		if x.sig[0] < 'A' || x.sig[0] > 'Z' {
+			return false, fmt.Errorf("index extension %q is required and not supported", x.sig[:])
+		}
 	}
 
-	grow := 64
-	for _, k := range inserts {
-		grow += entryFixed + 16 + len(ops[k].path)
-	}
-	out := make([]byte, 0, len(ix.data)+grow)
-	out = append(out, "DIRC"...)
-	out = binary.BigEndian.AppendUint32(out, ix.version)
-	out = binary.BigEndian.AppendUint32(out, uint32(count))
+	sum := sha1.New()
+	out := bufio.NewWriterSize(io.MultiWriter(dst, sum), 64<<10)
+	var head []byte
+	head = append(head, "DIRC"...)
+	head = binary.BigEndian.AppendUint32(head, ix.version)
+	head = binary.BigEndian.AppendUint32(head, uint32(count))
+	out.Write(head)
 
 	w := entryWriter{ix: ix, out: out, lastOrig: -1}
 	i, di, ki := 0, 0, 0
@@ -126,7 +141,6 @@ loop:
 			break loop
 		}
 	}
-	out = w.out
 
 	// Resolve-undo records for the unmerged entries we drop, as git records
 	// them when `git add` or `git rm --cached` resolves a conflict.
@@ -143,9 +157,10 @@ loop:
 			lost = append(lost, r)
 		}
 	}
+	var exts []byte
 	wroteREUC := false
 	for _, x := range ix.exts {
-		switch sig := string(x.sig[:]); sig {
+		switch string(x.sig[:]) {
 		case "TREE":
 			// Cache tree: invalidate the changed paths, as git does.
 			t, err := parseCacheTree(x.payload(ix.data))
@@ -155,10 +170,10 @@ loop:
 			for _, p := range touched {
 				t.invalidate(p)
 			}
-			out = appendExtension(out, "TREE", func(b []byte) []byte { return t.appendTo(b) })
+			exts = appendExtension(exts, "TREE", func(b []byte) []byte { return t.appendTo(b) })
 		case "REUC":
 			if len(lost) == 0 {
-				out = append(out, ix.data[x.start:x.end]...)
+				exts = append(exts, ix.data[x.start:x.end]...)
 				wroteREUC = true
 				continue
 			}
@@ -167,16 +182,9 @@ loop:
 				ru = nil // start afresh, as git does with a corrupt one
 			}
 			ru = ru.record(lost)
-			out = appendExtension(out, "REUC", ru.appendTo)
+			exts = appendExtension(exts, "REUC", ru.appendTo)
 			wroteREUC = true
-		case "link":
-			return nil, ErrSplitIndex
-		case "sdir":
-			return nil, ErrSparseIndex
 		default:
-			if x.sig[0] < 'A' || x.sig[0] > 'Z' {
-				return nil, fmt.Errorf("index extension %q is required and not supported", sig)
-			}
 			// Optional extensions are dropped: UNTR (untracked cache: file
 			// presence changed), FSMN (fsmonitor: a bitmap by entry
 			// position), EOIE and IEOT (byte offsets of entries), and any
@@ -186,29 +194,38 @@ loop:
 	if len(lost) > 0 && !wroteREUC {
 		var ru resolveUndo
 		ru = ru.record(lost)
-		out = appendExtension(out, "REUC", ru.appendTo)
+		exts = appendExtension(exts, "REUC", ru.appendTo)
 	}
-
-	if ix.zeroTrailer {
-		out = append(out, make([]byte, trailerLen)...)
-	} else {
-		sum := sha1.Sum(out)
-		out = append(out, sum[:]...)
+	out.Write(exts)
+	if err := out.Flush(); err != nil {
+		return false, err
 	}
-	return out, nil
+	trailer := make([]byte, trailerLen)
+	if !ix.zeroTrailer {
+		trailer = sum.Sum(trailer[:0])
+	}
+	_, err := dst.Write(trailer)
+	return true, err
 }
 
 // checkAndSplice is splice after checking ix's checksum, which it does on
 // another goroutine while splicing: SHA-1 over the whole file is most of the
 // work, and splice needs a second one for the new checksum.
-func checkAndSplice(ix *indexFile, ops []op) ([]byte, error) {
-	checked := make(chan bool, 1)
-	go func() { checked <- ix.checksumOK() }()
-	out, err := splice(ix, ops)
-	if !<-checked {
-		return nil, corruptf("checksum mismatch")
+func checkAndSplice(ix *indexFile, ops []op, dst io.Writer) (bool, error) {
+	checked := make(chan error, 1)
+	go func() {
+		checked <- readMapped(func() error {
+			if !ix.checksumOK() {
+				return corruptf("checksum mismatch")
+			}
+			return nil
+		})
+	}()
+	changed, err := splice(ix, ops, dst)
+	if cerr := <-checked; cerr != nil {
+		return false, cerr
 	}
-	return out, err
+	return changed, err
 }
 
 // appendExtension appends an extension header and the payload fill writes.
@@ -244,14 +261,15 @@ func (ix *indexFile) nameSpan(name []byte) span {
 	return span{lo, hi}
 }
 
-// entryWriter appends entries to out, copying runs of untouched entries
+// entryWriter writes entries to out, copying runs of untouched entries
 // verbatim. In version 4 an entry's name is stored relative to the previous
 // entry's, so the first entry of a run that follows a change is re-encoded.
 type entryWriter struct {
 	ix       *indexFile
-	out      []byte
-	lastOrig int    // index of the last original entry written, or -2 after a new one
-	lastName []byte // name of the last entry written (version 4)
+	out      io.Writer // buffered: its errors show when it is flushed
+	buf      []byte    // one entry being encoded
+	lastOrig int       // index of the last original entry written, or -2 after a new one
+	lastName []byte    // name of the last entry written (version 4)
 }
 
 func (w *entryWriter) copyEntries(from, to int) {
@@ -259,11 +277,12 @@ func (w *entryWriter) copyEntries(from, to int) {
 	start := ix.entries[from].start
 	if ix.version == 4 && from != w.lastOrig+1 {
 		e := &ix.entries[from]
-		w.out = append(w.out, ix.data[e.start:e.start+uint32(e.hdrLen)]...)
-		w.out = w.appendNameV4(ix.name(from))
+		w.buf = append(w.buf[:0], ix.data[e.start:e.start+uint32(e.hdrLen)]...)
+		w.buf = w.appendNameV4(w.buf, ix.name(from))
+		w.out.Write(w.buf)
 		start = e.end
 	}
-	w.out = append(w.out, ix.data[start:ix.entries[to-1].end]...)
+	w.out.Write(ix.data[start:ix.entries[to-1].end])
 	w.lastOrig = to - 1
 	if ix.version == 4 {
 		w.lastName = ix.name(to - 1)
@@ -271,44 +290,46 @@ func (w *entryWriter) copyEntries(from, to int) {
 }
 
 func (w *entryWriter) newEntry(o *op) {
-	w.out = append(w.out, o.hdr[:]...)
+	w.buf = append(w.buf[:0], o.hdr[:]...)
 	if w.ix.version == 4 {
-		w.out = w.appendNameV4(o.path)
+		w.buf = w.appendNameV4(w.buf, o.path)
 		w.lastName = o.path
 	} else {
-		w.out = append(w.out, o.path...)
+		w.buf = append(w.buf, o.path...)
 		pad := (entryFixed+len(o.path)+8)&^7 - entryFixed - len(o.path)
-		w.out = append(w.out, make([]byte, pad)...)
+		w.buf = append(w.buf, make([]byte, pad)...)
 	}
+	w.out.Write(w.buf)
 	w.lastOrig = -2
 }
 
-func (w *entryWriter) appendNameV4(name []byte) []byte {
+func (w *entryWriter) appendNameV4(b, name []byte) []byte {
 	common := 0
 	for common < len(name) && common < len(w.lastName) && name[common] == w.lastName[common] {
 		common++
 	}
-	out := appendVarint(w.out, uint64(len(w.lastName)-common))
-	out = append(out, name[common:]...)
-	return append(out, 0)
+	b = appendVarint(b, uint64(len(w.lastName)-common))
+	b = append(b, name[common:]...)
+	return append(b, 0)
 }
 
 // encodeUnchanged re-serializes ix as it is (with a recomputed checksum, or
 // the zero one of index.skipHash); used to test the parser.
 func encodeUnchanged(ix *indexFile) []byte {
-	out := make([]byte, 0, len(ix.data))
-	out = append(out, ix.data[:headerLen]...)
+	var out bytes.Buffer
+	out.Write(ix.data[:headerLen])
 	if len(ix.entries) > 0 {
-		w := entryWriter{ix: ix, out: out, lastOrig: -1}
+		w := entryWriter{ix: ix, out: &out, lastOrig: -1}
 		w.copyEntries(0, len(ix.entries))
-		out = w.out
 	}
 	for _, x := range ix.exts {
-		out = append(out, ix.data[x.start:x.end]...)
+		out.Write(ix.data[x.start:x.end])
 	}
 	if ix.zeroTrailer {
-		return append(out, make([]byte, trailerLen)...)
+		out.Write(make([]byte, trailerLen))
+		return out.Bytes()
 	}
-	sum := sha1.Sum(out)
-	return append(out, sum[:]...)
+	sum := sha1.Sum(out.Bytes())
+	out.Write(sum[:])
+	return out.Bytes()
 }
