@@ -223,11 +223,7 @@ func (v *Vault) newCommit(tree plumbing.Hash, parents []plumbing.Hash, msg strin
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	h, err := v.repo.Storer.SetEncodedObject(obj)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("store commit: %w", err)
-	}
-	return h, nil
+	return v.storeObject(obj)
 }
 
 // snapshot records the current content of the files changes will touch and
@@ -272,7 +268,7 @@ func (v *Vault) storeBlob(data []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return v.repo.Storer.SetEncodedObject(obj)
+	return v.storeObject(obj)
 }
 
 // writeTree returns the hash of tree base with edits applied (path → blob,
@@ -353,7 +349,7 @@ func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
 	}
-	return v.repo.Storer.SetEncodedObject(obj)
+	return v.storeObject(obj)
 }
 
 // sortTreeEntries orders entries the way git does: by name, with a folder
