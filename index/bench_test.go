@@ -124,10 +124,3 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// localWatcher returns the channel of this index's running watcher.
-func (ix *Index) localWatcher() chan syncRequest {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.syncs
-}

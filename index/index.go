@@ -10,6 +10,7 @@
 // size and mtime of every file, then the content hash of those that moved)
 // unless a watcher (Watch, `ctx0 index --watch`) is running, which follows
 // every change as it happens and syncs with each reader before it reads.
+// The watcher also runs other processes' searches, with its caches warm.
 package index
 
 import (

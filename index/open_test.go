@@ -201,25 +201,26 @@ func TestLookupAgreesWithScan(t *testing.T) {
 	}
 }
 
-func TestWatcherKeepsReadersFresh(t *testing.T) {
-	v := testVault(t)
-	ix := openIndex(t, v, nil)
+// startWatcher runs a watcher of v on its own index, as another process
+// would, until stop is called or the test ends, and returns once it
+// answers readers, searches included.
+func startWatcher(t *testing.T, v *vault.Vault) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	w := openIndex(t, v, nil) // the watcher's own index, as in another process
+	w := openIndex(t, v, nil)
 	go func() { done <- w.Watch(ctx, nil) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	// A reader that finds the watcher alive syncs with it instead of
-	// checking every file; wait until it is up.
-	for {
-		if _, ok := ix.RunningWatcher(); ok {
-			break
-		}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	for _, err := os.Stat(w.socketPath()); err != nil; _, err = os.Stat(w.socketPath()) {
 		select {
 		case err := <-done:
 			t.Fatal(err)
@@ -227,6 +228,15 @@ func TestWatcherKeepsReadersFresh(t *testing.T) {
 			runtimeGosched()
 		}
 	}
+	return stop
+}
+
+func TestWatcherKeepsReadersFresh(t *testing.T) {
+	v := testVault(t)
+	ix := openIndex(t, v, nil)
+	// A reader that finds the watcher alive syncs with it instead of
+	// checking every file.
+	startWatcher(t, v)
 	writeFile(t, v, "knowledge/new.md", "---\ntitle: Fresh\n---\nWritten in an editor.\n")
 	if got := names(find(t, ix, Query{Text: "editor"})); !slices.Equal(got, []string{"knowledge/new"}) {
 		t.Fatalf("search while watching = %q", got)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -67,8 +68,23 @@ const (
 // inside the query, so a limit with a filter still returns Limit results
 // when that many match. A query that FTS5 refuses (it cannot happen with
 // package query's translation, but the index must not show its errors)
-// is searched as plain words.
+// is searched as plain words. A watcher in another process answers it if
+// it can (see serve.go).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
+	if ctx.Value(checkedKey{}) != ix { // see Checked: this index, as checked
+		res, err := ix.searchWatcher(ctx, q)
+		if err == nil {
+			return res, nil
+		}
+		if !errors.Is(err, errNoWatcher) {
+			ix.notify(fmt.Sprintf("%v; searching here", err))
+		}
+	}
+	return ix.searchHere(ctx, q)
+}
+
+// searchHere is Search in this process.
+func (ix *Index) searchHere(ctx context.Context, q Query) ([]Result, error) {
 	expr := query.Translate(q.Text)
 	if expr == "" {
 		return []Result{}, nil

@@ -61,13 +61,18 @@ func (ix *Index) RunningWatcher() (Watcher, bool) {
 	return w, true
 }
 
+// localWatcher returns the channel of this index's running watcher, nil
+// if it has none.
+func (ix *Index) localWatcher() chan syncRequest {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.syncs
+}
+
 // watcherSynced reports whether a watcher runs and has indexed every change
 // made before this call.
 func (ix *Index) watcherSynced(ctx context.Context) bool {
-	ix.mu.Lock()
-	local := ix.syncs
-	ix.mu.Unlock()
-	if local != nil {
+	if local := ix.localWatcher(); local != nil {
 		return ix.syncLocal(ctx, local) == nil
 	}
 	w, ok := ix.RunningWatcher()

@@ -79,6 +79,11 @@ func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
 		ix.syncs = nil
 		ix.mu.Unlock()
 	}()
+	stop, err := ix.serve(ctx)
+	if err != nil {
+		ix.notify(fmt.Sprintf("%v; readers will search on their own", err))
+	}
+	defer stop()
 	return w.loop(ctx)
 }
 

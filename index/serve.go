@@ -1,0 +1,132 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+)
+
+// A running watcher also answers searches, the way watchman and gopls serve
+// many short commands. A search in a short-lived process starts with
+// SQLite's caches cold, and on a large vault that costs it more than the
+// search itself; the watcher's are warm. A reader in another process sends
+// its query over a Unix socket next to the index, and the watcher runs it
+// as a reader of its own would: after it has indexed every change made
+// before the request (see syncLocal), so the answer is as fresh as a local
+// search. Whatever fails, the reader searches locally.
+
+// socketPath is the watcher's socket, matched like the lock files by the
+// vault's .gitignore pattern .ctx0/index.db-*.
+func (ix *Index) socketPath() string { return ix.path + "-sock" }
+
+// serveVersion changes whenever a search request, its answer, or what a
+// search returns changes: a reader and a watcher of other versions do not
+// talk, the reader searches locally.
+const serveVersion = 1
+
+// serveTimeout bounds a whole exchange; a watcher that takes longer is
+// busy or stuck, and the reader searches locally.
+const serveTimeout = 2 * time.Second
+
+type searchRequest struct {
+	Version int   `json:"version"`
+	Schema  int   `json:"schema"`
+	Query   Query `json:"query"`
+}
+
+type searchAnswer struct {
+	Results []Result `json:"results"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// serve answers searches on the socket until ctx ends. It returns once it
+// listens; a watcher that cannot listen (a path too long for a socket, a
+// file system without them) still watches.
+func (ix *Index) serve(ctx context.Context) (stop func(), err error) {
+	os.Remove(ix.socketPath()) // a crashed watcher's; we hold the watch lock
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "unix", ix.socketPath())
+	if err != nil {
+		return func() {}, fmt.Errorf("serve searches on %s: %w", ix.socketPath(), err)
+	}
+	if err := os.Chmod(ix.socketPath(), 0o600); err != nil { // the user's alone
+		ln.Close()
+		return func() {}, fmt.Errorf("serve searches on %s: %w", ix.socketPath(), err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return // closed by stop
+			}
+			go ix.answer(ctx, conn)
+		}
+	}()
+	return func() {
+		ln.Close() // removes the socket file
+		<-done
+	}, nil
+}
+
+// answer runs the one search a connection asks for.
+func (ix *Index) answer(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(serveTimeout))
+	var req searchRequest
+	var ans searchAnswer
+	switch err := json.NewDecoder(conn).Decode(&req); {
+	case err != nil:
+		ans.Error = fmt.Sprintf("bad request: %v", err)
+	case req.Version != serveVersion || req.Schema != schemaVersion:
+		ans.Error = fmt.Sprintf("version %d.%d, this watcher speaks %d.%d", req.Version, req.Schema, serveVersion, schemaVersion)
+	default:
+		res, err := ix.searchHere(ctx, req.Query)
+		if err != nil {
+			ans.Error = err.Error()
+		}
+		ans.Results = res
+	}
+	json.NewEncoder(conn).Encode(ans)
+}
+
+// errNoWatcher: no watcher answers on the socket.
+var errNoWatcher = errors.New("no watcher serves searches")
+
+// searchWatcher asks a watcher in another process to run q. Any error
+// means the caller searches locally.
+func (ix *Index) searchWatcher(ctx context.Context, q Query) ([]Result, error) {
+	if ix.localWatcher() != nil {
+		return nil, errNoWatcher // this index is the watcher's
+	}
+	ctx, cancel := context.WithTimeout(ctx, serveTimeout)
+	defer cancel()
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "unix", ix.socketPath())
+	if err != nil {
+		return nil, errNoWatcher
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	if err := json.NewEncoder(conn).Encode(searchRequest{Version: serveVersion, Schema: schemaVersion, Query: q}); err != nil {
+		return nil, fmt.Errorf("ask the index watcher: %w", err)
+	}
+	var ans searchAnswer
+	if err := json.NewDecoder(conn).Decode(&ans); err != nil {
+		return nil, fmt.Errorf("read the index watcher's answer: %w", err)
+	}
+	if ans.Error != "" {
+		return nil, fmt.Errorf("the index watcher: %s", ans.Error)
+	}
+	ix.mu.Lock()
+	ix.last = Report{Check: CheckWatcher}
+	ix.mu.Unlock()
+	return ans.Results, nil
+}

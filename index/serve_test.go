@@ -1,0 +1,79 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+)
+
+// TestWatcherAnswersSearches: a reader's search goes to the running
+// watcher, which answers what the reader's own search of the same index
+// would, fresh with a file written the moment before; a reader of another
+// version is turned away, and once the watcher stops, readers search on
+// their own.
+func TestWatcherAnswersSearches(t *testing.T) {
+	ctx := t.Context()
+	v, ix := searchVault(t, map[string]string{
+		"contacts/sarah-chen.md":    "---\ntitle: Sarah Chen\ntags: [investor]\n---\nPartner at Example Ventures; owns the billing deal.\n",
+		"knowledge/deploy.md":       "---\ntitle: Deploying\n---\nThe staging deploy key lives in the vault. Fresh start on Mondays.\n",
+		"decisions/use-postgres.md": "---\ntitle: Use Postgres\n---\nWe decided on Postgres for billing.\n",
+	})
+	stop := startWatcher(t, v)
+	writeFile(t, v, "knowledge/editor.md", "---\ntitle: Written in an editor\n---\nA note about billing, just saved.\n")
+
+	for _, q := range []Query{
+		{Text: "billing"},
+		{Text: "sarah OR postgres"},
+		{Text: `"fresh start"`},
+		{Text: "deploy*", Limit: 1},
+		{Text: "billing", Type: "decision"},
+		{Text: "nothing-matches-this"},
+	} {
+		remote, err := ix.searchWatcher(ctx, q)
+		if err != nil {
+			t.Fatalf("search %+v through the watcher: %v", q, err)
+		}
+		local, err := ix.searchHere(context.WithValue(ctx, checkedKey{}, ix), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, l := jsonOf(t, remote), jsonOf(t, local); r != l {
+			t.Errorf("search %+v: the watcher answered\n%s\nthe reader finds\n%s", q, r, l)
+		}
+		if q.Text == "billing" && q.Type == "" && !strings.Contains(jsonOf(t, remote), "knowledge/editor") {
+			t.Errorf("the watcher's answer misses the file written before the search: %s", jsonOf(t, remote))
+		}
+	}
+
+	// A reader of another version.
+	conn, err := net.Dial("unix", ix.socketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewEncoder(conn).Encode(searchRequest{Version: serveVersion + 1, Schema: schemaVersion, Query: Query{Text: "billing"}})
+	var ans searchAnswer
+	if err := json.NewDecoder(conn).Decode(&ans); err != nil || !strings.Contains(ans.Error, "version") || ans.Results != nil {
+		t.Errorf("answer to another version = %+v, %v; want a version error and no results", ans, err)
+	}
+	conn.Close()
+
+	stop()
+	if _, err := ix.searchWatcher(ctx, Query{Text: "billing"}); !errors.Is(err, errNoWatcher) {
+		t.Errorf("search after the watcher stopped: %v, want errNoWatcher", err)
+	}
+	if got := names(find(t, ix, Query{Text: "editor"})); len(got) != 1 {
+		t.Errorf("search on its own after the watcher stopped = %q", got)
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
