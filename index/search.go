@@ -239,18 +239,41 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	snippet := func(table string) string {
 		return `snippet(` + table + `, 3, '` + MarkOpen + `', '` + MarkClose + `', '…', 16)`
 	}
+	// read runs a query of (id, snippet) rows into snippets.
+	read := func(rows *sql.Rows, err error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var s string
+			if err := rows.Scan(&id, &s); err != nil {
+				return err
+			}
+			snippets[id] = s
+		}
+		return rows.Err()
+	}
 	if len(inRecent) > 0 {
-		if err := readSnippets(ctx, db, snippets, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
-			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent)); err != nil {
+		if err := read(db.QueryContext(ctx, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
+			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent))); err != nil {
 			return nil, err
 		}
 	}
-	for _, id := range others {
+	if len(others) > 0 {
 		// One at a time: FTS5 seeks to each, where one statement over
 		// them all would walk every match between the first and the last.
-		if err := readSnippets(ctx, db, snippets, `SELECT rowid, `+snippet("fts")+` FROM fts
-			WHERE fts MATCH ? AND rowid = ?`, expr, id); err != nil {
+		// Prepared once: preparing was a third of each.
+		st, err := db.PrepareContext(ctx, `SELECT rowid, `+snippet("fts")+` FROM fts WHERE fts MATCH ? AND rowid = ?`)
+		if err != nil {
 			return nil, err
+		}
+		defer st.Close()
+		for _, id := range others {
+			if err := read(st.QueryContext(ctx, expr, id)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	ids := make([]int64, 0, len(snippets))
@@ -283,24 +306,6 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 		}
 	}
 	return out, nil
-}
-
-// readSnippets runs a query of (id, snippet) rows into snippets.
-func readSnippets(ctx context.Context, db *sql.DB, snippets map[int64]string, sqlText string, args ...any) error {
-	rows, err := db.QueryContext(ctx, sqlText, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var s string
-		if err := rows.Scan(&id, &s); err != nil {
-			return err
-		}
-		snippets[id] = s
-	}
-	return rows.Err()
 }
 
 // cleanSnippet makes a snippet one line of the text as written.
