@@ -52,9 +52,9 @@ func openDB(path, pragmas string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db := sql.OpenDB(persistWAL{c})
-	// One connection per process is plenty for a CLI command and keeps
-	// prepared statements and the page cache in one place.
-	db.SetMaxOpenConns(1)
+	// Two connections: a search runs its rankings and its snippets side by
+	// side on them. More would split the page cache further.
+	db.SetMaxOpenConns(2)
 	return db, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ctx0/ctx0/index/query"
@@ -129,48 +130,67 @@ func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, er
 		}
 		return t + " " + a
 	}
-	probe, err := ids(ctx, db, `SELECT f.rowid FROM `+from("fts", "f")+`
-		WHERE fts MATCH ?`+filter("f")+` ORDER BY f.rowid DESC LIMIT `+fmt.Sprint(rankWindow+1), with(expr)...)
-	if err != nil || len(probe) == 0 {
+	// probe returns the first rankWindow+1 matches, oldest or newest
+	// first. Oldest first tells as well whether there are more than
+	// rankWindow and is cheaper: FTS5 reads a term's matches newest first
+	// only after loading all of them.
+	probe := func(order string) ([]int64, error) {
+		return ids(ctx, db, `SELECT f.rowid FROM `+from("fts", "f")+`
+			WHERE fts MATCH ?`+filter("f")+` ORDER BY f.rowid `+order+` LIMIT `+fmt.Sprint(rankWindow+1), with(expr)...)
+	}
+	matches, err := probe("ASC")
+	if err != nil || len(matches) == 0 {
 		return []Result{}, err
 	}
-	exact := func() ([]hit, error) {
-		lo, hi := probe[min(len(probe), rankWindow)-1], probe[0]
+	// exact ranks the matches between the lowest and highest of ids.
+	exact := func(ids []int64) ([]hit, error) {
+		lo, hi := slices.Min(ids), slices.Max(ids)
 		return scan(ctx, db, `SELECT f.rowid, -bm25(fts, `+bm25Weights+`) FROM `+from("fts", "f")+`
 			WHERE fts MATCH ? AND f.rowid BETWEEN ? AND ?`+filter("f"), with(expr, lo, hi)...)
 	}
 	var hits []hit
 	recent := map[int64]bool{}
-	if len(probe) <= rankWindow {
-		if hits, err = exact(); err != nil {
+	if len(matches) <= rankWindow {
+		if hits, err = exact(matches); err != nil {
 			return nil, err
 		}
 	} else {
-		if hits, err = scan(ctx, db, `SELECT r.rowid, -bm25(fts_recent, `+bm25Weights+`) FROM `+from("fts_recent", "r")+`
+		// The two rankings, side by side on the two connections.
+		var (
+			head    []hit
+			headErr error
+			wg      sync.WaitGroup
+		)
+		if !strings.Contains(expr, "{body}") { // fts_head has no body
+			wg.Go(func() {
+				head, headErr = scan(ctx, db, `SELECT h.rowid, -bm25(fts_head, `+headWeights+`) FROM `+from("fts_head", "h")+`
+					WHERE fts_head MATCH ?`+filter("h")+` ORDER BY h.rowid DESC LIMIT ?`,
+					append(with(expr), headWindow)...)
+			})
+		}
+		hits, err = scan(ctx, db, `SELECT r.rowid, -bm25(fts_recent, `+bm25Weights+`) FROM `+from("fts_recent", "r")+`
 			WHERE fts_recent MATCH ?`+filter("r")+` ORDER BY r.rowid DESC LIMIT ?`,
-			append(with(expr), rankWindow)...); err != nil {
+			append(with(expr), rankWindow)...)
+		wg.Wait()
+		if err := errors.Join(err, headErr); err != nil {
 			return nil, err
 		}
 		for _, h := range hits {
 			recent[h.id] = true
 		}
-		if !strings.Contains(expr, "{body}") { // fts_head has no body
-			head, err := scan(ctx, db, `SELECT h.rowid, -bm25(fts_head, `+headWeights+`) FROM `+from("fts_head", "h")+`
-				WHERE fts_head MATCH ?`+filter("h")+` ORDER BY h.rowid DESC LIMIT ?`,
-				append(with(expr), headWindow)...)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range head {
-				if !recent[h.id] {
-					hits = append(hits, h)
-				}
+		for _, h := range head {
+			if !recent[h.id] {
+				hits = append(hits, h)
 			}
 		}
 		if len(hits) < q.Limit {
 			// The filters leave too few recent entries: rank the newest
 			// rankWindow matches instead.
-			if hits, err = exact(); err != nil {
+			newest, err := probe("DESC")
+			if err != nil || len(newest) == 0 { // none left since the first probe
+				return []Result{}, err
+			}
+			if hits, err = exact(newest[:min(len(newest), rankWindow)]); err != nil {
 				return nil, err
 			}
 			clear(recent)
@@ -239,6 +259,7 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	snippet := func(table string) string {
 		return `snippet(` + table + `, 3, '` + MarkOpen + `', '` + MarkClose + `', '…', 16)`
 	}
+	var mu sync.Mutex
 	// read runs a query of (id, snippet) rows into snippets.
 	read := func(rows *sql.Rows, err error) error {
 		if err != nil {
@@ -251,30 +272,44 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 			if err := rows.Scan(&id, &s); err != nil {
 				return err
 			}
+			mu.Lock()
 			snippets[id] = s
+			mu.Unlock()
 		}
 		return rows.Err()
 	}
-	if len(inRecent) > 0 {
-		if err := read(db.QueryContext(ctx, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
-			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent))); err != nil {
-			return nil, err
-		}
+	// The others one at a time: FTS5 seeks to each, where one statement
+	// over them all would walk every match between the first and the
+	// last. Prepared once, and in two halves side by side on the two
+	// connections, the first after the recent ones.
+	st, err := db.PrepareContext(ctx, `SELECT rowid, `+snippet("fts")+` FROM fts WHERE fts MATCH ? AND rowid = ?`)
+	if err != nil {
+		return nil, err
 	}
-	if len(others) > 0 {
-		// One at a time: FTS5 seeks to each, where one statement over
-		// them all would walk every match between the first and the last.
-		// Prepared once: preparing was a third of each.
-		st, err := db.PrepareContext(ctx, `SELECT rowid, `+snippet("fts")+` FROM fts WHERE fts MATCH ? AND rowid = ?`)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		for _, id := range others {
-			if err := read(st.QueryContext(ctx, expr, id)); err != nil {
-				return nil, err
+	defer st.Close()
+	half := len(others) / 2
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, id := range others[half:] {
+			if errs[1] = read(st.QueryContext(ctx, expr, id)); errs[1] != nil {
+				return
 			}
 		}
+	})
+	if len(inRecent) > 0 {
+		errs[0] = read(db.QueryContext(ctx, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
+			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent)))
+	}
+	for _, id := range others[:half] {
+		if errs[0] != nil {
+			break
+		}
+		errs[0] = read(st.QueryContext(ctx, expr, id))
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err
 	}
 	ids := make([]int64, 0, len(snippets))
 	for id := range snippets {

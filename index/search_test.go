@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -232,6 +234,40 @@ func TestSearchHidesWithThePartialIndex(t *testing.T) {
 		text := strings.Join(plan, "\n")
 		if !strings.Contains(text, "USING INDEX entries_hidden") || strings.Contains(text, "SCAN entries\n") || strings.HasSuffix(text, "SCAN entries") {
 			t.Errorf("query %+v: plan does not read the hidden entries from entries_hidden:\n%s", q, text)
+		}
+	}
+}
+
+// TestSearchFiltersBeyondTheWindows: more than rankWindow matches pass the
+// filters, but none of them is among the recent entries or matches by
+// title, so the bounded ranking finds too few: the newest rankWindow
+// matches are ranked instead, and the limit is still met.
+func TestSearchFiltersBeyondTheWindows(t *testing.T) {
+	v := testVault(t)
+	old := time.Now().Add(-48 * time.Hour)
+	touch := func(rel string, at time.Time) {
+		if err := os.Chtimes(filepath.Join(v.Root(), rel), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range rankWindow + 100 {
+		rel := fmt.Sprintf("knowledge/n%04d.md", i)
+		writeFile(t, v, rel, fmt.Sprintf("---\ntitle: Note %d\ntype: note\n---\nThe alpha rollout, step %d.\n", i, i))
+		touch(rel, old.Add(time.Duration(i)*time.Second))
+	}
+	for i := range recentSize + 100 {
+		rel := fmt.Sprintf("facts/f%04d.md", i)
+		writeFile(t, v, rel, fmt.Sprintf("---\ntitle: Fact %d\ntype: fact\n---\nAlpha again, %d.\n", i, i))
+		touch(rel, old.Add(time.Hour+time.Duration(i)*time.Second))
+	}
+	ix := openIndex(t, v, nil)
+	rs := find(t, ix, Query{Text: "alpha", Type: "note", Limit: 7})
+	if len(rs) != 7 {
+		t.Fatalf("search = %d results, want 7", len(rs))
+	}
+	for _, r := range rs {
+		if r.Type != "note" {
+			t.Errorf("result %s of type %s", r.Name, r.Type)
 		}
 	}
 }
