@@ -23,8 +23,7 @@ export CTX0_VAULT="$v"
 "$work/ctx0" export -o "$work/warm" >/dev/null 2>&1
 rm -rf "$work/warm"
 
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+source "$(dirname "$0")/lib.sh"
 ms() { echo $((($2 - $1) / 1000000)); }
 
 : >"$work/full.t"; : >"$work/cp.t"; : >"$work/one.t"; : >"$work/none.t"
@@ -32,17 +31,17 @@ files=("$v"/knowledge/*.md)
 one=${files[0]}
 for i in $(seq 1 "$runs"); do
 	rm -rf "$work/out" "$work/copy"
-	t0=$(now_ns); "$work/ctx0" export -o "$work/out" >/dev/null; t1=$(now_ns)
+	stamp t0; "$work/ctx0" export -o "$work/out" >/dev/null; stamp t1
 	ms "$t0" "$t1" >>"$work/full.t"
 
-	t0=$(now_ns); mkdir "$work/copy" && cp -r "$v"/* "$work/copy/"; t1=$(now_ns)
+	stamp t0; mkdir "$work/copy" && cp -r "$v"/* "$work/copy/"; stamp t1
 	ms "$t0" "$t1" >>"$work/cp.t"
 
 	echo "Benchmark edit $i." >>"$one"
-	t0=$(now_ns); "$work/ctx0" export -o "$work/out" >"$work/one.out"; t1=$(now_ns)
+	stamp t0; "$work/ctx0" export -o "$work/out" >"$work/one.out"; stamp t1
 	ms "$t0" "$t1" >>"$work/one.t"
 
-	t0=$(now_ns); "$work/ctx0" export -o "$work/out" >"$work/none.out"; t1=$(now_ns)
+	stamp t0; "$work/ctx0" export -o "$work/out" >"$work/none.out"; stamp t1
 	ms "$t0" "$t1" >>"$work/none.t"
 done
 

@@ -31,8 +31,7 @@ if [ -z "$vault" ]; then
 	(cd "$root" && go run ./scripts/genvault -n "$n" -size 4000 "$vault")
 fi
 ctx0() { "$work/ctx0" --vault "$vault" "$@"; }
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {printf "%.3f\n", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+source "$(dirname "$0")/lib.sh"
 ms() { echo "scale=1; $1/1000000" | bc; }
 entries=$(find "$vault" -name '*.md' -not -path '*/.*' | wc -l)
 echo "vault $vault: $entries files, $(du -sh --exclude=.git "$vault" | cut -f1); load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -58,7 +57,7 @@ f=$(find "$vault/knowledge" -name '*.md' -print -quit)
 : >"$work/one.t"
 for i in $(seq 1 $((runs * 5))); do
 	echo "Edited again, take $i." >>"$f"
-	t0=$(now_ns); ctx0 index >/dev/null; t1=$(now_ns)
+	stamp t0; ctx0 index >/dev/null; stamp t1
 	echo $((t1 - t0)) >>"$work/one.t"
 done
 echo "ctx0 index after one file changed   median $(ms "$(median <"$work/one.t")") ms (full check)"
@@ -68,10 +67,10 @@ echo "ctx0 index after one file changed   median $(ms "$(median <"$work/one.t")"
 queries=(deploy kafka sarah rollback critical postgres canary roadmap "staging deploy" "merge review")
 : >"$work/start.t"; : >"$work/full.t"
 for i in $(seq 1 $((runs * 5))); do
-	t0=$(now_ns); "$work/ctx0" --help >/dev/null; t1=$(now_ns); echo $((t1 - t0)) >>"$work/start.t"
+	stamp t0; "$work/ctx0" --help >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/start.t"
 done
 for q in "${queries[@]}"; do
-	t0=$(now_ns); ctx0 search "$q" >/dev/null; t1=$(now_ns); echo $((t1 - t0)) >>"$work/full.t"
+	stamp t0; ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/full.t"
 done
 echo "process start (ctx0 --help)         median $(ms "$(median <"$work/start.t")") ms"
 echo "ctx0 search, no watcher             median $(ms "$(median <"$work/full.t")") ms (full check: stat of every file)"
@@ -85,12 +84,12 @@ done
 : >"$work/search.t"; : >"$work/rg.t"
 for i in $(seq 1 $((runs * 5))); do
 	for q in "${queries[@]}"; do
-		t0=$(now_ns); ctx0 search "$q" >/dev/null; t1=$(now_ns); echo $((t1 - t0)) >>"$work/search.t"
+		stamp t0; ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/search.t"
 	done
 done
 for i in $(seq 1 "$runs"); do
 	for q in "${queries[@]}"; do
-		t0=$(now_ns); rg -l -i -F -- "$q" "$vault" >/dev/null || true; t1=$(now_ns); echo $((t1 - t0)) >>"$work/rg.t"
+		stamp t0; rg -l -i -F -- "$q" "$vault" >/dev/null || true; stamp t1; echo $((t1 - t0)) >>"$work/rg.t"
 	done
 done
 s=$(median <"$work/search.t"); r=$(median <"$work/rg.t")

@@ -32,8 +32,7 @@ g -C "$work/b" commit -qam "B: $changed edits"
 # B's index exists, as on any machine that has used ctx0 (it is copied with b).
 "$work/ctx0" --vault "$work/b" index >/dev/null 2>&1
 
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+source "$(dirname "$0")/lib.sh"
 : >"$work/ctx0.t"
 : >"$work/git.t"
 for i in $(seq 1 "$runs"); do
@@ -42,13 +41,13 @@ for i in $(seq 1 "$runs"); do
 		cp -a "$work/remote.git" "$work/run/remote.git"
 		cp -a "$work/b" "$work/run/b"
 		g -C "$work/run/b" remote set-url origin "$work/run/remote.git"
-		t0=$(now_ns)
+		stamp t0
 		if [ "$side" = ctx0 ]; then
 			"$work/ctx0" --vault "$work/run/b" sync >/dev/null 2>&1
 		else
 			(cd "$work/run/b" && g pull -q --no-rebase --no-edit && g push -q) >/dev/null 2>&1
 		fi
-		t1=$(now_ns)
+		stamp t1
 		echo $(((t1 - t0) / 1000)) >>"$work/$side.t"
 		# Both must end with both sides' edits.
 		f=${files%%$'\n'*}

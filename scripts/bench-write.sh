@@ -23,30 +23,29 @@ if [ -n "$base" ]; then cp -r "$work/ctx0-vault" "$work/base-vault"; "$base" --v
 "$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
 git -C "$work/git-vault" status --porcelain >/dev/null
 
-now_ns() { date +%s%N; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+source "$(dirname "$0")/lib.sh"
 
 : >"$work/ctx0.t"
 : >"$work/git.t"
 : >"$work/base.t"
 for i in $(seq 1 "$runs"); do
 	text="Benchmark memory number $i: the deploy key for staging $RANDOM lives in the vault."
-	t0=$(now_ns)
+	stamp t0
 	"$work/ctx0" --vault "$work/ctx0-vault" remember "$text" >/dev/null
-	t1=$(now_ns)
+	stamp t1
 	echo $(((t1 - t0) / 1000)) >>"$work/ctx0.t"
 	if [ -n "$base" ]; then
-		t0=$(now_ns)
+		stamp t0
 		"$base" --vault "$work/base-vault" remember "$text" >/dev/null
-		t1=$(now_ns)
+		stamp t1
 		echo $(((t1 - t0) / 1000)) >>"$work/base.t"
 	fi
 
 	f="knowledge/bench-$i.md"
 	printf -- '---\ntitle: bench %s\ntype: fact\n---\n%s\n' "$i" "$text" >"$work/git-vault/$f"
-	t0=$(now_ns)
+	stamp t0
 	(cd "$work/git-vault" && git add "$f" && git -c user.name=b -c user.email=b@b commit -q -m "add $f")
-	t1=$(now_ns)
+	stamp t1
 	echo $(((t1 - t0) / 1000)) >>"$work/git.t"
 done
 
