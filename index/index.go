@@ -86,7 +86,8 @@ func WithProgress(fn func(done, total int)) Option {
 func WithClock(now func() time.Time) Option { return func(ix *Index) { ix.clock = now } }
 
 // Open opens the index of v, building it first if it is missing, damaged
-// or made for another schema version.
+// or made for another schema version; while a watcher runs, that waits
+// until the file is first used.
 func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
 	ix := &Index{
 		v: v, root: v.Root(), path: filepath.Join(v.Root(), filepath.FromSlash(File)),
@@ -94,6 +95,11 @@ func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
 	}
 	for _, o := range opts {
 		o(ix)
+	}
+	// A running watcher keeps the file usable, and may answer this
+	// process's searches without it: open it when first used.
+	if _, ok := ix.RunningWatcher(); ok {
+		return ix, nil
 	}
 	if _, err := ix.handle(ctx); err != nil {
 		return nil, err
