@@ -190,6 +190,14 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		if err := putFolders(ctx, tx, folders); err != nil {
 			return err
 		}
+		// One segment per FTS5 table: the bulk insert leaves many, and a
+		// search looks every term up in each. At 100k entries that is a
+		// quarter of a search's time, for a tenth more rebuild.
+		for _, t := range []string{"fts", "fts_head", "fts_recent"} {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
+				return fmt.Errorf("optimize %s: %w", t, err)
+			}
+		}
 		for _, s := range schemaIndexes {
 			if _, err := tx.ExecContext(ctx, s); err != nil {
 				return fmt.Errorf("create index: %w", err)
