@@ -694,6 +694,11 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	if err := trimRecent(ctx, tx); err != nil {
 		return err
 	}
+	for _, t := range ftsTables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('merge', ?)`, mergePages); err != nil {
+			return fmt.Errorf("merge %s: %w", t, err)
+		}
+	}
 	return resolveAffected(ctx, tx, aff)
 }
 

@@ -115,6 +115,11 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 			return 0, fmt.Errorf("create schema: %w", err)
 		}
 	}
+	for _, t := range ftsTables {
+		if _, err := db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('usermerge', 2)`); err != nil {
+			return 0, fmt.Errorf("create schema: %w", err)
+		}
+	}
 	now := ix.now()
 	folders, files, err := walkTree(ctx, ix.root, "", now)
 	if err != nil {
@@ -190,10 +195,10 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		if err := putFolders(ctx, tx, folders); err != nil {
 			return err
 		}
-		// One segment per FTS5 table: the bulk insert leaves many, and a
-		// search looks every term up in each. At 100k entries that is a
-		// quarter of a search's time, for a tenth more rebuild.
-		for _, t := range []string{"fts", "fts_head", "fts_recent"} {
+		// One segment per FTS5 table (see ftsTables): the bulk insert
+		// leaves many. At 100k entries that is a quarter of a search's
+		// time, for a tenth more rebuild.
+		for _, t := range ftsTables {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
 				return fmt.Errorf("optimize %s: %w", t, err)
 			}

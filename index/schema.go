@@ -73,6 +73,19 @@ var schemaTables = []string{
 	`CREATE VIRTUAL TABLE fts_recent USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
 }
 
+// ftsTables are the FTS5 tables. A search looks each term up in every
+// segment of each, so they are kept in few: a rebuild leaves one each
+// ('optimize'), and the small segment that each update adds is merged
+// with the others of its level once there are two ('usermerge' 2, then a
+// bounded 'merge' after each update), where FTS5 alone lets up to sixteen
+// pile up.
+var ftsTables = []string{"fts", "fts_head", "fts_recent"}
+
+// mergePages bounds the merge work of one update, in pages: merging its
+// small segments takes a few; a merge into a large one is spread over many
+// updates.
+const mergePages = 64
+
 // recentSize is the least number of entries fts_recent holds once the
 // vault has that many.
 const recentSize = 1000

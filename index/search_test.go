@@ -271,3 +271,36 @@ func TestSearchFiltersBeyondTheWindows(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdatesKeepSegmentsFew: each update adds a small segment to every
+// FTS5 table, and a search looks each term up in every segment; they are
+// merged as they come, not left to pile up (FTS5 alone lets sixteen do).
+func TestUpdatesKeepSegmentsFew(t *testing.T) {
+	files := map[string]string{}
+	for i := range 50 {
+		files[fmt.Sprintf("knowledge/n%02d.md", i)] = fmt.Sprintf("Note %d about the deploy.\n", i)
+	}
+	v, ix := searchVault(t, files)
+	for i := range 20 {
+		writeFile(t, v, fmt.Sprintf("knowledge/n%02d.md", i), fmt.Sprintf("Note %d, edited, about the rollback.\n", i))
+		if _, err := ix.check(t.Context(), CheckFull); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := ix.handle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, table := range ftsTables {
+		var segments int
+		if err := db.QueryRow(`SELECT count(DISTINCT segid) FROM ` + table + `_idx`).Scan(&segments); err != nil {
+			t.Fatal(err)
+		}
+		if segments > 3 {
+			t.Errorf("%s has %d segments after 20 updates, want at most 3", table, segments)
+		}
+	}
+	if got := names(find(t, ix, Query{Text: "rollback"})); len(got) != 10 {
+		t.Errorf("search after the updates = %d results, want 10", len(got))
+	}
+}
