@@ -8,6 +8,7 @@ import (
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // TestContextBlockUsesSummaries: the session-start block loads the newest
@@ -17,15 +18,7 @@ func TestContextBlockUsesSummaries(t *testing.T) {
 	v, c, got := curator.SummaryScenario(t)
 	c.Add(time.Hour)
 	curator.Note(t, v, c, "knowledge/after", "After the summaries: the new office is in Lisbon.")
-	ix, err := index.Open(t.Context(), v, index.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	b, err := extractor.Context(t.Context(), extractor.Memory{Vault: v, Index: ix, Now: c.Now}, extractor.ContextOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := contextBlock(t, v, c.Now)
 	sections := map[string][]string{}
 	for _, it := range b.Items {
 		sections[it.Section] = append(sections[it.Section], it.Name)
@@ -48,15 +41,7 @@ func TestContextBlockPreferences(t *testing.T) {
 	curator.Put(t, v, "preferences/strong", "---\ntitle: Strong\ntype: preference\nsource: librarian\nobservations: 4\nlast_observed: 2026-04-20T09:00:00Z\ncreated: 2026-01-01T09:00:00Z\nupdated: 2026-04-20T09:00:00Z\n---\nThe user wants short commit subjects.\n")
 	curator.Put(t, v, "preferences/new", "---\ntitle: New\ntype: preference\nsource: librarian\ncreated: 2026-04-30T09:00:00Z\nupdated: 2026-04-30T09:00:00Z\n---\nThe user likes tables.\n")
 	curator.Put(t, v, "preferences/stated", "---\ntitle: Stated\ntype: preference\nsource: user\ncreated: 2025-01-01T09:00:00Z\nupdated: 2025-01-01T09:00:00Z\n---\nThe user wants dark mode.\n")
-	ix, err := index.Open(t.Context(), v, index.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	b, err := extractor.Context(t.Context(), extractor.Memory{Vault: v, Index: ix, Now: c.Now}, extractor.ContextOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := contextBlock(t, v, c.Now)
 	var prefs, others []string
 	for _, it := range b.Items {
 		if it.Section == "preferences" {
@@ -71,4 +56,20 @@ func TestContextBlockPreferences(t *testing.T) {
 	if slices.Contains(others, "preferences/faded") {
 		t.Errorf("the faded preference is in the block:\n%s", b.Text)
 	}
+}
+
+// contextBlock builds the context block of v as a session would see it at
+// now, through a fresh index.
+func contextBlock(t *testing.T, v *vault.Vault, now func() time.Time) extractor.Block {
+	t.Helper()
+	ix, err := index.Open(t.Context(), v, index.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	b, err := extractor.Context(t.Context(), extractor.Memory{Vault: v, Index: ix, Now: now}, extractor.ContextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

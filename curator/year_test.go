@@ -11,8 +11,6 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/curator"
-	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -175,15 +173,7 @@ func TestSimulatedYear(t *testing.T) {
 	if summaries["compacted"] != 1 || summaries["incremental"] > 3 {
 		t.Errorf("summaries in use after a year: %v", summaries)
 	}
-	ix, err := index.Open(t.Context(), v, index.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
-	b, err := extractor.Context(t.Context(), extractor.Memory{Vault: v, Index: ix, Now: c.Now}, extractor.ContextOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := contextBlock(t, v, c.Now)
 	if b.Tokens > b.Budget {
 		t.Errorf("context block of %d tokens, over its budget of %d", b.Tokens, b.Budget)
 	}
