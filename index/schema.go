@@ -64,6 +64,8 @@ var schemaTables = []string{
 	// stamps of a folder's entries only when the two differ.
 	`CREATE TABLE folder_sums (path TEXT PRIMARY KEY, sum INTEGER NOT NULL) WITHOUT ROWID`,
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
+	// Snippets are made in Go, which reads text as this tokenizer does
+	// (index/query/text.go): a change of tokenizer changes both.
 	`CREATE VIRTUAL TABLE fts USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
 	// Two small companions keep a search's cost bounded when a query
 	// matches a large part of the vault (see Search): fts_head holds the

@@ -149,7 +149,7 @@ func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, er
 			WHERE fts MATCH ? AND f.rowid BETWEEN ? AND ?`+filter("f"), with(expr, lo, hi)...)
 	}
 	var hits []hit
-	recent := map[int64]bool{}
+	unsure := map[int64]bool{} // matches in fts_head alone
 	if len(matches) <= rankWindow {
 		if hits, err = exact(matches); err != nil {
 			return nil, err
@@ -175,12 +175,14 @@ func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, er
 		if err := errors.Join(err, headErr); err != nil {
 			return nil, err
 		}
+		recent := make(map[int64]bool, len(hits))
 		for _, h := range hits {
 			recent[h.id] = true
 		}
 		for _, h := range head {
 			if !recent[h.id] {
 				hits = append(hits, h)
+				unsure[h.id] = true
 			}
 		}
 		if len(hits) < q.Limit {
@@ -193,14 +195,51 @@ func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, er
 			if hits, err = exact(newest[:min(len(newest), rankWindow)]); err != nil {
 				return nil, err
 			}
-			clear(recent)
+			clear(unsure)
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
 	})
-	hits = hits[:min(len(hits), q.Limit)]
-	return fetch(ctx, db, expr, hits, recent)
+	if hits, err = confirm(ctx, db, expr, q, hits, unsure); err != nil {
+		return nil, err
+	}
+	return fetch(ctx, db, q, hits)
+}
+
+// confirm returns the first q.Limit of hits that match the query as a
+// whole. Those in unsure matched in fts_head, which has no body: if the
+// query excludes something (NOT), the body may hold it, so they are
+// checked against the whole entry.
+func confirm(ctx context.Context, db *sql.DB, expr string, q Query, hits []hit, unsure map[int64]bool) ([]hit, error) {
+	if len(unsure) == 0 || !query.Excludes(q.Text) {
+		return hits[:min(len(hits), q.Limit)], nil
+	}
+	// One at a time: FTS5 seeks to each, where one statement over them
+	// all would walk every match between the first and the last.
+	st, err := db.PrepareContext(ctx, `SELECT rowid FROM fts WHERE fts MATCH ? AND rowid = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var out []hit
+	for _, h := range hits {
+		if len(out) == q.Limit {
+			break
+		}
+		if unsure[h.id] {
+			var id int64
+			err := st.QueryRowContext(ctx, expr, h.id).Scan(&id)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, h)
+	}
+	return out, nil
 }
 
 // ids runs a query of ids.
@@ -239,96 +278,32 @@ func scan(ctx context.Context, db *sql.DB, sqlText string, args ...any) ([]hit, 
 	return out, rows.Err()
 }
 
-// fetch reads the results for hits, in their order, with snippets; those
-// in recent come from fts_recent, which is quicker to search. An entry
-// that does not match the query as a whole (a match in fts_head that the
-// body excludes) is dropped.
-func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[int64]bool) ([]Result, error) {
+// fetch reads the results for hits, in their order, with snippets of
+// their bodies.
+func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, error) {
 	if len(hits) == 0 {
 		return []Result{}, nil
 	}
-	snippets := map[int64]string{}
-	var inRecent, others []int64
-	for _, h := range hits {
-		if recent[h.id] {
-			inRecent = append(inRecent, h.id)
-		} else {
-			others = append(others, h.id)
-		}
+	ids := make([]int64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.id
 	}
-	snippet := func(table string) string {
-		return `snippet(` + table + `, 3, '` + MarkOpen + `', '` + MarkClose + `', '…', 16)`
-	}
-	var mu sync.Mutex
-	// read runs a query of (id, snippet) rows into snippets.
-	read := func(rows *sql.Rows, err error) error {
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			var s string
-			if err := rows.Scan(&id, &s); err != nil {
-				return err
-			}
-			mu.Lock()
-			snippets[id] = s
-			mu.Unlock()
-		}
-		return rows.Err()
-	}
-	// The others one at a time: FTS5 seeks to each, where one statement
-	// over them all would walk every match between the first and the
-	// last. Prepared once, and in two halves side by side on the two
-	// connections, the first after the recent ones.
-	st, err := db.PrepareContext(ctx, `SELECT rowid, `+snippet("fts")+` FROM fts WHERE fts MATCH ? AND rowid = ?`)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	half := len(others) / 2
-	var errs [2]error
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for _, id := range others[half:] {
-			if errs[1] = read(st.QueryContext(ctx, expr, id)); errs[1] != nil {
-				return
-			}
-		}
-	})
-	if len(inRecent) > 0 {
-		errs[0] = read(db.QueryContext(ctx, `SELECT rowid, `+snippet("fts_recent")+` FROM fts_recent
-			WHERE fts_recent MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`, expr, jsonList(inRecent)))
-	}
-	for _, id := range others[:half] {
-		if errs[0] != nil {
-			break
-		}
-		errs[0] = read(st.QueryContext(ctx, expr, id))
-	}
-	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
-		return nil, err
-	}
-	ids := make([]int64, 0, len(snippets))
-	for id := range snippets {
-		ids = append(ids, id)
-	}
-	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id, (SELECT body FROM fts WHERE rowid = entries.id)
 		FROM entries WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	marker := query.NewMarker(q.Text)
 	byID := map[int64]Result{}
 	for rows.Next() {
 		var id int64
-		s, err := scanSummary(rows, &id)
+		var body string
+		s, err := scanSummary(rows, &id, &body)
 		if err != nil {
 			return nil, err
 		}
-		byID[id] = Result{Summary: s, Snippet: cleanSnippet(snippets[id])}
+		byID[id] = Result{Summary: s, Snippet: cleanSnippet(marker.Snippet(body, snippetTokens, MarkOpen, MarkClose, "…"))}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -342,6 +317,9 @@ func fetch(ctx context.Context, db *sql.DB, expr string, hits []hit, recent map[
 	}
 	return out, nil
 }
+
+// snippetTokens is the length of a snippet, in words.
+const snippetTokens = 16
 
 // cleanSnippet makes a snippet one line of the text as written.
 func cleanSnippet(s string) string {

@@ -304,3 +304,30 @@ func TestUpdatesKeepSegmentsFew(t *testing.T) {
 		t.Errorf("search after the updates = %d results, want 10", len(got))
 	}
 }
+
+// TestSearchExclusionsBeyondTheWindows: on a vault where a query matches
+// more entries than a search ranks exactly, entries whose title holds the
+// query's word but whose body holds the excluded one are left out, and the
+// limit is still filled from the others.
+func TestSearchExclusionsBeyondTheWindows(t *testing.T) {
+	v := testVault(t)
+	for i := range rankWindow + 100 {
+		writeFile(t, v, fmt.Sprintf("knowledge/n%04d.md", i), fmt.Sprintf("---\ntitle: Note %d\n---\nThe alpha rollout, step %d.\n", i, i))
+	}
+	for i := range 20 {
+		writeFile(t, v, fmt.Sprintf("knowledge/plan%02d.md", i), fmt.Sprintf("---\ntitle: Alpha plan %d\n---\nThe beta test.\n", i))
+	}
+	ix := openIndex(t, v, nil)
+	rs := find(t, ix, Query{Text: "alpha NOT beta", Limit: 5})
+	if len(rs) != 5 {
+		t.Fatalf("search = %d results, want 5", len(rs))
+	}
+	for _, r := range rs {
+		if strings.HasPrefix(r.Name, "knowledge/plan") {
+			t.Errorf("result %s holds the excluded word", r.Name)
+		}
+	}
+	if rs := find(t, ix, Query{Text: "alpha", Limit: 5}); len(rs) != 5 || !strings.HasPrefix(rs[0].Name, "knowledge/plan") {
+		t.Errorf("search alpha = %+v, want the plans first", rs)
+	}
+}

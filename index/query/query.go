@@ -1,5 +1,6 @@
 // Package query translates what a person or an agent types into a search
-// box into an SQLite FTS5 MATCH expression. The expression it returns is
+// box into an SQLite FTS5 MATCH expression, and marks what it matches in a
+// snippet of an entry's body (see Marker). The expression it returns is
 // always well formed, whatever the input: every word and phrase is quoted,
 // so characters that mean something to FTS5 (- : ^ * ( ) and the like) are
 // taken literally unless they are part of the small syntax below.
@@ -20,6 +21,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -35,8 +37,12 @@ var fields = map[string]string{"name": "name", "title": "title", "tags": "tags",
 // Translate returns the FTS5 expression for q, or "" when q holds nothing to
 // search for (no letters or digits).
 func Translate(q string) string {
-	p := &parser{toks: lex(clean(q))}
-	return p.seq(0).render(false)
+	return parse(q).render(false)
+}
+
+// parse reads q; nil means it holds nothing to search for.
+func parse(q string) *node {
+	return (&parser{toks: lex(clean(q))}).seq(0)
 }
 
 // Fallback is the plainest reading of q: each run of non-blank characters a
@@ -331,4 +337,20 @@ func group(parts []string, op string) string {
 		return parts[0]
 	}
 	return "(" + strings.Join(parts, op) + ")"
+}
+
+// Excludes reports whether q excludes anything (NOT). An entry that holds
+// the rest of such a query somewhere may still not match it as a whole.
+func Excludes(q string) bool {
+	var walk func(n *node) bool
+	walk = func(n *node) bool {
+		if n == nil {
+			return false
+		}
+		if len(n.neg) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(n.pos, walk) || slices.ContainsFunc(n.or, walk)
+	}
+	return walk(parse(q))
 }

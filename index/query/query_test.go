@@ -78,15 +78,7 @@ func TestSegment(t *testing.T) {
 // columns, to check that translations are valid FTS5 and mean what they say.
 func ftsTable(t testing.TB) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", ":memory:")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE fts USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`); err != nil {
-		t.Fatal(err)
-	}
+	db := memDB(t, `CREATE VIRTUAL TABLE fts USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`)
 	docs := [][4]string{
 		{"staging", "Deploy to staging", "ops", "We are deploying the staging server on Friday."},
 		{"release", "Release notes", "ops", "The release went out; deploy key rotated."},
@@ -97,6 +89,23 @@ func ftsTable(t testing.TB) *sql.DB {
 	for i, d := range docs {
 		if _, err := db.Exec(`INSERT INTO fts(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`,
 			i+1, Segment(d[0]), Segment(d[1]), Segment(d[2]), Segment(d[3])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// memDB is an in-memory database, on one connection, made by stmts.
+func memDB(t testing.TB, stmts ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	for _, s := range stmts {
+		if _, err := db.Exec(s); err != nil {
 			t.Fatal(err)
 		}
 	}

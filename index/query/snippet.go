@@ -1,0 +1,226 @@
+package query
+
+import (
+	"slices"
+	"strings"
+)
+
+// A search shows each result with a snippet of its body, the words that
+// matched marked. FTS5's snippet() finds them by reading the entry's row
+// of the full-text index again and tokenizing the whole body twice, and on
+// a vault of 100,000 entries that was the largest part of a search. A
+// Marker finds them in Go from the body alone (see text.go), and picks the
+// window as snippet() does, so that snippets read the same.
+
+// Marker marks the words and phrases of one query in a text.
+type Marker struct {
+	phrases []phrase
+}
+
+// phrase is a word or phrase of the query, as index terms.
+type phrase struct {
+	terms  []string
+	prefix bool // the last term is a prefix
+}
+
+// NewMarker returns the marker of what q looks for in a body: its words
+// and phrases, but not those it excludes (NOT) or looks for in another
+// field (title:).
+func NewMarker(q string) *Marker {
+	m := &Marker{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		switch {
+		case n == nil:
+		case n.isSeq:
+			for _, c := range n.pos {
+				walk(c)
+			}
+		case n.or != nil:
+			for _, c := range n.or {
+				walk(c)
+			}
+		case n.field == "" || n.field == "body":
+			var p phrase
+			for _, sp := range tokenize(n.text) {
+				p.terms = append(p.terms, term(n.text[sp.start:sp.end]))
+			}
+			p.prefix = n.prefix
+			if len(p.terms) > 0 {
+				m.phrases = append(m.phrases, p)
+			}
+		}
+	}
+	walk(parse(q))
+	return m
+}
+
+// instance is where a phrase matches: its number and its first token.
+type instance struct{ phrase, pos int }
+
+// Snippet returns the n tokens of text that hold the most of the query's
+// phrases, each match between open and close, with ellipsis where the
+// text goes on before or after.
+func (m *Marker) Snippet(text string, n int, open, close, ellipsis string) string {
+	toks := tokenize(text)
+	if len(toks) == 0 || n <= 0 {
+		return text
+	}
+	insts := m.find(text, toks)
+	start := bestWindow(text, toks, insts, m.phrases, n)
+	end := min(start+n, len(toks)) // exclusive
+
+	var b strings.Builder
+	from := 0
+	if start > 0 {
+		b.WriteString(ellipsis)
+		from = toks[start].start
+	}
+	// The matches in the window, those that overlap merged into one mark.
+	for i := 0; i < len(insts); {
+		first := insts[i].pos
+		last := first + len(m.phrases[insts[i].phrase].terms) - 1
+		for i++; i < len(insts) && insts[i].pos <= last; i++ {
+			last = max(last, insts[i].pos+len(m.phrases[insts[i].phrase].terms)-1)
+		}
+		if first < start || first >= end {
+			continue
+		}
+		last = min(last, end-1)
+		b.WriteString(text[from:toks[first].start])
+		b.WriteString(open)
+		b.WriteString(text[toks[first].start:toks[last].end])
+		b.WriteString(close)
+		from = toks[last].end
+	}
+	if end == len(toks) {
+		b.WriteString(text[from:])
+	} else {
+		b.WriteString(text[from:toks[end-1].end])
+		b.WriteString(ellipsis)
+	}
+	return b.String()
+}
+
+// find returns the instances of m's phrases in text, in the order of their
+// positions.
+func (m *Marker) find(text string, toks []span) []instance {
+	// Only a token whose first byte begins one of the terms can match
+	// (stemming keeps a word's first letter), and most do not: the others
+	// are neither folded nor stemmed.
+	var firsts [256]bool
+	for _, p := range m.phrases {
+		for _, t := range p.terms {
+			firsts[t[0]] = true
+		}
+	}
+	terms := make([]string, len(toks))
+	known := make([]bool, len(toks))
+	termAt := func(i int) string {
+		if !known[i] {
+			known[i] = true
+			tok := text[toks[i].start:toks[i].end]
+			if c := tok[0]; c >= 0x80 || firsts[c|0x20] { // ASCII: a letter or a digit
+
+				terms[i] = term(tok)
+			}
+		}
+		return terms[i]
+	}
+	var insts []instance
+	for pos := range toks {
+		for pi, p := range m.phrases {
+			if pos+len(p.terms) > len(toks) {
+				continue
+			}
+			ok := true
+			for k, want := range p.terms {
+				got := termAt(pos + k)
+				if k == len(p.terms)-1 && p.prefix {
+					ok = strings.HasPrefix(got, want)
+				} else {
+					ok = got == want
+				}
+				if !ok {
+					break
+				}
+			}
+			if ok {
+				insts = append(insts, instance{pi, pos})
+			}
+		}
+	}
+	return insts
+}
+
+// bestWindow returns the first token of the window of n tokens to show,
+// scored as FTS5's snippet() scores them: 1000 for each phrase the window
+// holds and 1 for each repeat, centred on the matches it holds; or, for
+// 100 more (120 at the start of the text), begun at the start of the
+// sentence of a match.
+func bestWindow(text string, toks []span, insts []instance, phrases []phrase, n int) int {
+	sentences := sentenceStarts(text, toks)
+	seen := make([]bool, len(phrases))
+	// score scores the window of n tokens from from; first and last are
+	// the first token of its first match and the token after its last.
+	score := func(from int) (s, first, last int) {
+		clear(seen)
+		first = -1
+		for _, in := range insts {
+			if in.pos < from || in.pos >= from+n {
+				continue
+			}
+			if seen[in.phrase] {
+				s++
+			} else {
+				s += 1000
+				seen[in.phrase] = true
+			}
+			if first < 0 {
+				first = in.pos
+			}
+			last = in.pos + len(phrases[in.phrase].terms)
+		}
+		return s, first, last
+	}
+	best, bestStart := 0, 0
+	for _, in := range insts {
+		s, first, last := score(in.pos)
+		if s > best {
+			adj := first - (n-(last-first))/2
+			adj = max(min(adj, len(toks)-n), 0)
+			best, bestStart = s, adj
+		}
+		if len(toks) <= n {
+			continue
+		}
+		// The start of the match's sentence.
+		j, _ := slices.BinarySearch(sentences, in.pos+1)
+		if at := sentences[j-1]; at < in.pos {
+			s, _, _ := score(at)
+			if s += 100; at == 0 {
+				s += 20
+			}
+			if s > best {
+				best, bestStart = s, at
+			}
+		}
+	}
+	return bestStart
+}
+
+// sentenceStarts returns the tokens that begin a sentence: the first, and
+// each that follows a '.' or ':' and white space.
+func sentenceStarts(text string, toks []span) []int {
+	out := []int{0}
+	for i := 1; i < len(toks); i++ {
+		j := toks[i].start - 1
+		for j >= 0 && strings.IndexByte(" \t\n\r", text[j]) >= 0 {
+			j--
+		}
+		if j >= 0 && j != toks[i].start-1 && (text[j] == '.' || text[j] == ':') {
+			out = append(out, i)
+		}
+	}
+	return out
+}
