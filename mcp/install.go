@@ -22,24 +22,44 @@ type ServerEntry struct {
 	Env     map[string]string `json:"env,omitempty"`
 }
 
-// ClaudeCodeConfig is the file where Claude Code keeps the MCP servers of a
-// scope: user scope in ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json when
-// set), available in every project; project scope in .mcp.json at the
-// project's root, shared through its repository.
-func ClaudeCodeConfig(project bool, home, projectDir string, getenv func(string) string) string {
-	if project {
-		return filepath.Join(projectDir, ".mcp.json")
+// Scope is one of Claude Code's scopes of MCP servers.
+type Scope string
+
+const (
+	User    Scope = "user"    // ~/.claude.json: every project
+	Project Scope = "project" // .mcp.json at the project's root: shared through its repository
+	Local   Scope = "local"   // ~/.claude.json, under the project's path: you, in this project
+)
+
+// Config is where the MCP servers of a scope are kept: the mcpServers
+// member of the object under the keys Under of the file Path.
+type Config struct {
+	Path  string
+	Under []string
+}
+
+// ClaudeCodeConfig returns where Claude Code keeps the MCP servers of a
+// scope, for the project at projectDir. ~/.claude.json is
+// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
+func ClaudeCodeConfig(scope Scope, home, projectDir string, getenv func(string) string) Config {
+	if scope == Project {
+		return Config{Path: filepath.Join(projectDir, ".mcp.json")}
 	}
+	c := Config{Path: filepath.Join(home, ".claude.json")}
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		return filepath.Join(d, ".claude.json")
+		c.Path = filepath.Join(d, ".claude.json")
 	}
-	return filepath.Join(home, ".claude.json")
+	if scope == Local {
+		c.Under = []string{"projects", projectDir}
+	}
+	return c
 }
 
 // Change says what Install or Uninstall did to a config file.
 type Change struct {
-	Config string `json:"config"`
-	Action string `json:"action"` // added, updated, unchanged, removed, absent
+	Config  string `json:"config"`
+	Project string `json:"project,omitempty"` // for the local scope
+	Action  string `json:"action"`            // added, updated, unchanged, removed, absent
 }
 
 // ErrNotOurs is returned when the config has a server named ctx0 that ctx0
@@ -119,86 +139,121 @@ func ours(raw json.RawMessage) bool {
 	return strings.HasPrefix(filepath.Base(e.Command), "ctx0") && len(e.Args) > 0 && e.Args[0] == "mcp"
 }
 
-// Install registers ctx0's server in the agent config at path, under
+// Install registers ctx0's server in the agent config c, under
 // mcpServers.ctx0: added, or updated in place when ctx0 registered it
-// before; every other server and setting is kept, in its order. The file
-// and its folder are created if needed.
-func Install(path string, e ServerEntry) (Change, error) {
-	c := Change{Config: path}
-	top, mode, err := load(path)
-	if err != nil {
-		return c, err
-	}
+// before; every other server and setting is kept, in its order. The file,
+// its folder and the objects on the way are created if needed.
+func Install(c Config, e ServerEntry) (Change, error) {
+	ch := newChange(c)
 	val, err := json.Marshal(e)
 	if err != nil {
-		return c, err
+		return ch, err
 	}
-	var servers []field
-	i := find(top, "mcpServers")
-	if i >= 0 {
-		if servers, err = readObject(top[i].val); err != nil {
-			return c, fmt.Errorf("%s: mcpServers: %w", path, err)
+	top, mode, err := load(c.Path)
+	if err != nil {
+		return ch, err
+	}
+	top, err = editServers(c, top, func(servers []field) ([]field, error) {
+		switch j := find(servers, ServerName); {
+		case j < 0:
+			ch.Action = "added"
+			return append(servers, field{ServerName, val}), nil
+		case !ours(servers[j].val):
+			return nil, fmt.Errorf("%s: %w; remove it or rename it first", c.Path, ErrNotOurs)
+		case sameJSON(servers[j].val, val):
+			ch.Action = "unchanged"
+		default:
+			servers[j].val = val
+			ch.Action = "updated"
 		}
+		return servers, nil
+	})
+	if err != nil || ch.Action == "unchanged" {
+		return ch, err
 	}
-	switch j := find(servers, ServerName); {
-	case j < 0:
-		servers = append(servers, field{ServerName, val})
-		c.Action = "added"
-	case !ours(servers[j].val):
-		return c, fmt.Errorf("%s: %w; remove it or rename it first", path, ErrNotOurs)
-	case sameJSON(servers[j].val, val):
-		c.Action = "unchanged"
-		return c, nil
-	default:
-		servers[j].val = val
-		c.Action = "updated"
-	}
-	if i >= 0 {
-		top[i].val = writeObject(servers)
-	} else {
-		top = append(top, field{"mcpServers", writeObject(servers)})
-	}
-	return c, save(path, top, mode)
+	return ch, save(c.Path, top, mode)
 }
 
-// Uninstall removes what Install added to the config at path: ctx0's
-// server, and mcpServers if that leaves it empty; a .mcp.json left empty is
-// removed. A server named ctx0 that ctx0 did not register is left alone.
-func Uninstall(path string) (Change, error) {
-	c := Change{Config: path, Action: "absent"}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return c, nil
+// Uninstall removes what Install added to the config c: ctx0's server, and
+// mcpServers if that leaves it empty; a .mcp.json left empty is removed. A
+// server named ctx0 that ctx0 did not register is left alone.
+func Uninstall(c Config) (Change, error) {
+	ch := newChange(c)
+	ch.Action = "absent"
+	if _, err := os.Stat(c.Path); errors.Is(err, os.ErrNotExist) {
+		return ch, nil
 	}
-	top, mode, err := load(path)
+	top, mode, err := load(c.Path)
 	if err != nil {
-		return c, err
+		return ch, err
 	}
-	i := find(top, "mcpServers")
-	if i < 0 {
-		return c, nil
+	top, err = editServers(c, top, func(servers []field) ([]field, error) {
+		j := find(servers, ServerName)
+		if j < 0 {
+			return servers, nil
+		}
+		if !ours(servers[j].val) {
+			return nil, fmt.Errorf("%s: %w; left as it is", c.Path, ErrNotOurs)
+		}
+		ch.Action = "removed"
+		return append(servers[:j], servers[j+1:]...), nil
+	})
+	if err != nil || ch.Action == "absent" {
+		return ch, err
 	}
-	servers, err := readObject(top[i].val)
-	if err != nil {
-		return c, fmt.Errorf("%s: mcpServers: %w", path, err)
+	if len(top) == 0 && filepath.Base(c.Path) == ".mcp.json" {
+		return ch, os.Remove(c.Path)
 	}
-	j := find(servers, ServerName)
-	if j < 0 {
-		return c, nil
+	return ch, save(c.Path, top, mode)
+}
+
+func newChange(c Config) Change {
+	ch := Change{Config: c.Path}
+	if len(c.Under) > 0 {
+		ch.Project = c.Under[len(c.Under)-1]
 	}
-	if !ours(servers[j].val) {
-		return c, fmt.Errorf("%s: %w; left as it is", path, ErrNotOurs)
+	return ch
+}
+
+// editServers applies fn to the servers of c in top, the config file's
+// object, creating the objects on the way; an mcpServers that fn leaves
+// empty is removed.
+func editServers(c Config, top []field, fn func([]field) ([]field, error)) ([]field, error) {
+	var edit func(obj []field, keys []string, at string) ([]field, error)
+	edit = func(obj []field, keys []string, at string) ([]field, error) {
+		key := "mcpServers"
+		if len(keys) > 0 {
+			key = keys[0]
+		}
+		at = strings.TrimPrefix(at+"."+key, ".")
+		i := find(obj, key)
+		var inner []field
+		if i >= 0 {
+			var err error
+			if inner, err = readObject(obj[i].val); err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", c.Path, at, err)
+			}
+		}
+		var err error
+		if len(keys) > 0 {
+			inner, err = edit(inner, keys[1:], at)
+		} else {
+			inner, err = fn(inner)
+		}
+		switch {
+		case err != nil:
+			return nil, err
+		case len(keys) == 0 && len(inner) == 0 && i >= 0:
+			return append(obj[:i], obj[i+1:]...), nil
+		case len(keys) == 0 && len(inner) == 0:
+			return obj, nil
+		case i >= 0:
+			obj[i].val = writeObject(inner)
+			return obj, nil
+		}
+		return append(obj, field{key, writeObject(inner)}), nil
 	}
-	servers = append(servers[:j], servers[j+1:]...)
-	if len(servers) == 0 {
-		top = append(top[:i], top[i+1:]...)
-	} else {
-		top[i].val = writeObject(servers)
-	}
-	c.Action = "removed"
-	if len(top) == 0 && filepath.Base(path) == ".mcp.json" {
-		return c, os.Remove(path)
-	}
-	return c, save(path, top, mode)
+	return edit(top, c.Under, "")
 }
 
 func sameJSON(a, b json.RawMessage) bool {

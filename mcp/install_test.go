@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -32,8 +33,9 @@ func TestInstallKeepsEverythingElse(t *testing.T) {
 	if err := os.WriteFile(path, []byte(claudeJSON), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	c := Config{Path: path}
 	e := ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp", "--vault", "/v"}}
-	ch, err := Install(path, e)
+	ch, err := Install(c, e)
 	if err != nil || ch.Action != "added" {
 		t.Fatalf("install: %v, %v", ch, err)
 	}
@@ -53,7 +55,7 @@ func TestInstallKeepsEverythingElse(t *testing.T) {
 		t.Errorf("mode %v, want 0600", fi.Mode().Perm())
 	}
 	// Again: nothing changes.
-	if ch, err := Install(path, e); err != nil || ch.Action != "unchanged" {
+	if ch, err := Install(c, e); err != nil || ch.Action != "unchanged" {
 		t.Errorf("second install: %v, %v", ch, err)
 	}
 	again, _ := os.ReadFile(path)
@@ -62,29 +64,78 @@ func TestInstallKeepsEverythingElse(t *testing.T) {
 	}
 	// Another vault: updated in place.
 	e.Args[2] = "/w"
-	if ch, err := Install(path, e); err != nil || ch.Action != "updated" {
+	if ch, err := Install(c, e); err != nil || ch.Action != "updated" {
 		t.Errorf("install for another vault: %v, %v", ch, err)
 	}
 	// Uninstall: exactly what install added is gone.
-	if ch, err := Uninstall(path); err != nil || ch.Action != "removed" {
+	if ch, err := Uninstall(c); err != nil || ch.Action != "removed" {
 		t.Fatalf("uninstall: %v, %v", ch, err)
 	}
 	data, _ = os.ReadFile(path)
 	if strings.Contains(string(data), "ctx0") || !strings.Contains(string(data), `"github"`) || !strings.Contains(string(data), `"zLast": true`) {
 		t.Errorf("after uninstall:\n%s", data)
 	}
-	if ch, err := Uninstall(path); err != nil || ch.Action != "absent" {
+	if ch, err := Uninstall(c); err != nil || ch.Action != "absent" {
 		t.Errorf("second uninstall: %v, %v", ch, err)
+	}
+}
+
+// TestInstallLocalScope: the local scope is the project's entry under
+// projects in ~/.claude.json, where Claude Code keeps the project's other
+// settings; a project without an entry gets one.
+func TestInstallLocalScope(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".claude.json")
+	if err := os.WriteFile(path, []byte(claudeJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp", "--vault", "/v"}}
+	for _, project := range []string{"/home/me/app", "/home/me/new"} {
+		c := ClaudeCodeConfig(Local, filepath.Dir(path), project, func(string) string { return "" })
+		ch, err := Install(c, e)
+		if err != nil || ch.Action != "added" || ch.Project != project {
+			t.Fatalf("install in %s: %+v, %v", project, ch, err)
+		}
+		var got struct {
+			Projects map[string]struct {
+				AllowedTools []string               `json:"allowedTools"`
+				MCPServers   map[string]ServerEntry `json:"mcpServers"`
+			} `json:"projects"`
+			MCPServers map[string]ServerEntry `json:"mcpServers"`
+		}
+		data, _ := os.ReadFile(path)
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		if s := got.Projects[project].MCPServers[ServerName]; s.Command != "ctx0" {
+			t.Errorf("after install in %s, projects[%s].mcpServers = %+v:\n%s", project, project, got.Projects[project].MCPServers, data)
+		}
+		if _, ok := got.MCPServers[ServerName]; ok || len(got.MCPServers) != 1 {
+			t.Errorf("install in the local scope changed the user scope's servers: %+v", got.MCPServers)
+		}
+		if project == "/home/me/app" && got.Projects[project].AllowedTools == nil {
+			t.Errorf("the project's other settings are gone:\n%s", data)
+		}
+		if ch, err := Uninstall(c); err != nil || ch.Action != "removed" {
+			t.Fatalf("uninstall in %s: %+v, %v", project, ch, err)
+		}
+		if ch, err := Uninstall(c); err != nil || ch.Action != "absent" {
+			t.Errorf("second uninstall in %s: %+v, %v", project, ch, err)
+		}
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), `"ctx0"`) || !strings.Contains(string(data), `"allowedTools": []`) {
+		t.Errorf("after uninstall:\n%s", data)
 	}
 }
 
 func TestInstallNewProjectFile(t *testing.T) {
 	dir := t.TempDir()
-	path := ClaudeCodeConfig(true, "/home/x", dir, func(string) string { return "" })
-	if path != filepath.Join(dir, ".mcp.json") {
-		t.Fatalf("project config: %s", path)
+	c := ClaudeCodeConfig(Project, "/home/x", dir, func(string) string { return "" })
+	if c.Path != filepath.Join(dir, ".mcp.json") || c.Under != nil {
+		t.Fatalf("project config: %+v", c)
 	}
-	if _, err := Install(path, ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}); err != nil {
+	path := c.Path
+	if _, err := Install(c, ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
@@ -92,7 +143,7 @@ func TestInstallNewProjectFile(t *testing.T) {
 	if string(data) != want {
 		t.Errorf("new .mcp.json:\n%s\nwant:\n%s", data, want)
 	}
-	if _, err := Uninstall(path); err != nil {
+	if _, err := Uninstall(c); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
@@ -106,10 +157,10 @@ func TestInstallLeavesOthersCtx0Alone(t *testing.T) {
 	if err := os.WriteFile(path, []byte(theirs), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Install(path, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); !errors.Is(err, ErrNotOurs) {
+	if _, err := Install(Config{Path: path}, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("install over someone else's ctx0: %v", err)
 	}
-	if _, err := Uninstall(path); !errors.Is(err, ErrNotOurs) {
+	if _, err := Uninstall(Config{Path: path}); !errors.Is(err, ErrNotOurs) {
 		t.Errorf("uninstall of someone else's ctx0: %v", err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != theirs {
@@ -117,7 +168,7 @@ func TestInstallLeavesOthersCtx0Alone(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(bad, []byte("[1, 2]"), 0o644)
-	if _, err := Install(bad, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); err == nil {
+	if _, err := Install(Config{Path: bad}, ServerEntry{Command: "ctx0", Args: []string{"mcp"}}); err == nil {
 		t.Error("install into a file that is not a JSON object: want an error")
 	}
 }
@@ -125,12 +176,15 @@ func TestInstallLeavesOthersCtx0Alone(t *testing.T) {
 func TestClaudeCodeConfig(t *testing.T) {
 	env := map[string]string{}
 	getenv := func(k string) string { return env[k] }
-	if got := ClaudeCodeConfig(false, "/home/me", "/p", getenv); got != "/home/me/.claude.json" {
-		t.Errorf("user: %s", got)
+	if got := ClaudeCodeConfig(User, "/home/me", "/p", getenv); got.Path != "/home/me/.claude.json" || got.Under != nil {
+		t.Errorf("user: %+v", got)
+	}
+	if got := ClaudeCodeConfig(Local, "/home/me", "/p", getenv); got.Path != "/home/me/.claude.json" || strings.Join(got.Under, " ") != "projects /p" {
+		t.Errorf("local: %+v", got)
 	}
 	env["CLAUDE_CONFIG_DIR"] = "/cfg"
-	if got := ClaudeCodeConfig(false, "/home/me", "/p", getenv); got != "/cfg/.claude.json" {
-		t.Errorf("user with CLAUDE_CONFIG_DIR: %s", got)
+	if got := ClaudeCodeConfig(User, "/home/me", "/p", getenv); got.Path != "/cfg/.claude.json" {
+		t.Errorf("user with CLAUDE_CONFIG_DIR: %+v", got)
 	}
 }
 

@@ -113,7 +113,7 @@ func version() string {
 
 // newMCPInstallCmd is mcp install or mcp uninstall.
 func (a *app) newMCPInstallCmd(verb string) *cobra.Command {
-	var user, project, asJSON bool
+	var user, project, local, asJSON bool
 	short := "Register ctx0's MCP server in Claude Code, and print it for other agents"
 	long := `Register ctx0's MCP server as "ctx0" in Claude Code's configuration, keeping
 every other server and setting as written; installing again changes nothing,
@@ -121,19 +121,21 @@ or updates ctx0's entry in place. Then print the lines that register it in
 Cursor, Codex CLI and Gemini CLI.
 
 --user (the default) edits ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json if
-set): the server serves this vault in every project. --project edits .mcp.json
-at the root of the git repository (or folder) you are in, shared with the
-project's other users: there the server serves whatever vault ctx0 finds
-($CTX0_VAULT, else ~/.ctx0/vault). Claude Code runs "ctx0", which must be on
-its PATH.`
+set): the server serves this vault in every project. --local edits the same
+file, under the git repository (or folder) you are in: the server serves this
+vault to you in that project alone (Claude Code's own default scope, keyed by
+the folder you start claude in: start it at the repository's root). --project
+edits .mcp.json at the root of the repository, shared with the project's other
+users: there the server serves whatever vault ctx0 finds ($CTX0_VAULT, else
+~/.ctx0/vault). Claude Code runs "ctx0", which must be on its PATH.`
 	if verb == "uninstall" {
 		short = "Remove ctx0's MCP server from Claude Code's configuration"
 		long = `Remove from Claude Code's configuration exactly what ctx0 mcp install added:
 the "ctx0" server (never one that ctx0 did not register), and mcpServers if it
-is left empty. --user (the default) and --project as for install.`
+is left empty. --user (the default), --local and --project as for install.`
 	}
 	cmd := &cobra.Command{
-		Use:     verb + " claude-code [--user | --project]",
+		Use:     verb + " claude-code [--user | --local | --project]",
 		Short:   short,
 		Long:    long,
 		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json", verb),
@@ -142,8 +144,14 @@ is left empty. --user (the default) and --project as for install.`
 			if args[0] != "claude-code" {
 				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, and prints the lines for others (see ctx0 mcp install --help)", verb, args[0])
 			}
-			if user && project {
-				return usagef("mcp %s: --user and --project name different files; give one", verb)
+			scope := mcp.User
+			switch {
+			case btoi(user)+btoi(project)+btoi(local) > 1:
+				return usagef("mcp %s: --user, --local and --project name different scopes; give one", verb)
+			case project:
+				scope = mcp.Project
+			case local:
+				scope = mcp.Local
 			}
 			home, err := os.UserHomeDir()
 			if err != nil {
@@ -153,9 +161,13 @@ is left empty. --user (the default) and --project as for install.`
 			if err != nil {
 				return err
 			}
-			path := mcp.ClaudeCodeConfig(project, home, projectRoot(cwd), a.getenv)
+			config := mcp.ClaudeCodeConfig(scope, home, projectRoot(cwd), a.getenv)
+			where := config.Path
+			if scope == mcp.Local {
+				where += " for " + projectRoot(cwd)
+			}
 			if verb == "uninstall" {
-				ch, err := mcp.Uninstall(path)
+				ch, err := mcp.Uninstall(config)
 				if err != nil {
 					return err
 				}
@@ -163,14 +175,14 @@ is left empty. --user (the default) and --project as for install.`
 					return a.printJSON(ch)
 				}
 				if ch.Action == "removed" {
-					a.note("Removed the ctx0 MCP server from %s.", path)
+					a.note("Removed the ctx0 MCP server from %s.", where)
 				} else {
-					a.note("No ctx0 MCP server in %s.", path)
+					a.note("No ctx0 MCP server in %s.", where)
 				}
 				return nil
 			}
 			entry := mcp.ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}
-			if !project {
+			if scope != mcp.Project {
 				v, err := vault.Open(cmd.Context(), a.dir())
 				if err != nil {
 					return err
@@ -184,7 +196,7 @@ is left empty. --user (the default) and --project as for install.`
 			if _, err := exec.LookPath("ctx0"); err != nil {
 				a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
 			}
-			ch, err := mcp.Install(path, entry)
+			ch, err := mcp.Install(config, entry)
 			if err != nil {
 				return err
 			}
@@ -193,15 +205,16 @@ is left empty. --user (the default) and --project as for install.`
 			}
 			switch ch.Action {
 			case "unchanged":
-				a.note("The ctx0 MCP server is already in %s.", path)
+				a.note("The ctx0 MCP server is already in %s.", where)
 			default:
-				a.note("%s the ctx0 MCP server in %s; Claude Code starts it in its next session (check with /mcp).", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], path)
+				a.note("%s the ctx0 MCP server in %s; Claude Code starts it in its next session (check with /mcp).", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], where)
 			}
 			_, err = fmt.Fprintf(a.stdout, "For other agents:\n\n%s", mcp.Snippets(entry))
 			return err
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "edit your user configuration, for every project (the default)")
+	cmd.Flags().BoolVar(&local, "local", false, "edit your configuration for this project alone")
 	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .mcp.json")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
 	return cmd
