@@ -50,21 +50,33 @@ func hasTag(d *doc, t string) bool { return slices.Contains(d.e.Tags(), t) }
 
 // summarize makes an incremental summary when enough entries wait (or
 // any do, at a session's end), then compacts the incremental summaries
-// older than Config.CompactAfter when there are at least two.
+// older than Config.CompactAfter when there are at least two. An entry
+// waits if no summary covers it, or if it changed (its updated field)
+// after the last summary that does was made: the new summary tells what it
+// says now, and the context block reads the newest summaries.
 func (w *work) summarize(ctx context.Context, m model, sessionEnd bool) error {
-	covered := map[string]bool{}
+	summarized := map[string]time.Time{} // entry: when a summary last covered it
 	for _, n := range w.names() {
 		d := w.docs[n]
 		if !isSummary(d) {
 			continue
 		}
 		for _, c := range stringList(d.e, FieldCovers) {
-			covered[c] = true
+			if at, ok := summarized[c]; !ok || d.e.Created().After(at) {
+				summarized[c] = d.e.Created()
+			}
 		}
 	}
 	var pending []*doc
 	for _, d := range w.liveDocs() {
-		if !isSummary(d) && !covered[d.name] {
+		if isSummary(d) {
+			continue
+		}
+		// A summary without a time, or an entry dated after this run (a
+		// clock ahead), cannot tell: the entry waits only once.
+		at, ok := summarized[d.name]
+		changed := d.lastChange()
+		if !ok || !at.IsZero() && changed.After(at) && !changed.After(w.now) {
 			pending = append(pending, d)
 		}
 	}

@@ -202,3 +202,41 @@ func TestFirstRunOnABigVault(t *testing.T) {
 		}
 	}
 }
+
+// TestChangedEntriesAreSummarizedAgain: an entry changed after a summary
+// covered it waits for the next summary, once, which tells what it says
+// now; a clock ahead does not make it wait forever.
+func TestChangedEntriesAreSummarizedAgain(t *testing.T) {
+	v, c, before := summaryScenario(t)
+	c.Add(time.Hour)
+	if _, _, err := v.Write(t.Context(), "knowledge/day1-0", "Day one, fact number 0 was wrong: billing runs on Tuesdays."); err != nil {
+		t.Fatal(err)
+	}
+	res := curate(t, v, c, true)
+	after := liveSummaries(t, v)
+	var fresh string
+	for _, n := range after[TagIncremental] {
+		if !slices.Contains(before[TagIncremental], n) {
+			fresh = n
+		}
+	}
+	if fresh == "" {
+		t.Fatalf("no new summary for the changed entry: %v\n%s", after, changeLines(res))
+	}
+	text := entryFiles(t, v)[fresh+".md"]
+	if !strings.Contains(text, "billing runs on Tuesdays") || !strings.Contains(text, "knowledge/day1-0") {
+		t.Errorf("the new summary does not tell what the entry says now:\n%s", text)
+	}
+	c.Add(time.Hour)
+	if res := curate(t, v, c, true); len(res.Changes) != 0 {
+		t.Errorf("a second run changed:\n%s", changeLines(res))
+	}
+	// An entry dated a year ahead is summarized once, not on every run.
+	at := c.Now().AddDate(1, 0, 0).UTC().Format(time.RFC3339)
+	put(t, v, "knowledge/ahead", fmt.Sprintf("---\ntitle: ahead\ntype: note\ncreated: %s\nupdated: %s\n---\nDated ahead.\n", at, at))
+	curate(t, v, c, true)
+	c.Add(time.Hour)
+	if res := curate(t, v, c, true); len(res.Changes) != 0 {
+		t.Errorf("the entry dated ahead was summarized again:\n%s", changeLines(res))
+	}
+}
