@@ -1,6 +1,7 @@
 package curator_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -72,4 +73,26 @@ func contextBlock(t *testing.T, v *vault.Vault, now func() time.Time) extractor.
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestContextBlockOldStatedPreference: a preference the user stated long
+// ago never fades, so it leads the block's preferences however many newer
+// observations there are.
+func TestContextBlockOldStatedPreference(t *testing.T) {
+	v, c := curator.TestVault(t)
+	curator.Put(t, v, "preferences/stated", "---\ntitle: Stated\ntype: preference\nsource: user\ncreated: 2025-01-01T09:00:00Z\nupdated: 2025-01-01T09:00:00Z\n---\nThe user wants dark mode.\n")
+	for i := range 60 {
+		at := c.Now().Add(-time.Duration(60-i) * time.Hour).UTC().Format(time.RFC3339)
+		curator.Put(t, v, fmt.Sprintf("preferences/seen-%02d", i), fmt.Sprintf("---\ntitle: Seen %d\ntype: preference\nsource: librarian\ncreated: %s\nupdated: %s\n---\nThe user said %d.\n", i, at, at, i))
+	}
+	b := contextBlock(t, v, c.Now)
+	var prefs []string
+	for _, it := range b.Items {
+		if it.Section == "preferences" {
+			prefs = append(prefs, it.Name)
+		}
+	}
+	if len(prefs) == 0 || prefs[0] != "preferences/stated" {
+		t.Errorf("preferences %v, want preferences/stated first\n%s", prefs, b.Text)
+	}
 }

@@ -46,8 +46,13 @@ const (
 	latestLine     = 50 // tokens for one latest entry
 	latestFetch    = 60 // entries listed to choose the latest from
 	maxSummaryRead = 20
-	maxPreferences = 8  // seed 002 caps the observations in its directive at 15
-	prefRead       = 50 // preferences listed to choose from
+	maxPreferences = 8 // seed 002 caps the observations in its directive at 15
+	// prefRead bounds the preferences read to choose from, newest first.
+	// It is meant to take them all: an old one can be the most confident
+	// (stated by the user, it never fades), and the curator archives those
+	// that faded, so a vault holds few. The bound keeps a vault that never
+	// runs the curator quick to start (a read takes about 0.1 ms).
+	prefRead = 500
 )
 
 // Summaries, as the curator files them: entries of type summary, tagged
