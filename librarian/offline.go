@@ -12,10 +12,13 @@ import (
 
 // Offline extracts what a conversation says explicitly, without a model:
 // requests to remember, preferences and standing rules, decisions, the
-// user's corrections, error→fix pairs, the files written and commands run,
-// and an extractive episode summary (the first request, what was done,
-// the outcome). It is deterministic, and it only ever quotes: nothing in
-// the transcript is followed, whatever it says.
+// user's corrections, people the user introduces ("Sarah Chen is our
+// investor", "my manager is Priya"), milestones the user announces ("we
+// shipped v2"), error→fix pairs, the files written and commands run, and
+// an extractive episode summary (the first request, what was done, the
+// outcome). It is deterministic, and it only ever quotes: nothing in the
+// transcript is followed, whatever it says. Insights, patterns across
+// conversations, take a model.
 func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 	x := Extraction{
 		Episode: summarize(msgs), Facts: []Item{}, Preferences: []Item{}, Decisions: []Item{},
@@ -74,12 +77,19 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 			case decision().MatchString(s):
 				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case milestone().MatchString(opener().ReplaceAllString(s, "")):
+				add(&x.Milestones, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s):
 				// A correction is the user's answer to what the assistant
 				// just did: the message's opening sentence, or any after
 				// an interruption.
 				add(&x.Corrections, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 				corrected = true
+			}
+			said := remember().ReplaceAllString(s, "") // "remember that Diego is…"
+			if name := personIn(said); name != "" && !seen["person:"+name] {
+				seen["person:"+name] = true
+				x.People = append(x.People, Person{Name: name, Note: capitalize(clean(said)), Evidence: Evidence{i, quote(s)}})
 			}
 		}
 		interrupted = false
@@ -110,12 +120,48 @@ var (
 	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
+	// milestone is something reached that the user announces: shipped,
+	// launched, released, signed, raised; not what is planned ("we'll
+	// ship"), nor a step of the work ("I finished the refactor").
+	milestone = lazy.Regexp(`(?i)^(?:we|i|the team|our team)(?:'ve| have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:shipped|launched|released|published|went live|signed (?:the|our|a) |raised |closed (?:the|our|a) (?:\w+ )?(?:round|deal)|hit \d|reached \d|crossed \d|passed (?:the|our) (?:\w+ )?(?:audit|review|certification|exam))`)
+	// opener is the words a sentence may open with before what it says.
+	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|great|yay|good news)[,!:\s]+)+`)
+	// personIs and personRole find a person the user introduces, by
+	// name and a role that only a person holds: "Sarah Chen is our
+	// investor", "my manager is Priya", "our designer, Mei, …".
+	personIs   = lazy.Regexp(`^(` + personName + `) is (?:my|our) (?:new |main |former |old )?` + personRoles)
+	personRole = lazy.Regexp(`(?i:\b(?:my|our) (?:new |main |former |old )?)` + personRoles + `(?: is|,) (` + personName + `)\b`)
 	// because introduces the reason for a decision.
 	because = lazy.Regexp(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
 	// isRuleWords marks remembered text that says how to do things rather
 	// than what is so.
 	isRuleWords = lazy.Regexp(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
 )
+
+// personName is one to three capitalized words; personRoles are what
+// only a person is to the user.
+const (
+	personName  = `\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,2}`
+	personRoles = `(?i:manager|boss|(?:tech |team )?lead|co-?founder|founder|ceo|cto|cfo|coo|colleague|co-?worker|teammate|designer|engineer|developer|pm|product manager|project manager|investor|advisor|adviser|mentor|recruiter|accountant|lawyer|intern|friend|wife|husband|boyfriend|girlfriend|sister|brother|mother|father|mom|dad|son|daughter|landlord|doctor|dentist|therapist|coach|tutor|teacher|professor)\b`
+)
+
+// notNames are capitalized words that open a sentence and are no one.
+var notNames = map[string]bool{"I": true, "We": true, "You": true, "He": true, "She": true, "They": true, "It": true, "This": true, "That": true, "The": true, "Our": true, "My": true, "Your": true, "Also": true, "And": true, "So": true, "But": true, "Then": true, "Now": true, "Here": true, "There": true, "Who": true, "What": true}
+
+// personIn returns the name of the person s introduces, or "".
+func personIn(s string) string {
+	var name string
+	if m := personIs().FindStringSubmatch(s); m != nil {
+		name = m[1]
+	} else if m := personRole().FindStringSubmatch(s); m != nil {
+		name = m[1]
+	}
+	first, _, _ := strings.Cut(name, " ")
+	if name == "" || notNames[first] {
+		return ""
+	}
+	return name
+}
 
 // isRule reports whether a remembered text is a preference (how to do
 // things) rather than a fact.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,11 +126,20 @@ func TestOfflineRules(t *testing.T) {
 		{"a question in code is not the user's", []transcript.Message{user("Look:\n```\nremember that x = 1\n```")}, ""},
 		{"never mind is not a rule", []transcript.Message{user("Never mind, it works now.")}, ""},
 		{"slash commands are not requests", []transcript.Message{user("/clear"), user("<command-name>/init</command-name>")}, ""},
+		{"a person introduced", []transcript.Message{user("Sarah Chen is our investor at Example Ventures; she prefers email.")}, "people: Sarah Chen: Sarah Chen is our investor at Example Ventures; she prefers email"},
+		{"a person by role", []transcript.Message{user("Draft the update. My manager is Priya Patel and she reads it on Mondays.")}, "people: Priya Patel: My manager is Priya Patel and she reads it on Mondays"},
+		{"a person between commas", []transcript.Message{user("Our designer, Mei, wants the mockups in Figma.")}, "people: Mei: Our designer, Mei, wants the mockups in Figma"},
+		{"a person to remember", []transcript.Message{user("Remember that Diego is my cofounder.")}, "facts: Diego is my cofounder\npeople: Diego: Diego is my cofounder"},
+		{"a tool is no person", []transcript.Message{user("Redis is our cache. Kafka is our client library. This is our lead candidate.")}, ""},
+		{"lower case is no name", []transcript.Message{user("the manager is responsible. our lead is slow.")}, ""},
+		{"a milestone", []transcript.Message{user("Good news: we just shipped v2.0 to all customers!")}, "milestones: We just shipped v2.0 to all customers!"},
+		{"a milestone of money", []transcript.Message{user("We closed the seed round yesterday.")}, "milestones: We closed the seed round yesterday"},
+		{"plans are no milestone", []transcript.Message{user("We will ship v2 next week. We shipping? I finished the refactor.")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := Offline(ingest.Conversation{}, tc.msgs)
 			var got []string
-			for cat, items := range map[string][]Item{"facts": x.Facts, "preferences": x.Preferences, "decisions": x.Decisions, "corrections": x.Corrections, "questions": x.Questions} {
+			for cat, items := range map[string][]Item{"facts": x.Facts, "preferences": x.Preferences, "decisions": x.Decisions, "corrections": x.Corrections, "questions": x.Questions, "milestones": x.Milestones} {
 				for _, it := range items {
 					s := cat + ": " + it.Text
 					if it.Why != "" {
@@ -141,9 +151,13 @@ func TestOfflineRules(t *testing.T) {
 			for _, r := range x.Resolutions {
 				got = append(got, "resolutions: "+r.Error+" → "+r.Fix)
 			}
+			for _, p := range x.People {
+				got = append(got, "people: "+p.Name+": "+p.Note)
+			}
+			slices.Sort(got)
 			want := []string{}
 			if tc.want != "" {
-				want = []string{tc.want}
+				want = strings.Split(tc.want, "\n")
 			}
 			if got == nil {
 				got = []string{}
