@@ -38,12 +38,13 @@ func modelVault(t *testing.T) (*vault.Vault, *index.Index, *clock) {
 
 // TestModelOverHTTP asks a model over both APIs' wire formats: it is
 // given the candidate pairs found by name and search, quoted, with the
-// schema; the pair it calls the same merges into the entry it keeps;
+// schema; the pair it calls the same merges into the entry it keeps, and
+// of a pair it calls related the newer entry links the older;
 // the summary is its text; the run's record names the provider and
 // counts the tokens.
 func TestModelOverHTTP(t *testing.T) {
 	instant := llm.RetryPolicy{MaxRetries: 3, Sleep: func(context.Context, time.Duration) error { return nil }}
-	decision := `{"pairs":[{"pair":1,"same":true,"keep":"b","why":"both are Sarah Chen of Example Ventures"},{"pair":7,"same":true,"keep":"a","why":"a pair it was not asked about"}]}`
+	decision := `{"pairs":[{"pair":1,"same":true,"related":false,"keep":"b","why":"both are Sarah Chen of Example Ventures"},{"pair":2,"same":false,"related":false,"keep":"a","why":"no"},{"pair":3,"same":false,"related":true,"keep":"a","why":"Diego Ramos assists Sarah Chen"},{"pair":7,"same":true,"related":false,"keep":"a","why":"a pair it was not asked about"}]}`
 	summary := `{"summary":"The user works with Sarah Chen, a partner at Example Ventures, and her assistant Diego Ramos."}`
 	for _, tc := range []struct {
 		name string
@@ -97,11 +98,15 @@ func TestModelOverHTTP(t *testing.T) {
 			if !strings.Contains(sum, "The user works with Sarah Chen") || !strings.Contains(sum, "type: summary") {
 				t.Errorf("summary:\n%s", sum)
 			}
-			merged := false
+			if s := files["contacts/sarah-chen.md"]; !strings.Contains(s, "contacts/diego-ramos") {
+				t.Errorf("contacts/sarah-chen does not link the related contacts/diego-ramos:\n%s", s)
+			}
+			merged, linked := false, false
 			for _, c := range res.Changes {
 				merged = merged || c.Kind == KindMerge && strings.Contains(c.Why, "the model judged them the same: both are Sarah Chen")
+				linked = linked || c.Kind == KindLink && c.Entry == "contacts/sarah-chen" && c.Other == "contacts/diego-ramos" && strings.Contains(c.Why, "the model judged them related")
 			}
-			if !merged {
+			if !merged || !linked {
 				t.Errorf("changes:\n%s", changeLines(res))
 			}
 		})

@@ -72,18 +72,34 @@ func (w *work) link() error {
 			continue
 		}
 		slices.Sort(found)
-		links := d.e.LinkNames()
 		for _, t := range found {
-			if slices.Contains(links, t) {
-				continue
+			if err := w.addLinks(d, []string{t}, fmt.Sprintf("its text mentions %q", why[t])); err != nil {
+				return err
 			}
-			links = append(links, t)
-			w.change(Change{Kind: KindLink, Entry: d.name, Other: t, Why: fmt.Sprintf("its text mentions %q", why[t])})
 		}
-		if err := d.e.Set(entry.FieldLinks, links); err != nil {
-			return fmt.Errorf("link %s: %w", d.name, err)
-		}
-		d.dirty = true
 	}
+	return nil
+}
+
+// addLinks adds to d's links field those of names it lacks, each a
+// change explained by why.
+func (w *work) addLinks(d *doc, names []string, why string) error {
+	links := d.e.LinkNames()
+	added := false
+	for _, t := range names {
+		if slices.Contains(links, t) {
+			continue
+		}
+		links = append(links, t)
+		added = true
+		w.change(Change{Kind: KindLink, Entry: d.name, Other: t, Why: why})
+	}
+	if !added {
+		return nil
+	}
+	if err := d.e.Set(entry.FieldLinks, links); err != nil {
+		return fmt.Errorf("link %s: %w", d.name, err)
+	}
+	d.dirty = true
 	return nil
 }
