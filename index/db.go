@@ -59,8 +59,8 @@ func openDB(path, pragmas string) (*sql.DB, error) {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
 	db := sql.OpenDB(persistWAL{c})
-	// Two connections: a search runs its rankings and its snippets side by
-	// side on them. More would split the page cache further.
+	// Two connections: a search runs its two rankings side by side on
+	// them. More would split the page cache further.
 	db.SetMaxOpenConns(2)
 	return db, nil
 }

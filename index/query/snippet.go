@@ -120,8 +120,7 @@ func (m *Marker) find(text string, toks []span) []instance {
 		if !known[i] {
 			known[i] = true
 			tok := text[toks[i].start:toks[i].end]
-			if c := tok[0]; c >= 0x80 || firsts[c|0x20] { // ASCII: a letter or a digit
-
+			if c := tok[0]; c >= 0x80 || firsts[c|0x20] { // an ASCII token starts with a letter or a digit
 				terms[i] = term(tok)
 			}
 		}
