@@ -38,8 +38,10 @@ const sampleSession = `{"sessionId": "quickstart-1", "agent": "demo",
   {"role": "assistant", "content": "Added a deploy-staging target to the Makefile; it runs on Tuesdays.", "timestamp": "2026-01-28T09:04:00Z"},
   {"role": "user", "content": "We decided to keep the search index in SQLite because it is one file and needs no server.", "timestamp": "2026-01-28T09:06:00Z"},
   {"role": "assistant", "content": "Noted; the index stays in SQLite.", "timestamp": "2026-01-28T09:07:00Z"},
-  {"role": "user", "content": "From now on, run the tests before every deploy.", "timestamp": "2026-01-28T09:08:00Z"},
-  {"role": "assistant", "content": "Done: deploy-staging now runs make test first.", "timestamp": "2026-01-28T09:10:00Z"}],
+  {"role": "user", "content": "From now on, run the tests before every deploy. Priya Patel is my cofounder; she reviews the deploys.", "timestamp": "2026-01-28T09:08:00Z"},
+  {"role": "assistant", "content": "Done: deploy-staging now runs make test first.", "timestamp": "2026-01-28T09:10:00Z"},
+  {"role": "user", "content": "It works. We just shipped the bot0 beta to the first ten users!", "timestamp": "2026-01-28T09:12:00Z"},
+  {"role": "assistant", "content": "Congratulations on the beta.", "timestamp": "2026-01-28T09:13:00Z"}],
  "toolCalls": [
   {"tool": "edit_file", "input": {"path": "Makefile"}, "output": "ok", "timestamp": "2026-01-28T09:03:00Z"},
   {"tool": "bash", "input": {"command": "make deploy-staging"}, "output": "ok", "timestamp": "2026-01-28T09:09:00Z"}]}`
