@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -240,6 +241,16 @@ func TestHybridRetrieve(t *testing.T) {
 	want := math.Round((0.7*res[0].Vector+0.3*res[0].Text)*1000) / 1000
 	if res[0].Text != 1 || res[0].Score != want {
 		t.Errorf("fused score %v of text %v and vector %v, want %v", res[0].Score, res[0].Text, res[0].Vector, want)
+	}
+	// Found by meaning alone (no "login" in it): the start of its chunk,
+	// the word searched for that it holds marked.
+	res, err = m.Index.HybridSearch(t.Context(), index.Query{Text: "login keys"}, "", m.Embeddings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res, func(r index.HybridResult) bool { return r.Name == "knowledge/device-keys" })
+	if i < 0 || res[i].Text != 0 || !strings.HasPrefix(res[i].Snippet, "Device «keys» Authentication") {
+		t.Errorf("hybrid search by meaning alone: %+v", res)
 	}
 	// The endpoint goes away: retrieval goes on with BM25 and says so.
 	s.Close()

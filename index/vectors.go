@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -419,7 +420,7 @@ func (ix *Index) HybridSearch(ctx context.Context, q Query, about string, e Embe
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Name, b.Name))
 	})
 	kept = kept[:min(len(kept), limit)]
-	if err := ix.fillSummaries(ctx, db, kept, only); err != nil {
+	if err := ix.fillSummaries(ctx, db, kept, only, query.NewMarker(q.Text)); err != nil {
 		return nil, fmt.Errorf("search %q by meaning: %w", about, err)
 	}
 	res := make([]HybridResult, len(kept))
@@ -488,21 +489,20 @@ func nearest(ctx context.Context, db *sql.DB, qv []float32, model string, q Quer
 	return out, nil
 }
 
-// snippetWords is how long the snippet of a result found by meaning
-// alone is: about as long as a text search's.
-const snippetWords = 24
+// chunkSnippetWords is how long the snippet of a result found by meaning
+// alone is: longer than a text search's, as it may hold none of the words
+// searched for and must tell what the entry says.
+const chunkSnippetWords = 24
 
-// chunkSnippet returns the start of the chunk n of an entry, as one line.
-func chunkSnippet(root string, n near) string {
+// chunkSnippet returns the start of the chunk n of an entry, as one
+// line, with the words searched for that it holds marked as a text
+// search marks them.
+func chunkSnippet(root string, n near, m *query.Marker) string {
 	text, ok := embeddable(root, n.name, "")
 	if !ok || n.end > len(text) || n.start > n.end {
 		return ""
 	}
-	words := strings.Fields(text[n.start:n.end])
-	if len(words) > snippetWords {
-		return strings.Join(words[:snippetWords], " ") + " …"
-	}
-	return strings.Join(words, " ")
+	return cleanSnippet(m.Head(query.Segment(text[n.start:n.end]), chunkSnippetWords, MarkOpen, MarkClose, "…"))
 }
 
 // embeddedNames returns which of the results' entries have current chunks
@@ -533,12 +533,12 @@ func embeddedNames(ctx context.Context, db *sql.DB, model string, rs []*HybridRe
 
 // fillSummaries sets the listing fields and the snippet of the results
 // found by meaning alone, which the text search did not list.
-func (ix *Index) fillSummaries(ctx context.Context, db *sql.DB, rs []*HybridResult, only map[string]near) error {
+func (ix *Index) fillSummaries(ctx context.Context, db *sql.DB, rs []*HybridResult, only map[string]near, m *query.Marker) error {
 	want := map[string]*HybridResult{}
 	for _, r := range rs {
 		if n, ok := only[r.Name]; ok {
 			want[r.Name] = r
-			r.Snippet = chunkSnippet(ix.root, n)
+			r.Snippet = chunkSnippet(ix.root, n, m)
 		}
 	}
 	if len(want) == 0 {

@@ -62,12 +62,25 @@ type instance struct{ phrase, pos int }
 // phrases, each match between open and close, with ellipsis where the
 // text goes on before or after.
 func (m *Marker) Snippet(text string, n int, open, close, ellipsis string) string {
+	return m.snippet(text, n, open, close, ellipsis, true)
+}
+
+// Head is Snippet of the first n tokens of text: for a text found by
+// other means than its words, whose start says best what it is about.
+func (m *Marker) Head(text string, n int, open, close, ellipsis string) string {
+	return m.snippet(text, n, open, close, ellipsis, false)
+}
+
+func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best bool) string {
 	toks := tokenize(text)
 	if len(toks) == 0 || n <= 0 {
 		return text
 	}
 	insts := m.find(text, toks)
-	start := bestWindow(text, toks, insts, m.phrases, n)
+	start := 0
+	if best {
+		start = bestWindow(text, toks, insts, m.phrases, n)
+	}
 	end := min(start+n, len(toks)) // exclusive
 
 	var b strings.Builder

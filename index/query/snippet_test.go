@@ -119,6 +119,17 @@ func TestMarkerMarksWhatTheBodyMatches(t *testing.T) {
 	}
 }
 
+func TestMarkerHead(t *testing.T) {
+	m := NewMarker("how is login handled")
+	text := "Device keys. Authentication uses keys bound to the device. A lost laptop is revoked and the login is refused."
+	if got, want := m.Head(text, 8, "«", "»", "…"), "Device keys. Authentication uses keys bound to the…"; got != want {
+		t.Errorf("Head = %q, want %q", got, want)
+	}
+	if got, want := m.Head(text, 100, "«", "»", "…"), "Device keys. Authentication uses keys bound to the device. A lost laptop «is» revoked and the «login» «is» refused."; got != want {
+		t.Errorf("Head = %q, want %q", got, want)
+	}
+}
+
 func TestExcludes(t *testing.T) {
 	for q, want := range map[string]bool{
 		"deploy": false, "deploy NOT friday": true, "deploy -friday": true, "(a OR (b NOT c)) d": true,
