@@ -23,8 +23,10 @@ import (
 // pread and a copy. Most of a search's pages are such pages: a search
 // reads a few hundred scattered across the file, the 100,000-entry index
 // in BENCHMARKS.md takes 0.6 ms less a search mapped (about 12%). SQLite
-// remaps as the file grows, and a rebuild renames a new file over the old
-// one, so a mapping never outlives its file's size.
+// remaps as the file grows; it never shrinks in place (no VACUUM, no
+// auto_vacuum), and a rebuild renames a new file over the old one, so a
+// mapping never outlives its file's size. (Deleting the file is safe too;
+// truncating it by hand under a running watcher is not.)
 const livePragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32000)&_pragma=mmap_size(1073741824)&_txlock=immediate"
 
 // buildPragmas configure a rebuild's new file, which nobody reads until it
