@@ -49,16 +49,36 @@ func (a *app) attachIndex(ctx context.Context, v *vault.Vault) (*index.Index, er
 	return ix, nil
 }
 
+// slowCheck is how long a read's full check may take before ctx0 tells a
+// person at a terminal that a watcher would spare it.
+const slowCheck = 200 * time.Millisecond
+
+// hintWatcher tells a person at a terminal, after a read, that its full
+// check of every file was slow and a running watcher makes it needless.
+// Scripts and agents, whose stderr is no terminal, are not told.
+func (a *app) hintWatcher(ix *index.Index) {
+	rep := ix.LastCheck()
+	if rep.Check != index.CheckFull || rep.Took < slowCheck || !a.stderrIsTerminal() {
+		return
+	}
+	a.note("ctx0: checking %d files for changes took %s; `ctx0 index --watch` in the background keeps the index fresh, so reads skip this", rep.Checked, rep.Took.Round(time.Millisecond))
+}
+
+func (a *app) stderrIsTerminal() bool {
+	f, ok := a.stderr.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 // progressMin is the size of a rebuild from which progress is shown.
 const progressMin = 300
 
 // progress returns a progress bar for long work on stderr when it is a
 // terminal, else nil.
 func (a *app) progress(what string) func(done, total int) {
-	f, ok := a.stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !a.stderrIsTerminal() {
 		return nil
 	}
+	f := a.stderr.(*os.File)
 	var bar *progressbar.ProgressBar
 	return func(done, total int) {
 		if total < progressMin {

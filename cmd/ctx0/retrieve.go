@@ -115,6 +115,7 @@ vector similarity is fused with BM25.
 			if err != nil {
 				return err
 			}
+			a.hintWatcher(m.Index)
 			if asJSON {
 				return a.printJSON(b)
 			}

@@ -137,5 +137,6 @@ func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, 
 	if strings.HasPrefix(hybrid, "off: ") {
 		a.note("ctx0: embeddings %s; searching by words alone", strings.TrimPrefix(hybrid, "off: "))
 	}
+	a.hintWatcher(ix)
 	return res, err
 }
