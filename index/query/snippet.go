@@ -12,9 +12,12 @@ import (
 // Marker finds them in Go from the body alone (see text.go), and picks the
 // window as snippet() does, so that snippets read the same.
 
-// Marker marks the words and phrases of one query in a text.
+// Marker marks the words and phrases of one query in a text. It keeps the
+// terms of the words it has read, for the next text: it is not safe for
+// concurrent use.
 type Marker struct {
 	phrases []phrase
+	terms   map[string]string // a token as written: its term
 }
 
 // phrase is a word or phrase of the query, as index terms.
@@ -27,7 +30,7 @@ type phrase struct {
 // and phrases, but not those it excludes (NOT) or looks for in another
 // field (title:).
 func NewMarker(q string) *Marker {
-	m := &Marker{}
+	m := &Marker{terms: map[string]string{}}
 	var walk func(n *node)
 	walk = func(n *node) {
 		switch {
@@ -118,27 +121,6 @@ func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best 
 // find returns the instances of m's phrases in text, in the order of their
 // positions.
 func (m *Marker) find(text string, toks []span) []instance {
-	// Only a token whose first byte begins one of the terms can match
-	// (stemming keeps a word's first letter), and most do not: the others
-	// are neither folded nor stemmed.
-	var firsts [256]bool
-	for _, p := range m.phrases {
-		for _, t := range p.terms {
-			firsts[t[0]] = true
-		}
-	}
-	terms := make([]string, len(toks))
-	known := make([]bool, len(toks))
-	termAt := func(i int) string {
-		if !known[i] {
-			known[i] = true
-			tok := text[toks[i].start:toks[i].end]
-			if c := tok[0]; c >= 0x80 || firsts[c|0x20] { // an ASCII token starts with a letter or a digit
-				terms[i] = term(tok)
-			}
-		}
-		return terms[i]
-	}
 	var insts []instance
 	for pos := range toks {
 		for pi, p := range m.phrases {
@@ -147,10 +129,13 @@ func (m *Marker) find(text string, toks []span) []instance {
 			}
 			ok := true
 			for k, want := range p.terms {
-				got := termAt(pos + k)
-				if k == len(p.terms)-1 && p.prefix {
+				got, ok2 := m.term(text[toks[pos+k].start:toks[pos+k].end], want[0])
+				switch {
+				case !ok2:
+					ok = false
+				case k == len(p.terms)-1 && p.prefix:
 					ok = strings.HasPrefix(got, want)
-				} else {
+				default:
 					ok = got == want
 				}
 				if !ok {
@@ -165,13 +150,35 @@ func (m *Marker) find(text string, toks []span) []instance {
 	return insts
 }
 
+// term returns the term of tok, if it can begin with first: stemming keeps
+// a word's first letter, so most tokens are turned away without being
+// folded or stemmed. Terms are kept for the texts to come, which repeat
+// most words.
+func (m *Marker) term(tok string, first byte) (string, bool) {
+	if c := tok[0]; c < 0x80 && c|0x20 != first { // an ASCII token starts with a letter or a digit
+		return "", false
+	}
+	t, ok := m.terms[tok]
+	if !ok {
+		t = term(tok)
+		m.terms[tok] = t
+	}
+	return t, t[0] == first
+}
+
 // bestWindow returns the first token of the window of n tokens to show,
 // scored as FTS5's snippet() scores them: 1000 for each phrase the window
 // holds and 1 for each repeat, centred on the matches it holds; or, for
 // 100 more (120 at the start of the text), begun at the start of the
 // sentence of a match.
 func bestWindow(text string, toks []span, insts []instance, phrases []phrase, n int) int {
-	sentences := sentenceStarts(text, toks)
+	if len(insts) == 0 {
+		return 0
+	}
+	var sentences []int
+	if len(toks) > n {
+		sentences = sentenceStarts(text, toks)
+	}
 	seen := make([]bool, len(phrases))
 	// score scores the window of n tokens from from; first and last are
 	// the first token of its first match and the token after its last.
@@ -227,7 +234,7 @@ func sentenceStarts(text string, toks []span) []int {
 	out := []int{0}
 	for i := 1; i < len(toks); i++ {
 		j := toks[i].start - 1
-		for j >= 0 && strings.IndexByte(" \t\n\r", text[j]) >= 0 {
+		for j >= 0 && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
 			j--
 		}
 		if j >= 0 && j != toks[i].start-1 && (text[j] == '.' || text[j] == ':') {

@@ -22,13 +22,13 @@ type span struct{ start, end int }
 
 // tokenize returns the tokens of s.
 func tokenize(s string) []span {
-	var out []span
+	out := make([]span, 0, len(s)/6+1) // words of English average five letters
 	start := -1
 	for i := 0; i < len(s); {
 		c := s[i]
 		n, in := 1, false
 		if c < utf8.RuneSelf {
-			in = 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9'
+			in = asciiWord[c]
 		} else {
 			var r rune
 			r, n = utf8.DecodeRuneInString(s[i:])
@@ -48,6 +48,14 @@ func tokenize(s string) []span {
 	}
 	return out
 }
+
+// asciiWord tells the ASCII characters a token is made of.
+var asciiWord = func() (w [utf8.RuneSelf]bool) {
+	for c := range utf8.RuneSelf {
+		w[c] = 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+	}
+	return w
+}()
 
 // fold returns a token in lower case without diacritics.
 func fold(tok string) string {
