@@ -303,7 +303,7 @@ func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, erro
 		if err != nil {
 			return nil, err
 		}
-		byID[id] = Result{Summary: s, Snippet: cleanSnippet(marker.Snippet(body, snippetTokens, MarkOpen, MarkClose, "…"))}
+		byID[id] = Result{Summary: s, Snippet: query.OneLine(marker.Snippet(body, snippetTokens, MarkOpen, MarkClose, "…"))}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -320,11 +320,6 @@ func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, erro
 
 // snippetTokens is the length of a snippet, in words.
 const snippetTokens = 16
-
-// cleanSnippet makes a snippet one line of the text as written.
-func cleanSnippet(s string) string {
-	return strings.Join(strings.Fields(query.Unsegment(s)), " ")
-}
 
 // hiddenEntries selects what a search leaves out unless All: superseded
 // and archived entries, and the curator's summaries, which restate other

@@ -502,7 +502,7 @@ func chunkSnippet(root string, n near, m *query.Marker) string {
 	if !ok || n.end > len(text) || n.start > n.end {
 		return ""
 	}
-	return cleanSnippet(m.Head(query.Segment(text[n.start:n.end]), chunkSnippetWords, MarkOpen, MarkClose, "…"))
+	return query.OneLine(m.Head(query.Segment(text[n.start:n.end]), chunkSnippetWords, MarkOpen, MarkClose, "…"))
 }
 
 // embeddedNames returns which of the results' entries have current chunks

@@ -49,6 +49,12 @@ func Unsegment(s string) string {
 	return strings.ReplaceAll(s, string(zwsp), "")
 }
 
+// OneLine makes a snippet of indexed text one line of the text as
+// written: without what Segment added, runs of white space made one space.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(Unsegment(s)), " ")
+}
+
 // firstSpaceless returns the offset of the first character of a spaceless
 // script in s, or -1. Most text is ASCII: skip it byte by byte.
 func firstSpaceless(s string) int {

@@ -65,8 +65,9 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	run := func(expr string) error {
 		rows = rows[:0]
-		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, bm25(blocks_fts),
-				snippet(blocks_fts, 0, '`+markOpen+`', '`+markClose+`', '…', 16)
+		// The snippets are made after the ranking, of the blocks it keeps:
+		// snippet() in this statement would be computed for every match.
+		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, bm25(blocks_fts)
 			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
 			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ?
 			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, expr, q.Project, q.Project, since, q.Limit)
@@ -76,11 +77,10 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		defer rs.Close()
 		for rs.Next() {
 			var f found
-			if err := rs.Scan(&f.block, &f.hit.Conversation, &f.hit.Session, &f.hit.Source, &f.hit.Project, &f.hit.Score, &f.hit.Snippet); err != nil {
+			if err := rs.Scan(&f.block, &f.hit.Conversation, &f.hit.Session, &f.hit.Source, &f.hit.Project, &f.hit.Score); err != nil {
 				return err
 			}
 			f.hit.Score = math.Round(-f.hit.Score*1000) / 1000
-			f.hit.Snippet = strings.Join(strings.Fields(query.Unsegment(f.hit.Snippet)), " ")
 			rows = append(rows, f)
 		}
 		return rs.Err()
@@ -94,7 +94,13 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 	}
+	marker := query.NewMarker(q.Text)
 	for _, f := range rows {
+		var text string
+		if err := s.db.QueryRowContext(ctx, `SELECT text FROM blocks_fts WHERE rowid = ?`, f.block).Scan(&text); err != nil {
+			return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
+		}
+		f.hit.Snippet = query.OneLine(marker.Snippet(text, 16, markOpen, markClose, "…"))
 		if err := s.attribute(ctx, f.block, &f.hit); err != nil {
 			return nil, err
 		}
