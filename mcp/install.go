@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -216,44 +217,43 @@ func newChange(c Config) Change {
 }
 
 // editServers applies fn to the servers of c in top, the config file's
-// object, creating the objects on the way; an mcpServers that fn leaves
-// empty is removed.
+// object.
 func editServers(c Config, top []field, fn func([]field) ([]field, error)) ([]field, error) {
-	var edit func(obj []field, keys []string, at string) ([]field, error)
-	edit = func(obj []field, keys []string, at string) ([]field, error) {
-		key := "mcpServers"
-		if len(keys) > 0 {
-			key = keys[0]
-		}
-		at = strings.TrimPrefix(at+"."+key, ".")
-		i := find(obj, key)
-		var inner []field
-		if i >= 0 {
-			var err error
-			if inner, err = readObject(obj[i].val); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", c.Path, at, err)
-			}
-		}
+	return editAt(c.Path, top, append(slices.Clone(c.Under), "mcpServers"), "", fn)
+}
+
+// editAt applies fn to the object under keys in obj, creating the objects
+// on the way; the last, if fn leaves it empty, is removed. at is where obj
+// is in the file, for errors.
+func editAt(path string, obj []field, keys []string, at string, fn func([]field) ([]field, error)) ([]field, error) {
+	key := keys[0]
+	at = strings.TrimPrefix(at+"."+key, ".")
+	i := find(obj, key)
+	var inner []field
+	if i >= 0 {
 		var err error
-		if len(keys) > 0 {
-			inner, err = edit(inner, keys[1:], at)
-		} else {
-			inner, err = fn(inner)
+		if inner, err = readObject(obj[i].val); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", path, at, err)
 		}
-		switch {
-		case err != nil:
-			return nil, err
-		case len(keys) == 0 && len(inner) == 0 && i >= 0:
-			return append(obj[:i], obj[i+1:]...), nil
-		case len(keys) == 0 && len(inner) == 0:
-			return obj, nil
-		case i >= 0:
-			obj[i].val = writeObject(inner)
-			return obj, nil
-		}
-		return append(obj, field{key, writeObject(inner)}), nil
 	}
-	return edit(top, c.Under, "")
+	var err error
+	if len(keys) > 1 {
+		inner, err = editAt(path, inner, keys[1:], at, fn)
+	} else {
+		inner, err = fn(inner)
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case len(keys) == 1 && len(inner) == 0 && i >= 0:
+		return slices.Delete(obj, i, i+1), nil
+	case len(keys) == 1 && len(inner) == 0:
+		return obj, nil
+	case i >= 0:
+		obj[i].val = writeObject(inner)
+		return obj, nil
+	}
+	return append(obj, field{key, writeObject(inner)}), nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {
