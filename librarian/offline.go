@@ -120,10 +120,17 @@ var (
 	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
-	// milestone is something reached that the user announces: shipped,
-	// launched, released, signed, raised; not what is planned ("we'll
-	// ship"), nor a step of the work ("I finished the refactor").
-	milestone = lazy.Regexp(`(?i)^(?:we|i|the team|our team)(?:'ve| have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:shipped|launched|released|published|went live|signed (?:the|our|a) |raised |closed (?:the|our|a) (?:\w+ )?(?:round|deal)|hit \d|reached \d|crossed \d|passed (?:the|our) (?:\w+ )?(?:audit|review|certification|exam))`)
+	// milestone is something reached that the user announces: a release,
+	// a launch, a deal, a round, a number of users; not what is planned
+	// ("we'll ship"), nor a step of the work ("I launched the server", "we
+	// released the lock", "I finished the refactor").
+	milestone = lazy.Regexp(`(?i)^(?:we|i|the team|our team)(?:'ve| have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:` +
+		`(?:shipped|launched|released|published|rolled out)\b.*\b(?:v\d|version \d|\d+\.\d+|beta|alpha|to production|to (?:all )?(?:our )?(?:customers|users)|publicly|general availability|on the app store|the (?:app|product|site|website|feature))|` +
+		`went live|` +
+		`signed (?:the|our|a) (?:\w+ )?(?:contract|deal|lease|agreement|term sheet|partnership)|` +
+		`(?:raised|closed) (?:the|our|a) (?:\w+ )?(?:round|deal)|raised [$€£]?\d|` +
+		`(?:hit|reached|crossed|passed) [$€£]?\d[\d,.]*\s*[km]?\s*(?:users|customers|stars|downloads|subscribers|members|sign-?ups|mrr|arr|in revenue)|` +
+		`passed (?:the|our) (?:\w+ )?(?:audit|certification|exam))`)
 	// opener is the words a sentence may open with before what it says.
 	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|great|yay|good news)[,!:\s]+)+`)
 	// personIs and personRole find a person the user introduces, by

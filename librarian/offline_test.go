@@ -134,7 +134,9 @@ func TestOfflineRules(t *testing.T) {
 		{"lower case is no name", []transcript.Message{user("the manager is responsible. our lead is slow.")}, ""},
 		{"a milestone", []transcript.Message{user("Good news: we just shipped v2.0 to all customers!")}, "milestones: We just shipped v2.0 to all customers!"},
 		{"a milestone of money", []transcript.Message{user("We closed the seed round yesterday.")}, "milestones: We closed the seed round yesterday"},
+		{"a milestone of users", []transcript.Message{user("We just hit 1,000 users!")}, "milestones: We just hit 1,000 users!"},
 		{"plans are no milestone", []transcript.Message{user("We will ship v2 next week. We shipping? I finished the refactor.")}, ""},
+		{"steps of the work are no milestone", []transcript.Message{user("I launched the server but it crashes. We released the lock too early. We raised the timeout. We hit 3 errors.")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			x := Offline(ingest.Conversation{}, tc.msgs)
