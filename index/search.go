@@ -288,7 +288,7 @@ func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, erro
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id, (SELECT body FROM fts WHERE rowid = entries.id)
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id, coalesce((SELECT body FROM fts WHERE rowid = entries.id), '')
 		FROM entries WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
 	if err != nil {
 		return nil, err
