@@ -97,7 +97,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	marker := query.NewMarker(q.Text)
 	for _, f := range rows {
 		var text string
-		if err := s.db.QueryRowContext(ctx, `SELECT text FROM blocks_fts WHERE rowid = ?`, f.block).Scan(&text); err != nil {
+		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT text FROM blocks_fts WHERE rowid = ?), '')`, f.block).Scan(&text); err != nil {
 			return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 		}
 		f.hit.Snippet = query.OneLine(marker.Snippet(text, 16, markOpen, markClose, "…"))
