@@ -185,9 +185,12 @@ func bestWindow(text string, toks []span, insts []instance, phrases []phrase, n 
 	score := func(from int) (s, first, last int) {
 		clear(seen)
 		first = -1
-		for _, in := range insts {
-			if in.pos < from || in.pos >= from+n {
-				continue
+		// The instances are in order: those of the window only, so that a
+		// long text with many matches costs n log n, not n².
+		i, _ := slices.BinarySearchFunc(insts, from, func(in instance, pos int) int { return in.pos - pos })
+		for _, in := range insts[i:] {
+			if in.pos >= from+n {
+				break
 			}
 			if seen[in.phrase] {
 				s++
