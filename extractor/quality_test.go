@@ -9,9 +9,9 @@ import (
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
-// transcripts are the real Claude Code and Codex sessions shared by the
-// project's tests.
-const transcripts = "../../shared/testdata"
+// transcripts are the real Claude Code and Codex sessions kept, with their
+// sources and licences, beside the transcript parser's tests.
+const transcripts = "../librarian/transcript/testdata"
 
 // withSessions ingests the shared transcripts into m's vault and returns
 // m searching them, and the session id of each conversation.
@@ -25,7 +25,7 @@ func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
 	for _, d := range []string{"claude-code", "codex"} {
 		files, err := ingest.FindFiles(t.Context(), filepath.Join(transcripts, d))
 		if err != nil {
-			t.Skipf("the shared transcripts: %v", err)
+			t.Fatalf("the real transcripts: %v", err)
 		}
 		if _, err := st.Ingest(t.Context(), files, ingest.Options{}); err != nil {
 			t.Fatal(err)
