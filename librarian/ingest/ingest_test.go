@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -426,5 +427,40 @@ func TestOldState(t *testing.T) {
 	}
 	if len(msgs) != 2 || !reflect.DeepEqual(msgs[0].Tools, want[:1]) || !reflect.DeepEqual(msgs[1].Tools, want[1:]) {
 		t.Errorf("messages %+v, want the old one without an id and the new one failed", msgs)
+	}
+}
+
+// TestOpenTogether opens the state of new vaults from several processes
+// at once, as a hook and ingest --watch do on a new vault: each open
+// succeeds, rather than one failing with "database is locked" while
+// another switches the new file to WAL. Processes, not goroutines: SQLite
+// locks between processes, and within one it shares what it holds.
+func TestOpenTogether(t *testing.T) {
+	if root := os.Getenv("CTX0_TEST_OPEN_STATE"); root != "" {
+		s, err := Open(t.Context(), root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		return
+	}
+	for range 25 {
+		root := t.TempDir()
+		var wg sync.WaitGroup
+		outs := make([][]byte, 4)
+		errs := make([]error, len(outs))
+		for i := range outs {
+			wg.Go(func() {
+				cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestOpenTogether$")
+				cmd.Env = append(os.Environ(), "CTX0_TEST_OPEN_STATE="+root)
+				outs[i], errs[i] = cmd.CombinedOutput()
+			})
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("%v: %s", err, outs[i])
+			}
+		}
 	}
 }

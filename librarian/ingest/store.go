@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gofrs/flock"
 	"modernc.org/sqlite"
 )
 
@@ -103,7 +104,7 @@ func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error
 			db.Close()
 		}
 	}()
-	if err := s.migrate(ctx); err != nil {
+	if err := s.openLocked(ctx, p+".lock"); err != nil {
 		return nil, fmt.Errorf("open ingest state %s: %w", p, err)
 	}
 	if err := s.recoverClaims(ctx); err != nil {
@@ -114,6 +115,26 @@ func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error
 
 // Close closes the state database.
 func (s *Store) Close() error { return s.db.Close() }
+
+// openLocked makes the store's first connection and brings the schema up
+// to date while holding an advisory lock (flock) on lockPath. SQLite's busy
+// timeout does not cover two processes that create the file at once: the
+// switch of a new database to WAL fails at once with "database is locked"
+// for the loser (a hook and ingest --watch starting together on a new
+// vault). Serializing the first connection and the migration avoids that;
+// later statements queue on the busy timeout as usual.
+func (s *Store) openLocked(ctx context.Context, lockPath string) error {
+	l := flock.New(lockPath)
+	ok, err := l.TryLockContext(ctx, 2*time.Millisecond)
+	if err != nil {
+		return fmt.Errorf("lock %s: %w", lockPath, err)
+	}
+	if !ok {
+		return fmt.Errorf("lock %s: %w", lockPath, ctx.Err())
+	}
+	defer func() { _ = l.Unlock() }()
+	return s.migrate(ctx)
+}
 
 // ErrNewerState is returned for a state written by a newer ctx0.
 var ErrNewerState = errors.New("ingest state was written by a newer ctx0; upgrade ctx0")
