@@ -330,7 +330,11 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 		filed := false
 		for ctx.Err() == nil {
 			res, err := w.run(ctx, 0)
-			if errors.Is(err, ingest.ErrNoWork) || ctx.Err() != nil {
+			// A run that ended on its own, filed or failed, is printed even
+			// when Ctrl-C came just after it: its outcome is recorded, so
+			// the person hears of it; only a run the interrupt cut short
+			// is not news.
+			if errors.Is(err, ingest.ErrNoWork) || errors.Is(err, context.Canceled) {
 				break
 			}
 			mu.Lock()
@@ -366,7 +370,9 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 // why it failed; the watch goes on either way.
 func (a *app) curateWatched(ctx context.Context, v *vault.Vault, sessionEnd bool, mu *sync.Mutex, asJSON bool) {
 	res, ran, _, err := a.curateIfDue(ctx, v, sessionEnd)
-	if !ran && err == nil || ctx.Err() != nil {
+	// As for the librarian, a run that ended on its own is printed even if
+	// Ctrl-C came after it; a run the interrupt cut short is not news.
+	if !ran && err == nil || errors.Is(err, context.Canceled) {
 		return
 	}
 	mu.Lock()
