@@ -31,11 +31,15 @@ type Options struct {
 	Provider llm.Provider
 	// Search finds the entries a new fact may repeat; nil searches nothing.
 	Search Searcher
-	// Conversation is the ingest id to file; 0 takes the oldest queued.
+	// Conversation is the ingest id to file, ready or queued; 0 takes the
+	// oldest queued one, or with Finished the oldest ready or queued one.
 	Conversation int64
-	Now          func() time.Time // default time.Now
-	Loc          *time.Location   // of episode days; default time.Local
-	Limits       Limits           // zero: DefaultLimits
+	// Finished has a run without Conversation take ready conversations
+	// too, not only those queued by a hook, ctx0 dump or ingest --queue.
+	Finished bool
+	Now      func() time.Time // default time.Now
+	Loc      *time.Location   // of episode days; default time.Local
+	Limits   Limits           // zero: DefaultLimits
 }
 
 // Result is what one Run did.
@@ -46,11 +50,11 @@ type Result struct {
 }
 
 // ErrNotQueued is returned for a conversation that is not waiting for the
-// librarian.
-var ErrNotQueued = errors.New("not queued for the librarian")
+// librarian: one still going on (active), or skipped.
+var ErrNotQueued = errors.New("not ready or queued for the librarian")
 
-// Run files one conversation: it claims it (the oldest queued, or
-// o.Conversation), extracts it, applies the extraction in an agent run
+// Run files one conversation: it claims it (the oldest queued, the oldest
+// ready or queued with o.Finished, or o.Conversation), extracts it, applies the extraction in an agent run
 // that merges into the branch, and archives it. If anything fails, or ctx
 // ends, the run is aborted (the branch stays as it was) and the
 // conversation goes back to the queue. ingest.ErrNoWork says nothing was
@@ -66,7 +70,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if o.Loc == nil {
 		o.Loc = time.Local
 	}
-	claim, conv, err := take(ctx, o.Store, o.Conversation)
+	claim, conv, err := take(ctx, o.Store, o.Conversation, o.Finished)
 	if err != nil {
 		return Result{}, err
 	}
@@ -118,10 +122,15 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	return res, nil
 }
 
-// take claims the conversation to file: the oldest queued, or id.
-func take(ctx context.Context, st *ingest.Store, id int64) (*ingest.Claim, ingest.Conversation, error) {
+// take claims the conversation to file: id, or the oldest queued one (or
+// ready, if finished).
+func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*ingest.Claim, ingest.Conversation, error) {
 	if id == 0 {
-		c, err := st.Claim(ctx)
+		claim := st.Claim
+		if finished {
+			claim = st.ClaimFinished
+		}
+		c, err := claim(ctx)
 		if err != nil {
 			return nil, ingest.Conversation{}, err
 		}
@@ -134,7 +143,7 @@ func take(ctx context.Context, st *ingest.Store, id int64) (*ingest.Claim, inges
 	switch conv.Status {
 	case ingest.Archived:
 		return nil, conv, nil
-	case ingest.Queued:
+	case ingest.Queued, ingest.Ready:
 	default:
 		return nil, conv, fmt.Errorf("conversation %d is %s: %w", id, conv.Status, ErrNotQueued)
 	}

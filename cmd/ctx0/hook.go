@@ -84,7 +84,7 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 					o.Spawn = spawn
 				}
 				if cfg.FileAfterSession {
-					o.File = func() error { return spawn([]string{"librarian", "run", "--ready", "--curate"}, nil) }
+					o.File = func() error { return spawn([]string{"librarian", "run", "--all", "--queued", "--curate"}, nil) }
 				}
 			}
 			if _, err := io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o)); err != nil {

@@ -70,8 +70,9 @@ says their sessions are over, so the last conversations are finished too.
 --watch keeps running and follows the sessions as agents write them; a
 conversation silent for the gap becomes ready. While it runs, it also files
 each conversation queued for the librarian (by a hook, ctx0 dump or --queue)
-into the vault, one at a time, as ctx0 librarian run does; a run that fails is
-printed, and its conversation waits in the queue for the next try.`,
+into the vault, one at a time, as ctx0 librarian run --queued does; a run
+that fails is printed, and its conversation waits in the queue for the next
+try. ctx0 librarian run files the ready ones too.`,
 		Example: `  ctx0 ingest
   ctx0 ingest --dir ~/.claude/projects-backup --json
   ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end

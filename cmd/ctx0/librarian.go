@@ -19,18 +19,19 @@ func (a *app) newLibrarianCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "librarian",
 		Short: "File agents' conversations into the vault",
-		Long: `The librarian reads the conversations handed to it (queued by a hook, ctx0 dump
-or ctx0 ingest --queue) and files them into the vault as dated, linked entries:
-a section in the day's episode, the project's activity, preferences, decisions,
-facts, error fixes, people, milestones and open questions. It updates or
-supersedes an entry that already says the same instead of adding a duplicate.
+		Long: `The librarian reads finished conversations (read by ctx0 ingest, or handed to
+it by a hook or ctx0 dump) and files them into the vault as dated, linked
+entries: a section in the day's episode, the project's activity, preferences,
+decisions, facts, error fixes, people, milestones and open questions. It
+updates or supersedes an entry that already says the same instead of adding a
+duplicate.
 
 With a language model configured (llm: in .ctx0/config.yaml), the model
 extracts what to file; without one, the librarian works offline, by rules: what
 the user asked to remember, preferences and standing rules, decisions, the
 user's corrections, errors and their fixes, files written and commands run.`,
-		Example: `  ctx0 librarian run
-  ctx0 librarian run --ready --json`,
+		Example: `  ctx0 ingest && ctx0 librarian run --all
+  ctx0 librarian run --conversation 12 --json`,
 		Args: args(0, "a subcommand (see ctx0 librarian --help)"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -40,31 +41,41 @@ user's corrections, errors and their fixes, files written and commands run.`,
 
 func (a *app) newLibrarianRunCmd() *cobra.Command {
 	var (
-		id                    int64
-		ready, curate, asJSON bool
+		id                          int64
+		all, queued, curate, asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "run [--conversation ID | --ready]",
-		Short: "File the next queued conversation, one by id, or every queued one",
-		Long: `File a conversation into the vault: the oldest queued one, the one with
---conversation ID (an id from ctx0 conversations), or, with --ready, every
-queued one in turn. Each is filed by an agent run that reads the vault as of
-one commit and merges its changes into the branch field by field, so edits made
-meanwhile survive (ctx0 runs lists them). A conversation is filed once: filing
-it again changes nothing. If a run fails, its conversation goes back to the
-queue and the vault is left as it was.
+		Use:   "run [--conversation ID | --all] [--queued]",
+		Short: "File the next finished conversation, one by id, or all of them",
+		Long: `File a finished conversation into the vault: the oldest one that is ready
+(ctx0 ingest found it over: silent for the gap, or its session ended) or queued
+(handed to the librarian by a hook, ctx0 dump or ctx0 ingest --queue); the one
+with --conversation ID (an id from ctx0 conversations); or, with --all, every
+one in turn. --queued leaves ready conversations alone and files only queued
+ones: what the hooks run, so a session's end files that session and a person
+chooses when the rest are filed.
+
+Each is filed by an agent run that reads the vault as of one commit and merges
+its changes into the branch field by field, so edits made meanwhile survive
+(ctx0 runs lists them). A conversation is filed once: filing it again changes
+nothing. If a run fails, its conversation goes to the queue and the vault is
+left as it was.
 
 --curate then runs the curator if it is due, as at a session's end (see
 ctx0 curator run --if-due): what the Claude Code hook starts in the background
 when a session ends.`,
-		Example: `  ctx0 librarian run
+		Example: `  ctx0 ingest && ctx0 librarian run --all
+  ctx0 librarian run
   ctx0 librarian run --conversation 12
-  ctx0 librarian run --ready --json
-  ctx0 librarian run --ready --curate`,
+  ctx0 librarian run --all --json
+  ctx0 librarian run --all --queued --curate`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if id != 0 && ready {
-				return usagef("librarian run: --conversation and --ready exclude each other")
+			if cmd.Flags().Changed("ready") {
+				a.note("ctx0: librarian run: --ready is deprecated, use --all")
+			}
+			if id != 0 && (all || queued) {
+				return usagef("librarian run: --conversation excludes --all and --queued")
 			}
 			if id < 0 {
 				return usagef("librarian run: --conversation %d: want an id from ctx0 conversations", id)
@@ -75,6 +86,7 @@ when a session ends.`,
 				return err
 			}
 			defer w.close()
+			w.opts.Finished = !queued
 			var results []librarian.Result
 			for {
 				res, err := w.run(ctx, id)
@@ -85,7 +97,7 @@ when a session ends.`,
 					return err
 				}
 				results = append(results, res)
-				if !ready {
+				if !all {
 					break
 				}
 			}
@@ -97,8 +109,12 @@ when a session ends.`,
 					return err
 				}
 			} else {
-				if len(results) == 0 {
+				switch {
+				case len(results) > 0:
+				case queued:
 					a.note("No conversation is queued for the librarian (see ctx0 conversations).")
+				default:
+					a.note("No conversation is ready or queued for the librarian (see ctx0 conversations; ctx0 ingest reads sessions).")
 				}
 				for _, r := range results {
 					printFiled(a.stdout, r)
@@ -120,7 +136,13 @@ when a session ends.`,
 		},
 	}
 	cmd.Flags().Int64Var(&id, "conversation", 0, "file this conversation (an id from ctx0 conversations)")
-	cmd.Flags().BoolVar(&ready, "ready", false, "file every queued conversation")
+	cmd.Flags().BoolVar(&all, "all", false, "file every ready or queued conversation, one after another")
+	cmd.Flags().BoolVar(&queued, "queued", false, "file only queued conversations, not ready ones (what the hooks run)")
+	// --ready was --all's name; it read as "the ready ones", which it was
+	// not, so it stays, hidden, only for scripts that still pass it. (Not
+	// cobra's MarkDeprecated: its notice goes to stdout, into --json.)
+	cmd.Flags().BoolVar(&all, "ready", false, "file every ready or queued conversation")
+	_ = cmd.Flags().MarkHidden("ready")
 	cmd.Flags().BoolVar(&curate, "curate", false, "then run the curator if it is due")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was filed as JSON")
 	return cmd
@@ -178,7 +200,8 @@ func (a *app) openLibrarian(ctx context.Context, st *ingest.Store) (_ *librarian
 	return &librarianWorker{opts: o, close: closeAll}, nil
 }
 
-// run files conversation id, or the oldest queued one if id is 0.
+// run files conversation id, or if id is 0 the oldest queued one (or
+// ready one, with opts.Finished).
 func (w *librarianWorker) run(ctx context.Context, id int64) (librarian.Result, error) {
 	o := w.opts
 	o.Conversation = id

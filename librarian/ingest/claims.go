@@ -20,8 +20,9 @@ type Claim struct {
 	lock *flock.Flock
 }
 
-// ErrNoWork is returned by Claim when no conversation is queued.
-var ErrNoWork = errors.New("no queued conversation")
+// ErrNoWork is returned by Claim when no conversation is queued, and by
+// ClaimFinished when none is ready or queued.
+var ErrNoWork = errors.New("no conversation to file")
 
 func (s *Store) claimLock(id int64) *flock.Flock {
 	return flock.New(filepath.Join(s.dir, "claims", strconv.FormatInt(id, 10)+".lock"))
@@ -34,10 +35,17 @@ func (s *Store) Claim(ctx context.Context) (c *Claim, err error) {
 	return s.claim(ctx, `SELECT id FROM conversations WHERE status = 'queued' ORDER BY last_at, id LIMIT 1`)
 }
 
+// ClaimFinished takes the oldest finished conversation, ready or queued,
+// for processing, as Claim does: what a person who asks the librarian to
+// run wants filed, whether or not something queued it.
+func (s *Store) ClaimFinished(ctx context.Context) (c *Claim, err error) {
+	return s.claim(ctx, `SELECT id FROM conversations WHERE status IN ('ready', 'queued') ORDER BY last_at, id LIMIT 1`)
+}
+
 // ClaimID takes the conversation id for processing, as Claim does, if it
-// is queued; ErrNoWork if it is not (any more).
+// is ready or queued; ErrNoWork if it is not (any more).
 func (s *Store) ClaimID(ctx context.Context, id int64) (c *Claim, err error) {
-	return s.claim(ctx, `SELECT id FROM conversations WHERE status = 'queued' AND id = ?`, id)
+	return s.claim(ctx, `SELECT id FROM conversations WHERE status IN ('ready', 'queued') AND id = ?`, id)
 }
 
 // claim takes the queued conversation that query selects.
