@@ -247,8 +247,10 @@ func (a *app) newMergeDriverCmd() *cobra.Command {
 		Short: "git's merge driver for entries (set up by ctx0 init)",
 		Long: `Merge three versions of an entry field by field for git: git calls it as
 "ctx0 merge-driver %O %A %B %P" for files .gitattributes routes to merge=ctx0.
-The result goes to OURS; conflicts that cannot be combined are kept aside in
-.ctx0/conflicts/ (see ctx0 conflicts), so git never writes conflict markers.`,
+The result goes to OURS; conflicts that cannot be combined are kept aside
+(see ctx0 conflicts), so git never writes conflict markers. Their records wait
+in .ctx0/state/conflicts/, which git ignores, until the next ctx0 sync commits
+them to .ctx0/conflicts/ for every clone.`,
 		Example: `  git config merge.ctx0.driver "ctx0 merge-driver %O %A %B %P"`,
 		Args:    args(4, "BASE OURS THEIRS PATH"),
 		Hidden:  false,
