@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/ctx0/ctx0/vault/merge"
 )
 
 // conflictsDir holds one file per true merge conflict kept aside. They are
@@ -147,8 +149,12 @@ func (v *Vault) removePending(paths []string) error {
 }
 
 // ResolveConflicts marks conflicts resolved: the one whose id is ref, or
-// every one in the entry ref names. It returns how many it resolved.
-func (v *Vault) ResolveConflicts(ctx context.Context, ref string) (int, Commit, error) {
+// every one in the entry ref names. It returns how many it resolved. A
+// conflict in the body is resolved by editing the entry and deleting its
+// block, so while the entry still holds a conflict block (any, when ref
+// names the entry; the conflict's own, when ref is its id) it refuses,
+// saying which, unless force.
+func (v *Vault) ResolveConflicts(ctx context.Context, ref string, force bool) (int, Commit, error) {
 	var n int
 	var pending []string
 	c, err := v.update(ctx, func() (string, []change, error) {
@@ -161,26 +167,74 @@ func (v *Vault) ResolveConflicts(ctx context.Context, ref string) (int, Commit, 
 			name = r
 		}
 		var changes []change
+		var matched []ConflictRecord
 		for _, r := range all {
 			if r.ID != ref && r.Entry != name {
 				continue
 			}
-			n++
+			matched = append(matched, r)
 			file := r.ID + ".yaml"
 			pending = append(pending, pendingConflictsDir+"/"+file)
 			if _, err := os.Stat(filepath.Join(v.root, filepath.FromSlash(conflictsDir), file)); err == nil {
 				changes = append(changes, change{path: conflictsDir + "/" + file})
 			}
 		}
-		if n == 0 {
+		if len(matched) == 0 {
 			return "", nil, fmt.Errorf("no open conflict matches %q (see ctx0 conflicts)", ref)
 		}
+		if !force {
+			if err := v.blocksLeft(matched, name); err != nil {
+				return "", nil, err
+			}
+		}
+		n = len(matched)
 		return fmt.Sprintf("resolve %d conflict(s) in %s", n, name), changes, nil
 	})
 	if err != nil {
 		return 0, c, err
 	}
 	return n, c, v.removePending(pending)
+}
+
+// blocksLeft says which conflict blocks are still in the entries of rs:
+// every block of the entry name, and of the others the block quoting the
+// version each conflict kept aside.
+func (v *Vault) blocksLeft(rs []ConflictRecord, name string) error {
+	for _, r := range rs {
+		if r.Field != "" {
+			continue // a field's conflict leaves nothing in the entry to find
+		}
+		e, err := v.read(r.Entry)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var left []merge.Block
+		for _, b := range merge.Blocks(e.Body()) {
+			if r.Entry == name || strings.TrimSpace(b.Text) == strings.TrimSpace(r.aside()) {
+				left = append(left, b)
+			}
+		}
+		if len(left) == 0 {
+			continue
+		}
+		more := ""
+		if len(left) > 1 {
+			more = fmt.Sprintf(" and %d more", len(left)-1)
+		}
+		return fmt.Errorf("%s still holds a conflict block (%q%s): keep the text you want, delete the block, then resolve; or resolve --force", entryPath(r.Entry), left[0].Title, more)
+	}
+	return nil
+}
+
+// aside is the version the merge did not keep in place.
+func (r ConflictRecord) aside() string {
+	if r.Kept == string(merge.Theirs) {
+		return r.Ours
+	}
+	return r.Theirs
 }
 
 // RecordConflicts writes conflict records for a merge that git itself is

@@ -219,17 +219,23 @@ entry). Fix the entry, then mark the conflict resolved.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	var force bool
 	resolve := &cobra.Command{
-		Use:     "resolve NAME|ID",
-		Short:   "Mark the conflicts of an entry (or one conflict) resolved",
-		Example: `  ctx0 conflicts resolve sarah`,
-		Args:    args(1, "one NAME or conflict ID"),
+		Use:   "resolve NAME|ID",
+		Short: "Mark the conflicts of an entry (or one conflict) resolved",
+		Long: `Mark the conflicts of the entry NAME, or the one conflict ID, resolved, once
+the entry says what it should. A conflict in the body is settled by keeping the
+text you want and deleting its "> [!conflict]" block: while the entry still
+holds such a block, resolve refuses and names it, unless --force.`,
+		Example: `  ctx0 conflicts resolve sarah
+  ctx0 conflicts resolve 7b3cb6e990c8 --force`,
+		Args: args(1, "one NAME or conflict ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			n, _, err := v.ResolveConflicts(cmd.Context(), args[0])
+			n, _, err := v.ResolveConflicts(cmd.Context(), args[0], force)
 			if err != nil {
 				return err
 			}
@@ -237,6 +243,7 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			return nil
 		},
 	}
+	resolve.Flags().BoolVar(&force, "force", false, "resolve even though the entry still holds a conflict block")
 	cmd.AddCommand(resolve)
 	return cmd
 }
