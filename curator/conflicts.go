@@ -121,30 +121,20 @@ func updatedAt(ctx context.Context, v *vault.Vault, name, rev string) (time.Time
 	return doc.Entry.Created(), nil
 }
 
-// dropConflictBlock removes from body the conflict callout (vault/merge's
-// "> [!conflict]" block) that holds text.
+// dropConflictBlock removes from body the conflict block (vault/merge's
+// "> [!conflict]" callout) that holds text, with the blank line before it.
 func dropConflictBlock(body, text string) (string, bool) {
-	lines := strings.Split(body, "\n")
 	want := strings.TrimSpace(text)
-	for i := 0; i < len(lines); i++ {
-		if !strings.HasPrefix(lines[i], "> [!conflict]") {
+	lines := strings.Split(body, "\n")
+	for _, b := range merge.Blocks(body) {
+		if strings.TrimSpace(b.Text) != want {
 			continue
 		}
-		j := i + 1
-		var got []string
-		for j < len(lines) && strings.HasPrefix(lines[j], ">") {
-			got = append(got, strings.TrimPrefix(strings.TrimPrefix(lines[j], ">"), " "))
-			j++
-		}
-		if strings.TrimSpace(strings.Join(got, "\n")) != want {
-			continue
-		}
-		// The block and the blank line before it.
-		start := i
+		start := b.Start
 		if start > 0 && strings.TrimSpace(lines[start-1]) == "" {
 			start--
 		}
-		rest := append(append([]string{}, lines[:start]...), lines[j:]...)
+		rest := append(append([]string{}, lines[:start]...), lines[b.End:]...)
 		out := strings.Join(rest, "\n")
 		if strings.HasSuffix(body, "\n") && !strings.HasSuffix(out, "\n") {
 			out += "\n"

@@ -206,7 +206,7 @@ func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useMod
 	// The conflict records are settled once the entries are merged: a
 	// record is a file of the vault's machinery, which a run cannot write.
 	for _, r := range resolved {
-		if _, _, err := o.Vault.ResolveConflicts(ctx, r.ID); err != nil {
+		if _, _, err := o.Vault.ResolveConflicts(ctx, r.ID, false); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("conflict %s in %s: %v", r.ID, r.Entry, err))
 			continue
 		}

@@ -122,8 +122,16 @@ func (v *Vault) ignoreMatcher() (gitignore.Matcher, error) {
 // lock.
 func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
 	changes, err := v.externalChanges(ctx)
-	if err != nil || len(changes) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	records, pending, err := v.pendingConflicts()
+	if err != nil {
+		return nil, err
+	}
+	changes = append(changes, records...)
+	if len(changes) == 0 {
+		return nil, v.removePending(pending)
 	}
 	msg := fmt.Sprintf("external edits: %d file(s) changed by other tools", len(changes))
 	for i, c := range changes {
@@ -139,6 +147,9 @@ func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
 	c, err := v.applyLocked(ctx, msg, changes)
 	if err != nil {
 		return nil, err
+	}
+	if err := v.removePending(pending); err != nil {
+		return &c, err
 	}
 	if o, ok := v.catalog.(Observer); ok {
 		if err := o.Changed(ctx, c.Paths); err != nil {

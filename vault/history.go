@@ -56,9 +56,27 @@ func (v *Vault) History(ctx context.Context, ref string) ([]LogEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := entryPath(name)
 	out := []LogEntry{}
-	err = v.walkCommits(ctx, func(c *object.Commit) error {
+	err = v.followEntry(ctx, entryPath(name), func(c *object.Commit, p string, changed bool) error {
+		if changed {
+			e := logEntry(c)
+			e.Path = p
+			out = append(out, e)
+		}
+		return nil
+	})
+	if len(out) == 0 && err == nil {
+		return nil, fmt.Errorf("history %s: no commit has touched %s", name, entryPath(name))
+	}
+	return out, err
+}
+
+// followEntry visits the first-parent history of HEAD, newest first, with
+// the path the entry had at each commit (p, the path it has at HEAD, or had
+// when it was last seen) and whether that commit changed it. The path goes
+// back through renames, and the walk ends at the commit that created it.
+func (v *Vault) followEntry(ctx context.Context, p string, fn func(c *object.Commit, p string, changed bool) error) error {
+	return v.walkCommits(ctx, func(c *object.Commit) error {
 		if p == "" {
 			return storer.ErrStop
 		}
@@ -78,13 +96,10 @@ func (v *Vault) History(ctx context.Context, ref string) ([]LogEntry, error) {
 				return err
 			}
 		}
-		if cur == prev {
-			return nil
+		if err := fn(c, p, cur != prev); err != nil {
+			return err
 		}
-		e := logEntry(c)
-		e.Path = p
-		out = append(out, e)
-		if prev.IsZero() && !cur.IsZero() && parent != nil {
+		if cur != prev && prev.IsZero() && !cur.IsZero() && parent != nil {
 			// Added here: if it came from a rename, keep following the old path.
 			from, err := renamedFrom(ctx, parent, c, p)
 			if err != nil {
@@ -94,10 +109,6 @@ func (v *Vault) History(ctx context.Context, ref string) ([]LogEntry, error) {
 		}
 		return nil
 	})
-	if len(out) == 0 && err == nil {
-		return nil, fmt.Errorf("history %s: no commit has touched %s", name, entryPath(name))
-	}
-	return out, err
 }
 
 // walkCommits visits the first-parent history of HEAD, newest first.
@@ -197,7 +208,10 @@ func parentTrees(parent, c *object.Commit) (*object.Tree, *object.Tree, error) {
 }
 
 // GetAt reads an entry as it was at revision rev (a commit hash, branch, tag
-// or expression such as HEAD~2).
+// or expression such as HEAD~2). ref is first taken as a full name as it was
+// at rev, so an old name given with an old revision reads that file; else it
+// is resolved as of now (name, slug, title or alias) and followed back
+// through the entry's renames to the path it had at rev.
 func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
 	h, err := v.repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil {
@@ -207,24 +221,58 @@ func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
 	if err != nil {
 		return Doc{}, fmt.Errorf("revision %q: %w", rev, err)
 	}
+	if norm, err := NormalizeName(ref); err == nil {
+		if d, ok, err := docAt(c, norm, rev); ok || err != nil {
+			return d, err
+		}
+	}
 	name, err := v.Resolve(ctx, ref)
 	if errors.Is(err, ErrNotFound) {
-		name, err = NormalizeName(ref)
+		return Doc{}, fmt.Errorf("%w %q at %s", ErrNotFound, ref, rev)
 	}
 	if err != nil {
 		return Doc{}, err
 	}
-	f, err := c.File(entryPath(name))
+	then := ""
+	err = v.followEntry(ctx, entryPath(name), func(at *object.Commit, p string, _ bool) error {
+		if at.Hash == c.Hash {
+			then = p
+			return storer.ErrStop
+		}
+		return nil
+	})
 	if err != nil {
-		return Doc{}, fmt.Errorf("%w %q at %s", ErrNotFound, name, rev)
+		return Doc{}, err
+	}
+	if old, ok := nameOf(then); ok {
+		name = old
+	}
+	// A revision off the first-parent line (a merged branch) is read by the
+	// current name.
+	d, ok, err := docAt(c, name, rev)
+	if err == nil && !ok {
+		err = fmt.Errorf("%w %q at %s", ErrNotFound, name, rev)
+	}
+	return d, err
+}
+
+// docAt reads entry name from commit c (rev names it in errors); ok is false
+// when c has no such file.
+func docAt(c *object.Commit, name, rev string) (Doc, bool, error) {
+	f, err := c.File(entryPath(name))
+	if errors.Is(err, object.ErrFileNotFound) {
+		return Doc{}, false, nil
+	}
+	if err != nil {
+		return Doc{}, false, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
 	}
 	text, err := f.Contents()
 	if err != nil {
-		return Doc{}, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
+		return Doc{}, false, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
 	}
 	e, err := entry.Parse([]byte(text))
 	if err != nil {
-		return Doc{}, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
+		return Doc{}, false, fmt.Errorf("read %s at %s: %w", entryPath(name), rev, err)
 	}
-	return Doc{Name: name, Entry: e}, nil
+	return Doc{Name: name, Entry: e}, true, nil
 }

@@ -219,17 +219,23 @@ entry). Fix the entry, then mark the conflict resolved.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	var force bool
 	resolve := &cobra.Command{
-		Use:     "resolve NAME|ID",
-		Short:   "Mark the conflicts of an entry (or one conflict) resolved",
-		Example: `  ctx0 conflicts resolve sarah`,
-		Args:    args(1, "one NAME or conflict ID"),
+		Use:   "resolve NAME|ID",
+		Short: "Mark the conflicts of an entry (or one conflict) resolved",
+		Long: `Mark the conflicts of the entry NAME, or the one conflict ID, resolved, once
+the entry says what it should. A conflict in the body is settled by keeping the
+text you want and deleting its "> [!conflict]" block: while the entry still
+holds such a block, resolve refuses and names it, unless --force.`,
+		Example: `  ctx0 conflicts resolve sarah
+  ctx0 conflicts resolve 7b3cb6e990c8 --force`,
+		Args: args(1, "one NAME or conflict ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
-			n, _, err := v.ResolveConflicts(cmd.Context(), args[0])
+			n, _, err := v.ResolveConflicts(cmd.Context(), args[0], force)
 			if err != nil {
 				return err
 			}
@@ -237,6 +243,7 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			return nil
 		},
 	}
+	resolve.Flags().BoolVar(&force, "force", false, "resolve even though the entry still holds a conflict block")
 	cmd.AddCommand(resolve)
 	return cmd
 }
@@ -247,8 +254,10 @@ func (a *app) newMergeDriverCmd() *cobra.Command {
 		Short: "git's merge driver for entries (set up by ctx0 init)",
 		Long: `Merge three versions of an entry field by field for git: git calls it as
 "ctx0 merge-driver %O %A %B %P" for files .gitattributes routes to merge=ctx0.
-The result goes to OURS; conflicts that cannot be combined are kept aside in
-.ctx0/conflicts/ (see ctx0 conflicts), so git never writes conflict markers.`,
+The result goes to OURS; conflicts that cannot be combined are kept aside
+(see ctx0 conflicts), so git never writes conflict markers. Their records wait
+in .ctx0/state/conflicts/, which git ignores, until the next ctx0 sync commits
+them to .ctx0/conflicts/ for every clone.`,
 		Example: `  git config merge.ctx0.driver "ctx0 merge-driver %O %A %B %P"`,
 		Args:    args(4, "BASE OURS THEIRS PATH"),
 		Hidden:  false,

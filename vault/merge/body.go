@@ -109,7 +109,7 @@ func (m *merger) block(title string, lines []string) string {
 	var b strings.Builder
 	// A label with a line break would end the title.
 	title = strings.Join(strings.FieldsFunc(title, func(r rune) bool { return r == '\n' || r == '\r' }), " ")
-	b.WriteString("> [!conflict] Merge conflict: " + title + m.eol)
+	b.WriteString(calloutPrefix + " Merge conflict: " + title + m.eol)
 	for _, l := range lines {
 		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
 		if l == "" {
