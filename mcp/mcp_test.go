@@ -372,7 +372,7 @@ func TestConcurrentClients(t *testing.T) {
 // The same server over streamable HTTP, as an HTTP client connects to it.
 func TestHTTP(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(f.s.Handler())
+	srv := httptest.NewServer(f.s.Handler(HTTPOptions{}))
 	t.Cleanup(srv.Close) // after the client's Close, which ends its streams
 	cs := dial(t, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp"})
 	out := ok(t, cs, "remember", map[string]any{"content": "The office wifi password rotates every Monday."})
@@ -388,21 +388,24 @@ func TestCheckAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr   string
 		remote bool
+		token  string
 		ok     bool
 	}{
-		{"127.0.0.1:8765", false, true},
-		{"127.0.0.2:8765", false, true},
-		{"[::1]:8765", false, true},
-		{"localhost:0", false, true},
-		{"0.0.0.0:8765", false, false},
-		{":8765", false, false},
-		{"192.168.1.2:8765", false, false},
-		{"example.com:80", false, false},
-		{"0.0.0.0:8765", true, true},
-		{"8765", false, false},
+		{"127.0.0.1:8765", false, "", true},
+		{"127.0.0.2:8765", false, "", true},
+		{"[::1]:8765", false, "", true},
+		{"localhost:0", false, "", true},
+		{"0.0.0.0:8765", false, "", false},
+		{":8765", false, "", false},
+		{"192.168.1.2:8765", false, "", false},
+		{"example.com:80", false, "", false},
+		{"0.0.0.0:8765", true, "", false},
+		{"0.0.0.0:8765", true, "s3cret-token", true},
+		{"0.0.0.0:8765", false, "s3cret-token", false},
+		{"8765", false, "", false},
 	} {
-		if err := CheckAddr(c.addr, c.remote); (err == nil) != c.ok {
-			t.Errorf("CheckAddr(%q, %v) = %v", c.addr, c.remote, err)
+		if err := CheckAddr(c.addr, HTTPOptions{AllowRemote: c.remote, Token: c.token}); (err == nil) != c.ok {
+			t.Errorf("CheckAddr(%q, remote %v, token %q) = %v", c.addr, c.remote, c.token, err)
 		}
 	}
 }
