@@ -1,9 +1,17 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
 // Rate is at most N calls in any Per.
@@ -21,16 +29,24 @@ var DefaultRememberRate = Rate{N: 5, Per: time.Minute}
 // calls than remembering facts, but a client looping on writes is stopped.
 var DefaultWriteRate = Rate{N: 30, Per: time.Minute}
 
-// limiter counts calls per client session in a sliding window.
+// rateFile keeps the times of the calls that count against the limits, in
+// the vault's local state. The limits hold per vault: a client that opens
+// new sessions, or a server that is restarted or runs beside another, is
+// counted with the rest.
+const rateFile = "mcp-rate.json"
+
+// limiter counts the calls of one kind made to a vault, by any session of
+// any server process, in a sliding window.
 type limiter struct {
+	kind string // the key in rateFile
 	rate Rate
 	now  func() time.Time
+	path string // rateFile of the vault
 	mu   sync.Mutex
-	seen map[string][]time.Time
 }
 
-func newLimiter(r Rate, now func() time.Time) *limiter {
-	return &limiter{rate: r, now: now, seen: map[string][]time.Time{}}
+func newLimiter(kind string, r Rate, root string, now func() time.Time) *limiter {
+	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(ingest.StateDir), rateFile)}
 }
 
 // rateError says a call was refused, and when the next one will be taken.
@@ -41,46 +57,78 @@ type rateError struct {
 }
 
 func (e *rateError) Error() string {
-	return fmt.Sprintf("rate limited: %s at most %d times per %v per session; try again in %v. Be selective: save only what will matter in a later session, one clear standalone fact per memory.",
+	return fmt.Sprintf("rate limited: %s at most %d times per %v in this vault; try again in %v. Be selective: save only what will matter in a later session, one clear standalone fact per memory.",
 		e.what, e.rate.N, e.rate.Per, e.retry.Round(time.Second))
 }
 
-// allow counts a call of session key, or refuses it.
-func (l *limiter) allow(key, what string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := l.now()
-	// Forget the calls that left the window, of every session, so that
-	// the map does not grow with sessions long gone.
-	for k, ts := range l.seen {
-		i := 0
-		for i < len(ts) && now.Sub(ts[i]) >= l.rate.Per {
-			i++
+// allow counts a call, or refuses it. It returns the time the call was
+// counted at, for undo.
+func (l *limiter) allow(what string) (at time.Time, err error) {
+	var refused error
+	err = l.update(func(ts []time.Time) []time.Time {
+		now := l.now()
+		if len(ts) >= l.rate.N {
+			retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
+			refused = &rateError{what: what, rate: l.rate, retry: retry}
+			return ts
 		}
-		if i == len(ts) {
-			delete(l.seen, k)
-		} else {
-			l.seen[k] = ts[i:]
-		}
+		at = now
+		return append(ts, now)
+	})
+	if err == nil {
+		err = refused
 	}
-	ts := l.seen[key]
-	if len(ts) >= l.rate.N {
-		retry := l.rate.Per - now.Sub(ts[0])
-		if retry < time.Second {
-			retry = time.Second
-		}
-		return &rateError{what: what, rate: l.rate, retry: retry}
-	}
-	l.seen[key] = append(ts, now)
-	return nil
+	return at, err
 }
 
-// undo forgets the last call of session key, for a call that was refused
-// for another reason: only what is saved counts.
-func (l *limiter) undo(key string) {
+// undo forgets the call counted at at, for a call that was refused for
+// another reason: only what is saved counts.
+func (l *limiter) undo(at time.Time) {
+	_ = l.update(func(ts []time.Time) []time.Time {
+		if i := slices.IndexFunc(ts, at.Equal); i >= 0 {
+			return slices.Delete(ts, i, i+1)
+		}
+		return ts
+	})
+}
+
+// update changes the recorded calls of l's kind under the file's lock,
+// after forgetting those that left the window.
+func (l *limiter) update(fn func([]time.Time) []time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if ts := l.seen[key]; len(ts) > 0 {
-		l.seen[key] = ts[:len(ts)-1]
+	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+		return fmt.Errorf("rate limit: %w", err)
 	}
+	lock := flock.New(l.path + ".lock")
+	if err := lock.Lock(); err != nil {
+		return fmt.Errorf("rate limit: lock %s: %w", l.path, err)
+	}
+	defer lock.Unlock()
+	calls := map[string][]time.Time{}
+	data, err := os.ReadFile(l.path)
+	if err != nil && !os.IsNotExist(err) {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	// A damaged file is counts lost, not a reason to refuse every call.
+	_ = json.Unmarshal(data, &calls)
+	now := l.now()
+	// A call from the future (a clock set back) would block for longer
+	// than a window: it is forgotten too.
+	ts := slices.DeleteFunc(calls[l.kind], func(t time.Time) bool {
+		return now.Sub(t) >= l.rate.Per || t.After(now.Add(l.rate.Per))
+	})
+	if ts := fn(ts); len(ts) > 0 {
+		calls[l.kind] = ts
+	} else {
+		delete(calls, l.kind)
+	}
+	if data, err = json.Marshal(calls); err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	// Written in place: only holders of the lock read it.
+	if err := os.WriteFile(l.path, data, 0o644); err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	return nil
 }

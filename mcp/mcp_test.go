@@ -111,11 +111,37 @@ func TestRememberLimits(t *testing.T) {
 		ok(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact number %d about the deploy pipeline.", i)})
 	}
 	fails(t, cs, "remember", map[string]any{"content": "One fact too many."}, "rate limited")
-	// Another client session has its own budget.
-	other := f.connect(t)
-	ok(t, other, "remember", map[string]any{"content": "Another session's fact."})
 	f.clock.add(61 * time.Second)
 	ok(t, cs, "remember", map[string]any{"content": "One fact too many."})
+}
+
+// The limit holds per vault: new sessions, a second server on the same
+// vault and a restarted server are counted with the rest, so a client
+// cannot get round it by reconnecting.
+func TestRememberLimitPerVault(t *testing.T) {
+	f := newFixture(t)
+	second := func() *fixture { // another server process on the same vault
+		return &fixture{v: f.v, ix: f.ix, s: New(Options{Vault: f.v, Index: f.ix, Now: f.clock.now}), clock: f.clock}
+	}
+	before := commits(t, f.v.Root())
+	sessions := []*sdk.ClientSession{f.connect(t), f.connect(t), second().connect(t), f.connect(t), second().connect(t)}
+	for i, cs := range sessions {
+		ok(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact %d about the release train.", i)})
+	}
+	for i, cs := range []*sdk.ClientSession{f.connect(t), second().connect(t), sessions[0]} {
+		fails(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact %d over the limit.", i)}, "rate limited")
+	}
+	if n := commits(t, f.v.Root()) - before; n != 5 {
+		t.Errorf("%d commits, want 5", n)
+	}
+	// The memory tool's writes are counted per vault the same way.
+	g := newFixture(t, func(o *Options) { o.WriteRate = Rate{N: 2, Per: time.Minute} })
+	other := &fixture{v: g.v, ix: g.ix, s: New(Options{Vault: g.v, Index: g.ix, Now: g.clock.now, WriteRate: Rate{N: 2, Per: time.Minute}}), clock: g.clock}
+	ok(t, g.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/a.md", "file_text": "a"})
+	ok(t, other.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/b.md", "file_text": "b"})
+	fails(t, g.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/c.md", "file_text": "c"}, "rate limited")
+	g.clock.add(time.Minute)
+	ok(t, other.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/c.md", "file_text": "c"})
 }
 
 func TestBadArgumentsAreToolErrors(t *testing.T) {
@@ -372,7 +398,7 @@ func TestConcurrentClients(t *testing.T) {
 // The same server over streamable HTTP, as an HTTP client connects to it.
 func TestHTTP(t *testing.T) {
 	f := newFixture(t)
-	srv := httptest.NewServer(f.s.Handler())
+	srv := httptest.NewServer(f.s.Handler(HTTPOptions{}))
 	t.Cleanup(srv.Close) // after the client's Close, which ends its streams
 	cs := dial(t, &sdk.StreamableClientTransport{Endpoint: srv.URL + "/mcp"})
 	out := ok(t, cs, "remember", map[string]any{"content": "The office wifi password rotates every Monday."})
@@ -388,21 +414,24 @@ func TestCheckAddr(t *testing.T) {
 	for _, c := range []struct {
 		addr   string
 		remote bool
+		token  string
 		ok     bool
 	}{
-		{"127.0.0.1:8765", false, true},
-		{"127.0.0.2:8765", false, true},
-		{"[::1]:8765", false, true},
-		{"localhost:0", false, true},
-		{"0.0.0.0:8765", false, false},
-		{":8765", false, false},
-		{"192.168.1.2:8765", false, false},
-		{"example.com:80", false, false},
-		{"0.0.0.0:8765", true, true},
-		{"8765", false, false},
+		{"127.0.0.1:8765", false, "", true},
+		{"127.0.0.2:8765", false, "", true},
+		{"[::1]:8765", false, "", true},
+		{"localhost:0", false, "", true},
+		{"0.0.0.0:8765", false, "", false},
+		{":8765", false, "", false},
+		{"192.168.1.2:8765", false, "", false},
+		{"example.com:80", false, "", false},
+		{"0.0.0.0:8765", true, "", false},
+		{"0.0.0.0:8765", true, "s3cret-token", true},
+		{"0.0.0.0:8765", false, "s3cret-token", false},
+		{"8765", false, "", false},
 	} {
-		if err := CheckAddr(c.addr, c.remote); (err == nil) != c.ok {
-			t.Errorf("CheckAddr(%q, %v) = %v", c.addr, c.remote, err)
+		if err := CheckAddr(c.addr, HTTPOptions{AllowRemote: c.remote, Token: c.token}); (err == nil) != c.ok {
+			t.Errorf("CheckAddr(%q, remote %v, token %q) = %v", c.addr, c.remote, c.token, err)
 		}
 	}
 }

@@ -71,21 +71,22 @@ type target struct {
 
 func (s *Server) memoryTool(ctx context.Context, req *sdk.CallToolRequest, in memoryIn) (*sdk.CallToolResult, any, error) {
 	cmd := strings.ToLower(strings.TrimSpace(in.Command))
+	var text string
+	var err error
 	if cmd != "view" {
 		if !validCommand(cmd) {
 			return nil, nil, fmt.Errorf("unknown command %q: use view, create, str_replace, insert, delete or rename", in.Command)
 		}
-		if err := s.writes.allow(sessionKey(req), "memory writes"); err != nil {
+		var counted time.Time
+		if counted, err = s.writes.allow("memory writes"); err != nil {
 			return nil, nil, err
 		}
+		defer func() {
+			if err != nil {
+				s.writes.undo(counted) // only writes made count
+			}
+		}()
 	}
-	var text string
-	var err error
-	defer func() {
-		if err != nil && cmd != "view" {
-			s.writes.undo(sessionKey(req)) // only writes made count
-		}
-	}()
 	switch cmd {
 	case "view":
 		text, err = s.memView(ctx, in)

@@ -39,9 +39,10 @@ type Options struct {
 	Now func() time.Time
 	// Version is ctx0's version, reported to clients.
 	Version string
-	// RememberRate limits remember per client session; zero: DefaultRememberRate.
+	// RememberRate limits remember in the vault, whatever the session or
+	// process; zero: DefaultRememberRate.
 	RememberRate Rate
-	// WriteRate limits the memory tool's writes per client session; zero:
+	// WriteRate limits the memory tool's writes in the vault; zero:
 	// DefaultWriteRate.
 	WriteRate Rate
 	// MemoryMaxChars is the longest file the memory tool writes; 0:
@@ -95,8 +96,8 @@ func New(o Options) *Server {
 	}
 	s := &Server{
 		opts:     o,
-		remember: newLimiter(o.RememberRate, o.Now),
-		writes:   newLimiter(o.WriteRate, o.Now),
+		remember: newLimiter("remember", o.RememberRate, o.Vault.Root(), o.Now),
+		writes:   newLimiter("memory writes", o.WriteRate, o.Vault.Root(), o.Now),
 		tools:    map[string]*toolArgs{},
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctx0", Title: "ctx0 memory", Version: o.Version}, &sdk.ServerOptions{

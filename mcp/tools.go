@@ -25,17 +25,6 @@ func textResult(format string, a ...any) *sdk.CallToolResult {
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf(format, a...)}}}
 }
 
-// sessionKey names the client session a call came from, for rate limits.
-func sessionKey(req *sdk.CallToolRequest) string {
-	if req == nil || req.Session == nil {
-		return ""
-	}
-	if id := req.Session.ID(); id != "" {
-		return id
-	}
-	return fmt.Sprintf("%p", req.Session)
-}
-
 // explain turns the vault's errors into messages an agent can act on.
 func explain(err error, ref string) error {
 	var amb *vault.AmbiguousError
@@ -150,14 +139,15 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if a, ok := typeAliases[t]; ok {
 		t = a
 	}
-	if err := s.remember.allow(sessionKey(req), "remember"); err != nil {
+	counted, err := s.remember.allow("remember")
+	if err != nil {
 		return nil, rememberOut{}, err
 	}
 	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
 		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent",
 	})
 	if err != nil || r.Duplicate {
-		s.remember.undo(sessionKey(req))
+		s.remember.undo(counted)
 	}
 	if err != nil {
 		return nil, rememberOut{}, err
@@ -436,12 +426,13 @@ type ArchiveResult struct {
 func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in ArchiveRequest) (*sdk.CallToolResult, any, error) {
 	var note string
 	if strings.TrimSpace(in.Summary) != "" {
-		if err := s.remember.allow(sessionKey(req), "remember (archive_now's summary)"); err != nil {
+		counted, err := s.remember.allow("remember (archive_now's summary)")
+		if err != nil {
 			return nil, nil, err
 		}
 		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project, Source: "agent"})
 		if err != nil {
-			s.remember.undo(sessionKey(req))
+			s.remember.undo(counted)
 			return nil, nil, fmt.Errorf("summary: %w", err)
 		}
 		note = fmt.Sprintf("The summary is saved as %s. ", r.Name)

@@ -19,8 +19,8 @@ import (
 
 func (a *app) newMCPCmd() *cobra.Command {
 	var (
-		addr        string
-		allowRemote bool
+		addr string
+		ho   mcp.HTTPOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT]",
@@ -34,34 +34,44 @@ ctx0://entry/NAME. Every write is one git commit; the index follows the files
 while the server runs.
 
 It speaks over stdin and stdout, the way agents start their servers; --http
-serves streamable HTTP instead, on this machine only (127.0.0.1 or ::1) unless
---allow-remote: the server has no authentication.
+serves streamable HTTP instead, on this machine only (127.0.0.1 or ::1).
+
+Over HTTP, a request from a web page (one with an Origin header) is refused
+with 403 unless the page comes from this machine (localhost, 127.0.0.1,
+[::1]) or --allow-origin names it, so a site open in a browser cannot use the
+vault. With CTX0_MCP_TOKEN set, every request must carry it as
+"Authorization: Bearer TOKEN" (401 otherwise). --allow-remote listens beyond
+this machine, and requires CTX0_MCP_TOKEN: whoever reaches the server reads
+and writes the vault.
 
   ctx0 mcp install claude-code     register it in Claude Code (and print the
                                    lines for Cursor, Codex CLI, Gemini CLI)
   ctx0 mcp uninstall claude-code   remove exactly that`,
 		Example: `  ctx0 mcp
   ctx0 mcp --http 127.0.0.1:8765
+  CTX0_MCP_TOKEN=$(openssl rand -hex 32) ctx0 mcp --http 0.0.0.0:8765 --allow-remote
   ctx0 mcp install claude-code`,
 		Args: args(0, "no arguments (see install and uninstall)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			ho.Token = a.getenv(mcp.TokenEnv)
 			if addr != "" {
-				if err := mcp.CheckAddr(addr, allowRemote); err != nil {
+				if err := mcp.CheckAddr(addr, ho); err != nil {
 					return usageError{err}
 				}
 			}
-			return a.serveMCP(cmd.Context(), addr, allowRemote)
+			return a.serveMCP(cmd.Context(), addr, ho)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio")
-	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "let --http listen beyond this machine (anyone who reaches it reads and writes the vault)")
+	cmd.Flags().BoolVar(&ho.AllowRemote, "allow-remote", false, "let --http listen beyond this machine (requires CTX0_MCP_TOKEN)")
+	cmd.Flags().StringSliceVar(&ho.Origins, "allow-origin", nil, "a web page origin (https://app.example:8443) allowed to call --http, besides this machine's")
 	cmd.AddCommand(a.newMCPInstallCmd("install"), a.newMCPInstallCmd("uninstall"))
 	return cmd
 }
 
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
-func (a *app) serveMCP(ctx context.Context, addr string, allowRemote bool) error {
+func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) error {
 	m, cfg, closeMemory, err := a.openMemory(ctx)
 	if err != nil {
 		return err
@@ -98,7 +108,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, allowRemote bool) error
 		}
 		return err
 	}
-	return s.ListenAndServe(ctx, addr, allowRemote, func(url string) {
+	return s.ListenAndServe(ctx, addr, ho, func(url string) {
 		a.note("ctx0: serving %s over MCP (streamable HTTP) at %s", root, url)
 	})
 }

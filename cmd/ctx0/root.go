@@ -42,10 +42,10 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// run executes one command line and returns the exit code. Ctrl-C cancels
-// the command's context, so long work stops cleanly.
+// run executes one command line and returns the exit code. Ctrl-C or
+// SIGTERM cancels the command's context, so long work stops cleanly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(stderr)
 	defer stop()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
 	if s := os.Getenv("CTX0_NOW"); s != "" {
@@ -73,6 +73,36 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// stopGrace is how long a command may take to stop once asked to: work
+// blocked where it cannot see its context (a read that never returns) must
+// not keep the process alive.
+const stopGrace = 3 * time.Second
+
+// stopOnSignal returns a context that the first Ctrl-C or SIGTERM cancels.
+// The process then exits after stopGrace, or at once on a second signal,
+// whatever the command is doing: a process asked to stop never lingers.
+func stopOnSignal(stderr io.Writer) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-ctx.Done():
+			return
+		}
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(stopGrace):
+		}
+		fmt.Fprintf(stderr, "ctx0: stopped by %v\n", sig)
+		os.Exit(exitFailure)
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
 }
 
 func (a *app) rootCmd() *cobra.Command {

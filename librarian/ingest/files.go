@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -32,16 +33,14 @@ func FileAt(path string) (File, error) {
 	if err != nil {
 		return File{}, fmt.Errorf("session file %s: %w", path, err)
 	}
-	f, err := os.Open(abs)
+	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+		return File{}, fmt.Errorf("session file %s: is a folder (use --dir)", path)
+	}
+	f, err := openRegular(abs)
 	if err != nil {
 		return File{}, fmt.Errorf("session file: %w", err)
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return File{}, fmt.Errorf("session file: %w", err)
-	} else if fi.IsDir() {
-		return File{}, fmt.Errorf("session file %s: is a folder (use --dir)", path)
-	}
 	// A Codex header can hold the whole system prompt: read far enough
 	// for one line, but not a whole file that has no newline.
 	first, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadSlice('\n')
@@ -50,6 +49,31 @@ func FileAt(path string) (File, error) {
 	}
 	src := transcript.Detect(abs, first)
 	return File{Path: abs, Key: keyOf(abs, src), Source: src}, nil
+}
+
+// errNotRegular is a session file that is not a regular file: a FIFO, a
+// device or a socket, whose reads could block forever or never end.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens the regular file at path for reading, and refuses
+// anything else. It opens without blocking (a FIFO with no writer would
+// hold open(2) forever) and checks what it opened, not what a name
+// pointed to a moment before.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w (%v)", path, errNotRegular, fi.Mode().Type())
+	}
+	return f, nil
 }
 
 // keyOf names a session file independently of the folder it was found

@@ -33,7 +33,7 @@ func (p piece) end() int64 { return p.start + int64(len(p.buf)) }
 // readPiece reads the file at path from off, about chunk bytes, or more
 // when that holds no complete line, never past size.
 func readPiece(path string, off, size int64, chunk int) (p piece, err error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return p, fmt.Errorf("read session file: %w", err)
 	}
