@@ -12,6 +12,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/ctx0/ctx0/internal/lazy"
 )
@@ -33,6 +34,11 @@ type rule struct {
 	// bounded: the match must not continue a longer token on its left, so
 	// "sk-" inside base64 or a word is not taken for a key.
 	bounded bool
+	// valid, when set, must accept the secret: the rules that find a
+	// secret by the words around it rather than by its own shape need the
+	// value to look like a credential, so "the password policy is strict"
+	// stays.
+	valid func(secret string) bool
 }
 
 // assignedValue is what may follow "password=" and the like: a quoted
@@ -52,12 +58,34 @@ var rules = []rule{
 	{kind: "anthropic-key", re: lazy.Regexp(`sk-ant-[A-Za-z0-9_-]{20,}`), hints: []string{"sk-ant-"}, bounded: true},
 	{kind: "openai-key", re: lazy.Regexp(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), hints: []string{"sk-"}, bounded: true},
 	{kind: "stripe-key", re: lazy.Regexp(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`), hints: []string{"_live_", "_test_"}, bounded: true},
+	{kind: "stripe-key", re: lazy.Regexp(`whsec_[A-Za-z0-9]{24,}`), hints: []string{"whsec_"}, bounded: true},
 	{kind: "aws-access-key", re: lazy.Regexp(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
 	{kind: "github-token", re: lazy.Regexp(`(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), hints: []string{"gh", "github_pat_"}, bounded: true},
 	{kind: "gitlab-token", re: lazy.Regexp(`glpat-[A-Za-z0-9_-]{20,}`), hints: []string{"glpat-"}, bounded: true},
 	{kind: "slack-token", re: lazy.Regexp(`xox[abposr]-[A-Za-z0-9-]{10,}`), hints: []string{"xox"}, bounded: true},
 	{kind: "google-api-key", re: lazy.Regexp(`AIza[0-9A-Za-z_-]{35}`), hints: []string{"AIza"}, bounded: true},
 	{kind: "npm-token", re: lazy.Regexp(`npm_[A-Za-z0-9]{36}`), hints: []string{"npm_"}, bounded: true},
+	{kind: "pypi-token", re: lazy.Regexp(`pypi-AgE[A-Za-z0-9_-]{50,}`), hints: []string{"pypi-AgE"}, bounded: true},
+	{kind: "docker-token", re: lazy.Regexp(`dckr_pat_[A-Za-z0-9_-]{24,}`), hints: []string{"dckr_pat_"}, bounded: true},
+	{kind: "sendgrid-key", re: lazy.Regexp(`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`), hints: []string{"SG."}, bounded: true},
+	{kind: "twilio-key", re: lazy.Regexp(`(?:SK|AC)[0-9a-f]{32}\b`), hints: []string{"SK", "AC"}, bounded: true},
+	{kind: "huggingface-token", re: lazy.Regexp(`hf_[A-Za-z0-9]{34,}`), hints: []string{"hf_"}, bounded: true},
+	{kind: "google-oauth-secret", re: lazy.Regexp(`GOCSPX-[A-Za-z0-9_-]{28}`), hints: []string{"GOCSPX-"}, bounded: true},
+	{kind: "shopify-token", re: lazy.Regexp(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`), hints: []string{"shp"}, bounded: true},
+	{kind: "digitalocean-token", re: lazy.Regexp(`do[opr]_v1_[a-f0-9]{64}`), hints: []string{"_v1_"}, bounded: true},
+	{kind: "azure-client-secret", re: lazy.Regexp(`[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`), hints: []string{"Q~"}, bounded: true},
+	{
+		// https://hooks.slack.com/services/T…/B…/…: the URL is the secret.
+		kind:  "slack-webhook",
+		re:    lazy.Regexp(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9_/-]{20,})`),
+		hints: []string{"hooks.slack.com"},
+	},
+	{
+		// An Azure shared access signature in a URL's query.
+		kind:  "azure-sas",
+		re:    lazy.Regexp(`[?&]sig=([A-Za-z0-9%+/=]{20,})`),
+		hints: []string{"sig="},
+	},
 	{kind: "jwt", re: lazy.Regexp(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), hints: []string{"eyJ"}, bounded: true},
 	{
 		kind:  "bearer",
@@ -85,10 +113,75 @@ var rules = []rule{
 	},
 	{
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|auth[_-]?token|access[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
+		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"secret", "key", "token"},
 		fold:  true,
 	},
+	{
+		// A bare "key=" or "token:" names too many things that are not
+		// secrets (a sort key, a token count), so the value must look
+		// random as well.
+		kind:  "secret",
+		re:    lazy.Regexp(`(?i)(?:^|[^A-Za-z0-9])(?:key|token|apikey)s?["']?\s*[:=]\s*["']?([A-Za-z0-9_+/=.~-]{16,})`),
+		hints: []string{"key", "token"},
+		fold:  true,
+		valid: looksRandom,
+	},
+	{
+		// Prose: "the admin password is Tr0ub4dor&3", "the secret for
+		// prod was wJalr…". Only a value that looks like a credential is
+		// taken, so "the password policy is strict" stays.
+		kind:  "password",
+		re:    lazy.Regexp(`(?i)\b(?:password|passwd|passphrase|pwd|pin code)s?(?:\s+(?:for|of|on|to)\s+(?:the\s+|our\s+|my\s+)?[\w.-]+)?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		hints: []string{"pass", "pwd", "pin code"},
+		fold:  true,
+		valid: looksLikeCredential,
+	},
+	{
+		kind:  "secret",
+		re:    lazy.Regexp(`(?i)\b(?:secret|secret key|api key|access key|token|credential)s?(?:\s+(?:for|of|on|to)\s+(?:the\s+|our\s+|my\s+)?[\w.-]+)?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		hints: []string{"secret", "key", "token", "credential"},
+		fold:  true,
+		valid: looksLikeCredential,
+	},
+}
+
+// proseValue is a word in a sentence, quoted or not; a full stop or comma
+// after it ends the sentence, not the value, and a word with brackets is
+// code (getToken()), not a value.
+const proseValue = "(?:\"([^\"\\s]{4,})\"|'([^'\\s]{4,})'|`([^`\\s]{4,})`|([^\\s\"'`()\\[\\]{}<>]*[^\\s\"'`.,;:!?()\\[\\]{}<>])(?:[\\s.,;:!?]|\\z))"
+
+// looksLikeCredential accepts a word that mixes letters with digits or
+// symbols, as passwords and keys do and words of a sentence do not.
+func looksLikeCredential(s string) bool {
+	if len(s) < 6 || strings.HasPrefix(s, "[REDACTED:") {
+		return false
+	}
+	var letter, other bool
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			letter = true
+		case unicode.IsDigit(r), unicode.IsPunct(r), unicode.IsSymbol(r):
+			other = true
+		}
+	}
+	return letter && other
+}
+
+// looksRandom accepts a long value with letters and digits both, the mark
+// of a generated key rather than a name such as created_at.
+func looksRandom(s string) bool {
+	var letter, digit bool
+	for _, r := range s {
+		switch {
+		case r >= '0' && r <= '9':
+			digit = true
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
+			letter = true
+		}
+	}
+	return len(s) >= 16 && letter && digit
 }
 
 // maxPasses bounds the passes over a text. One pass nearly always suffices;
@@ -156,6 +249,9 @@ func (r *rule) apply(s string) string {
 			}
 		}
 		if r.bounded && start > 0 && isTokenByte(s[start-1]) {
+			continue
+		}
+		if r.valid != nil && !r.valid(s[start:end]) {
 			continue
 		}
 		if strings.HasPrefix(s[start:], "[REDACTED:") {
