@@ -41,11 +41,18 @@ type Bundle struct {
 
 // Item is one passage of a bundle.
 type Item struct {
-	Kind  string    `json:"kind"` // "entry" or "session"
-	Name  string    `json:"name"` // the entry's name, or conversation:ID
-	Title string    `json:"title"`
-	Type  string    `json:"type,omitempty"`
-	Date  time.Time `json:"date,omitzero"` // the entry's updated (else created) time, or when it was said
+	Kind  string `json:"kind"` // "entry" or "session"
+	Name  string `json:"name"` // the entry's name, or conversation:ID
+	Title string `json:"title"`
+	Type  string `json:"type,omitempty"`
+	// Date is when what the item tells happened: when it was said, for a
+	// passage of a past session or of an entry the librarian filed from
+	// one; else the entry's updated (else created) time.
+	Date time.Time `json:"date,omitzero"`
+	// Conversation is the Ref (session@first message) of the past
+	// conversation the passage was said in or filed from, if any: a
+	// bundle holds one item per conversation.
+	Conversation string `json:"conversation,omitempty"`
 	// Passage is the relevant part of the entry or conversation, as
 	// written, not the whole file.
 	Passage string `json:"passage"`

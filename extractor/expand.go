@@ -22,12 +22,15 @@ func (r *retrieval) expand(ctx context.Context) error {
 	}
 	var from []*candidate
 	for _, c := range r.order {
-		if len(from) == expandFrom || c.score < expandScore {
+		if len(from) == expandFrom || c.score < expandScore*r.order[0].score {
 			break
 		}
 		from = append(from, c)
 	}
 	for _, p := range from {
+		if p.kind != "entry" {
+			continue
+		}
 		links, err := r.m.Index.Links(ctx, p.name)
 		if err != nil {
 			return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
@@ -54,7 +57,7 @@ func (r *retrieval) expand(ctx context.Context) error {
 	list := r.sorted()
 	r.order = r.order[:0]
 	for _, c := range list {
-		if c.read && c.score > 0 && c.score >= minScore*list[0].score {
+		if c.read && c.score > 0 && c.score >= minScore*list[0].score && (c.kind == "session" || c.body != "") {
 			r.order = append(r.order, c)
 		}
 	}
@@ -76,7 +79,7 @@ func (r *retrieval) follow(ctx context.Context, p *candidate, name, why string, 
 		return nil
 	}
 	r.cands[name] = c
-	c.score = p.score * linkedShare
+	c.from = p.score * linkedShare
 	c.why = append(c.why, why)
 	r.judge(c)
 	return nil

@@ -3,10 +3,10 @@
 // for (Retrieve: a context bundle for a question, within a token budget),
 // and fast for questions that recur (learned queries, RunQuery).
 //
-// Everything works offline: BM25 over the index, expansion along links and
-// to the people and projects a hit names, recency for dated entries,
-// near-duplicate passages removed, and past conversations searched where
-// the entries do not cover the question. A language model (Model), when
+// Everything works offline: BM25 over the index and over past
+// conversations, their passages ranked on one score, expansion along links
+// and to the people and projects a hit names, recency for dated entries,
+// near-duplicate passages removed, and one item per conversation. A language model (Model), when
 // one is configured, plans the searches and condenses the bundle; an
 // embeddings endpoint, when one is configured, adds vector similarity to
 // BM25 (hybrid search). Any failure of either falls back to the offline

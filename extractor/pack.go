@@ -18,6 +18,10 @@ const (
 	// have in common, Jaccard over their stems) from which they say the
 	// same thing: only the better one is kept.
 	nearDuplicate = 0.6
+	// contained is the share of a passage's words that a better passage
+	// holds from which it adds nothing: a quote of a session in an
+	// episode, or the session's words a filed entry repeats.
+	contained = 0.8
 	// minClip is the least passage, in tokens, worth clipping an item to
 	// when the whole of it does not fit.
 	minClip = 16
@@ -94,7 +98,7 @@ func (r *retrieval) clipLast(b *Bundle) bool {
 // item makes a candidate an item of the bundle.
 func (r *retrieval) item(c *candidate, top float64) Item {
 	it := Item{
-		Kind: c.kind, Name: c.name, Title: c.title, Type: c.typ, Date: c.date,
+		Kind: c.kind, Name: c.name, Title: c.title, Type: c.typ, Date: c.date, Conversation: c.conv,
 		Passage: c.passage.text, Source: c.source, held: c.held, named: c.named, vector: c.vector,
 	}
 	if top > 0 {
@@ -265,24 +269,34 @@ func count(n int, one, many string) string {
 }
 
 // diversify orders candidates by maximal marginal relevance and leaves out
-// near-duplicates of a better one.
+// near-duplicates of a better one, and the passages of a conversation that
+// a better one already quotes: an entry filed from a session and that
+// session's passage are one source.
 func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
 	for _, c := range cs {
 		sets[c] = stemSet(c.passage.text)
 	}
+	convs := map[string]string{} // the conversations quoted, by Ref, to the item quoting it
 	rest := append([]*candidate(nil), cs...)
 	for len(rest) > 0 {
-		at, bestVal, dupOf := 0, math.Inf(-1), ""
+		at, bestVal, reason := 0, math.Inf(-1), ""
 		for i, c := range rest {
+			if by, ok := convs[c.conv]; ok && c.conv != "" {
+				at, reason = i, "the same conversation as "+by
+				break
+			}
 			sim, like := 0.0, ""
 			for _, s := range out {
 				if x := jaccard(sets[c], sets[s]); x > sim {
 					sim, like = x, s.name
 				}
+				if containment(sets[c], sets[s]) >= contained {
+					sim, like = 1, s.name
+				}
 			}
 			if sim >= nearDuplicate {
-				at, dupOf = i, like
+				at, reason = i, "near-duplicate of "+like
 				break
 			}
 			if v := mmrLambda*c.score - (1-mmrLambda)*sim; v > bestVal {
@@ -291,9 +305,12 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 		}
 		c := rest[at]
 		rest = append(rest[:at], rest[at+1:]...)
-		if dupOf != "" {
-			omitted = append(omitted, Omitted{Name: c.name, Reason: "near-duplicate of " + dupOf})
+		if reason != "" {
+			omitted = append(omitted, Omitted{Name: c.name, Reason: reason})
 			continue
+		}
+		if c.conv != "" {
+			convs[c.conv] = c.name
 		}
 		out = append(out, c)
 	}
@@ -309,6 +326,20 @@ func stemSet(text string) map[string]bool {
 		}
 	}
 	return set
+}
+
+// containment is the share of a's words that b holds.
+func containment(a, b map[string]bool) float64 {
+	if len(a) == 0 {
+		return 0
+	}
+	in := 0
+	for w := range a {
+		if b[w] {
+			in++
+		}
+	}
+	return float64(in) / float64(len(a))
 }
 
 func jaccard(a, b map[string]bool) float64 {

@@ -3,7 +3,9 @@ package extractor
 import (
 	"math"
 	"strings"
+	"time"
 
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -31,7 +33,7 @@ const minBlock = 30
 // by lines and sentences.
 func blocks(e *entry.Entry) []passage {
 	body := e.Body()
-	line := 1 + strings.Count(string(e.Bytes()[:len(e.Bytes())-len(body)]), "\n")
+	line := bodyLine(e)
 	var paras []passage
 	var cur []string
 	start, fenced := 0, false
@@ -214,4 +216,68 @@ func best(ps []passage, m matcher, w []float64) (passage, []int) {
 		}
 	}
 	return p, hold
+}
+
+// said is what an entry says of the conversations it was filed from: the
+// Ref in its conversation field, and, in an episode, the Ref each dated
+// section names in its marker line (see ingest.Marker).
+type said struct {
+	ref      string
+	sections []section // in the order of the file
+}
+
+// section is a part of an entry under a heading, from line on.
+type section struct {
+	line int
+	ref  string
+}
+
+// saidIn reads what e says of its conversations.
+func saidIn(e *entry.Entry) said {
+	var s said
+	if v, ok := e.Get(ingest.RefField); ok {
+		s.ref, _ = v.(string)
+	}
+	body := e.Body()
+	if !strings.Contains(body, "Conversation: `") {
+		return s
+	}
+	line := bodyLine(e)
+	for _, l := range strings.Split(body, "\n") {
+		switch {
+		case strings.HasPrefix(l, "#"):
+			s.sections = append(s.sections, section{line: line})
+		case len(s.sections) > 0 && s.sections[len(s.sections)-1].ref == "":
+			if ref, ok := ingest.MarkerRef(l); ok {
+				s.sections[len(s.sections)-1].ref = ref
+			}
+		}
+		line++
+	}
+	return s
+}
+
+// at returns the Ref of the conversation the passage starting at line was
+// said in or filed from, and when that conversation began; "" if none.
+func (s said) at(line int) (ref string, at time.Time) {
+	ref = s.ref
+	in := ""
+	for _, sec := range s.sections {
+		if sec.line > line {
+			break
+		}
+		in = sec.ref
+	}
+	if in != "" {
+		ref = in
+	}
+	if _, t, ok := ingest.ParseRef(ref); ok {
+		at = t
+	}
+	return ref, at
+}
+
+// bodyLine is the line of the file on which e's body starts.
+func bodyLine(e *entry.Entry) int {
+	return 1 + strings.Count(string(e.Bytes()[:len(e.Bytes())-len(e.Body())]), "\n")
 }

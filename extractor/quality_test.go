@@ -72,19 +72,7 @@ func TestRetrievalQuality(t *testing.T) {
 			{"what is the status of the bot0 seed round?", "projects/bot0"},
 			{"what did the memory spec settle on?", "milestones/memory-spec-final"},
 		}},
-		{"sessions", 0.8, []struct{ q, want string }{
-			{"how did we start the phoenix server in the background?", "d6e0bada-1959-4eec-a9d2-0bfade768d8f"},
-			{"why does scrolling back in xterm.js not work with tmux?", "d6e0bada-1959-4eec-a9d2-0bfade768d8f"},
-			{"did we remove the react web app in favor of static PNG files?", "5b539e53-47c8-4996-bc4e-3896a787c8ab"},
-			{"what went into CLAUDE.md for graph-monitor?", "5b539e53-47c8-4996-bc4e-3896a787c8ab"},
-			{"why would jobs be routed to codex-1 and codex-2?", "019a7ae6-1945-7c63-98f2-210adb922af9"},
-			{"removing the celery queue separation for one codex queue", "019a7ae6-1945-7c63-98f2-210adb922af9"},
-			{"adding the opk rules and opk workspace init subcommands", "c61729d4-da6d-46a4-9a29-ec2c614e5e23"},
-			{"the number guessing game in python in the Apps directory", "fce98fd7-e6b5-4f01-ade5-271721b00f9c"},
-			{"unused import anyhow in worker_example.rs", "fce98fd7-e6b5-4f01-ade5-271721b00f9c"},
-			{"asking a subagent how he is doing", "609efeca-2f51-4118-b077-e91c9fe63f73"},
-			{"should the public API be async/await or Combine?", "019d8c27-aea2-7ae0-bf0a-1f8bde758747"},
-		}},
+		{"sessions", 0.8, sessionQuestions},
 	} {
 		hits := 0
 		var missed []string

@@ -21,35 +21,38 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 3  // passages of past conversations
+	sessionHits = 6  // passages of past conversations
+	// sessionSnippet is the length of a past session's passage, in
+	// tokens: enough for a question and its answer.
+	sessionSnippet = 48
 )
 
-// Scoring. Relevance starts as BM25 relative to the best hit; then:
+// Scoring. An entry and a passage of a past session are scored alike, by
+// the passage a bundle would quote: so the passage that answers goes first
+// whatever kind of source holds it.
 const (
-	// heldShare is the part of an entry's score that depends on how much
-	// of the question's weight its best passage and title hold, so that
-	// an entry whose words matched far apart ranks below one that
-	// answers in a paragraph.
-	heldShare = 0.5
+	// rankShare is the part of a candidate's score that depends on its
+	// search rank, BM25 relative to the best hit of its kind (entries,
+	// or passages of past sessions: the two indexes' scores are not on
+	// one scale); the rest is its passage's evidence (see evidence).
+	rankShare = 0.4
 	// linkedShare is a linked or named entry's score as a share of the
 	// score of the hit it was reached from.
 	linkedShare = 0.5
-	// recencyBoost and recencyHalfLife: a dated entry (an episode, a log,
-	// a milestone, or one filed under a date) scores up to 1.5 times as
-	// much when new, the boost halving every 30 days.
+	// recencyBoost and recencyHalfLife: a dated candidate (an episode, a
+	// log, a milestone, one filed under a date, a past session) scores up
+	// to 1.5 times as much when new, the boost halving every 30 days.
 	recencyBoost    = 0.5
 	recencyHalfLife = 30 * 24 * time.Hour
 	// projectBoost and otherProject: entries of the project the question
 	// is asked from rank higher, those of other projects lower.
 	projectBoost = 1.2
 	otherProject = 0.85
-	// sessionShare is the best past conversation's score: below the
-	// entries that answer well, which are curated, above weak ones.
-	sessionShare = 0.6
 	// minScore is the least score an item needs to be in a bundle, as a
 	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.2
-	// expandScore is the least score of a hit whose links are followed.
+	minScore = 0.3
+	// expandScore is the least score of a hit whose links are followed,
+	// as a share of the best.
 	expandScore = 0.5
 )
 
@@ -64,8 +67,10 @@ type candidate struct {
 	source  string
 
 	text   float64 // BM25 from the index, or the fused score of a hybrid search
+	rank   float64 // text relative to the best hit of its kind
 	vector float64 // cosine similarity, in hybrid search
 	named  bool    // the question names it
+	from   float64 // for an entry reached from a hit, that hit's score × linkedShare
 	score  float64
 	why    []string
 
@@ -74,6 +79,12 @@ type candidate struct {
 	blocks  []passage // the body's passages
 	passage passage   // the one quoted
 	held    []int     // the question's terms its title and passage hold
+
+	// conv is the Ref of the conversation the quoted passage was said in
+	// or filed from: an entry the librarian filed from a session and
+	// that session's passages are one source (see said).
+	conv string
+	said said // what the entry says of the conversations it was filed from
 }
 
 // retrieval is one question being answered.
@@ -120,16 +131,17 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 	return r.pack(), nil
 }
 
-// prepare ranks what was gathered, follows links from the best, and adds
-// past conversations where needed: the candidates, in order, to pack.
+// prepare adds passages of past conversations to what was gathered, ranks
+// them all, and follows links from the best: the candidates, in order, to
+// pack.
 func (r *retrieval) prepare(ctx context.Context) error {
+	if err := r.conversations(ctx); err != nil {
+		return err
+	}
 	if err := r.rank(ctx); err != nil {
 		return err
 	}
-	if err := r.expand(ctx); err != nil {
-		return err
-	}
-	return r.conversations(ctx)
+	return r.expand(ctx)
 }
 
 // entriesInScope reports whether the request searches the vault's entries.
@@ -254,23 +266,34 @@ func (r *retrieval) inScope(name string) bool {
 	return false
 }
 
-// rank scores the candidates, reads the best of them from their files to
+// rank scores the candidates, reads the best entries from their files to
 // find their passages, and orders them best first.
 func (r *retrieval) rank(ctx context.Context) error {
-	top := 0.0
+	top := map[string]float64{}
 	for _, c := range r.cands {
-		top = max(top, c.text)
+		top[c.kind] = max(top[c.kind], c.text)
 	}
 	for _, c := range r.cands {
-		if top > 0 {
-			c.score = c.text / top
+		if t := top[c.kind]; t > 0 {
+			c.rank = c.text / t
 		}
 		if c.named {
-			c.score = 1
+			// Named by the question: as if it were the best hit. Its
+			// passage still has to hold the rest of the question to go
+			// first.
+			c.rank = 1
+		}
+		c.score = c.rank
+	}
+	var list, sessions []*candidate
+	for _, c := range r.sorted() {
+		switch {
+		case c.kind == "session":
+			sessions = append(sessions, c)
+		case len(list) < readLimit:
+			list = append(list, c)
 		}
 	}
-	list := r.sorted()
-	list = list[:min(len(list), readLimit)]
 	var texts []string
 	for _, c := range list {
 		if err := r.read(ctx, c); err != nil {
@@ -278,11 +301,15 @@ func (r *retrieval) rank(ctx context.Context) error {
 		}
 		texts = append(texts, c.body)
 	}
+	for _, c := range sessions {
+		texts = append(texts, c.passage.text)
+	}
 	r.w = weights(r.t, texts)
-	for _, c := range list {
+	for _, c := range append(list, sessions...) {
 		r.judge(c)
 	}
-	r.order = r.sorted()[:len(list)]
+	r.order = r.sorted()[:len(list)+len(sessions)]
+	r.explainSessions()
 	return nil
 }
 
@@ -321,37 +348,41 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 		c.date = e.Created()
 	}
 	c.blocks = blocks(e)
+	c.said = saidIn(e)
 	c.body = c.title + "\n" + e.Body()
 	return nil
 }
 
-// judge picks a read candidate's passage and rescores it by the weight of
-// the question its title and passage hold, its date and its project.
+// judge scores a candidate by its passage: for an entry, the passage of
+// it that holds the most of the question; for a past session, the
+// passage the search found. Then its date and its project count.
 func (r *retrieval) judge(c *candidate) {
-	if c.body == "" {
-		return
-	}
-	if r.match.excludes(c.body) {
-		c.score = 0 // the question excludes a word it holds
-		return
-	}
-	c.passage, _ = best(c.blocks, r.match, r.w)
-	c.held = r.match.matched(c.title + "\n" + c.passage.text)
-	total := 0.0
-	for _, x := range r.w {
-		total += x
-	}
-	if total > 0 {
-		held := 0.0
-		for _, i := range c.held {
-			held += r.w[i]
+	if c.kind == "entry" {
+		if c.body == "" {
+			return
 		}
-		c.score *= 1 - heldShare + heldShare*held/total
+		if r.match.excludes(c.body) {
+			c.score = 0 // the question excludes a word it holds
+			return
+		}
+		c.passage, _ = best(c.blocks, r.match, r.w)
+		// What the passage tells happened when its conversation did.
+		if ref, at := c.said.at(c.passage.start); ref != "" {
+			c.conv = ref
+			if !at.IsZero() {
+				c.date = at
+			}
+		}
 	}
-	if c.named {
-		c.score = max(c.score, 1)
+	c.held = r.match.matched(c.title + "\n" + c.passage.text)
+	if c.from > 0 {
+		// Reached from a hit: a share of that hit's score, more as it
+		// holds more of the question itself.
+		c.score = c.from * (1 - rankShare + rankShare*r.evidence(c))
+	} else {
+		c.score = r.evidence(c) * (1 - rankShare + rankShare*c.rank)
 	}
-	if dated(c.name, c.typ) && !c.date.IsZero() {
+	if (c.kind == "session" || dated(c.name, c.typ)) && !c.date.IsZero() {
 		age := r.m.now().Sub(c.date)
 		c.score *= 1 + recencyBoost*math.Exp2(-max(age, 0).Hours()/recencyHalfLife.Hours())
 		if age < 90*24*time.Hour {
@@ -366,6 +397,50 @@ func (r *retrieval) judge(c *candidate) {
 			c.score *= otherProject
 		}
 	}
+}
+
+// Evidence is BM25 over the passage a candidate would be quoted by, its
+// title included, with the terms' weights over all candidates: so an
+// entry's paragraph and a session's passage are measured alike, and a
+// passage that holds the question's words densely ranks above a long one
+// that holds them once.
+const (
+	evidenceK1 = 1.2
+	evidenceB  = 0.5
+	// evidenceLen is a typical passage, in tokens.
+	evidenceLen = 60
+	// titleWeight is what a word of the title counts for.
+	titleWeight = 3
+)
+
+// evidence is how much of the question c's passage holds, between 0 and 1
+// (each term's BM25 saturation, weighted); 1 when the question has no
+// terms to weigh, so that the ranking decides. In hybrid search, closeness
+// in meaning is evidence as words are.
+func (r *retrieval) evidence(c *candidate) float64 {
+	return max(r.wordEvidence(c), c.vector)
+}
+
+func (r *retrieval) wordEvidence(c *candidate) float64 {
+	total := 0.0
+	for _, x := range r.w {
+		total += x
+	}
+	if total == 0 {
+		return 1
+	}
+	text := c.title + "\n" + c.passage.text
+	norm := 1 - evidenceB + evidenceB*float64(Tokens(text))/evidenceLen
+	title := r.match.counts(c.title)
+	e := 0.0
+	for i, tf := range r.match.counts(c.passage.text) {
+		// A word of the title counts as much as titleWeight words of the
+		// passage, as in the index's ranking.
+		if tf := float64(tf) + titleWeight*float64(title[i]); tf > 0 {
+			e += r.w[i] * tf / (tf + evidenceK1*norm)
+		}
+	}
+	return e / total
 }
 
 // dated reports whether an entry is about a time rather than timeless:

@@ -1,7 +1,6 @@
 package extractor
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,26 +69,17 @@ func (s *StoredSessions) Close() error {
 	return s.store.Close()
 }
 
-// conversations adds passages of past sessions: always when the request's
-// scope names "sessions", and otherwise when the entries likely to fit the
-// budget leave words of the question uncovered (or there are none).
+// conversations adds the passages of past sessions that match the
+// question: they compete with the entries on one score (see judge), so
+// the passage that answers goes first whichever holds it.
 func (r *retrieval) conversations(ctx context.Context) error {
 	if r.m.Sessions == nil || r.t.expr == "" {
 		return nil
 	}
-	named := slices.Contains(r.req.Scope, sessionsScope)
-	if len(r.req.Scope) > 0 && !named {
+	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	var held []int
-	for _, c := range r.likely() {
-		held = append(held, c.held...)
-	}
-	uncovered := r.uncovered(held)
-	if !named && len(uncovered) == 0 {
-		return nil
-	}
-	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Limit: sessionHits})
+	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Limit: sessionHits, Snippet: sessionSnippet})
 	switch {
 	case errors.Is(err, ErrNoSessions):
 		return nil
@@ -97,10 +87,6 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)
 	}
 	r.plan.Searches = append(r.plan.Searches, "sessions: "+r.t.expr)
-	top := 0.0
-	for _, h := range hits {
-		top = max(top, h.Score)
-	}
 	for _, h := range hits {
 		name := fmt.Sprintf("conversation:%d", h.Conversation)
 		if _, ok := r.cands[name]; ok {
@@ -108,30 +94,42 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		}
 		text := strings.NewReplacer("«", "", "»", "").Replace(h.Snippet)
 		c := &candidate{
-			kind: "session", name: name, date: h.Time, read: true,
+			kind: "session", name: name, date: h.Time, read: true, text: h.Score,
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
 			passage: passage{text: fmt.Sprintf("%s: %s", h.Speaker, text)},
-			score:   sessionShare * h.Score / max(top, 1e-9),
+			project: h.Project,
+			conv:    h.Ref(),
 		}
 		if h.Project != "" {
 			c.title += " in " + h.Project
 		}
-		c.held = r.match.matched(text)
+		r.cands[name] = c
+	}
+	return nil
+}
+
+// explainSessions says why each passage of a past session was picked: and
+// which words of the question it holds that the entries likely to fit the
+// budget do not.
+func (r *retrieval) explainSessions() {
+	var held []int
+	for _, c := range r.likely() {
+		if c.kind == "entry" {
+			held = append(held, c.held...)
+		}
+	}
+	uncovered := r.uncovered(held)
+	for _, c := range r.order {
+		if c.kind != "session" {
+			continue
+		}
 		why := "said in a past session"
 		if words := r.words(intersect(c.held, uncovered)); len(words) > 0 {
 			why += "; no entry covers " + strings.Join(words, ", ")
 		}
-		c.why = append(c.why, why)
-		if r.req.Project != "" && sameProject(r.req.Project, h.Project) {
-			c.score *= projectBoost
-			c.why = append(c.why, "this project's")
-		}
-		r.cands[name] = c
-		r.order = append(r.order, c)
+		c.why = append([]string{why}, c.why...)
 	}
-	slices.SortStableFunc(r.order, func(a, b *candidate) int { return cmp.Compare(b.score, a.score) })
-	return nil
 }
 
 // likely returns the candidates, best first, whose passages would fill the

@@ -270,6 +270,30 @@ func (m matcher) matched(text string) []int {
 	return out
 }
 
+// counts returns how many times text holds each of the question's terms,
+// by their indexes in t.words.
+func (m matcher) counts(text string) []int {
+	out := make([]int, len(m.t.words))
+	if len(m.t.words) == 0 {
+		return out
+	}
+	if strings.Contains(text, "[[") {
+		text = wikiTarget().ReplaceAllString(text, "$1 $2")
+	}
+	lower := strings.ToLower(text)
+	have := map[string]int{}
+	for _, w := range splitWords(lower) {
+		have[stem(strings.TrimSuffix(w, "*"))]++
+	}
+	for i, s := range m.t.stems {
+		out[i] = have[s]
+		if out[i] == 0 && !isASCIIWord(s) {
+			out[i] = strings.Count(lower, s)
+		}
+	}
+	return out
+}
+
 // stopwords are words a question is made of that say nothing about what it
 // asks: searching for them would find every entry.
 var stopwords = func() map[string]bool {

@@ -20,7 +20,7 @@ import (
 
 // FieldConversation is the frontmatter field that ties what the librarian
 // filed to its conversation (ConversationRef).
-const FieldConversation = "conversation"
+const FieldConversation = ingest.RefField
 
 // Files is what the writer needs of a run: the vault as the run sees it,
 // and somewhere to put its writes. *agent.Session is one: Read returns the
@@ -711,7 +711,7 @@ func (a *apply) heading() string {
 
 // marker is the line of an episode section that names its conversation,
 // by which a conversation already filed is recognized.
-func marker(ref string) string { return "Conversation: `" + ref + "`" }
+func marker(ref string) string { return ingest.Marker(ref) }
 
 // episodeSection adds this conversation's section to the day's episode,
 // in time order, listing what was filed.

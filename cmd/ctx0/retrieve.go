@@ -72,10 +72,13 @@ passages that answer it (not whole files), each with its source file and
 lines, its score and why it was picked, and how confident the answer is.
 It fits --budget tokens (counted high, so it fits a model's count too).
 
-Offline it ranks entries by BM25, follows links from the best hits to the
-entries and the people and projects they name, favours recent episodes and
-entries of the current project, leaves out passages that repeat another,
-and searches past sessions (ctx0 ingest) for what no entry covers. A
+Offline it searches the entries and the past sessions (ctx0 ingest) and
+ranks their passages on one score, the passage that answers first whichever
+holds it; follows links from the best hits to the entries and the people and
+projects they name; favours recent episodes and entries of the current
+project; and leaves out passages that repeat another. An entry the librarian
+filed from a session and that session's passages are one source, quoted
+once. Each item is dated when what it tells happened. A
 question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.

@@ -20,8 +20,11 @@ type Hit struct {
 	// Time and Speaker are those of the message the snippet starts in.
 	Time    time.Time       `json:"time"`
 	Speaker transcript.Role `json:"speaker"`
-	Score   float64         `json:"score"`
-	Snippet string          `json:"snippet"`
+	// First is when the conversation's first message was sent: with
+	// Session, its Ref.
+	First   time.Time `json:"first_message_at"`
+	Score   float64   `json:"score"`
+	Snippet string    `json:"snippet"`
 }
 
 // Marks around matched terms in a snippet, the same as the vault search's.
@@ -39,7 +42,17 @@ type Query struct {
 	Limit   int       // at most this many hits; 0 means DefaultLimit
 	Project string    // only conversations of this project
 	Since   time.Time // only conversations that went on at or after Since
+	Until   time.Time // only conversations that began before Until
+	// Snippet is the length of a hit's snippet in tokens; 0 means
+	// DefaultSnippet.
+	Snippet int
 }
+
+// DefaultSnippet is the length of a snippet, in tokens, unless asked.
+const DefaultSnippet = 16
+
+// Ref is the Ref of the hit's conversation.
+func (h Hit) Ref() string { return Ref(h.Session, h.First) }
 
 // Search finds what was said in past sessions, best match first: words,
 // "phrases", OR, NOT and prefix* as package query reads them. A message
@@ -59,27 +72,35 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hit   Hit
 	}
 	var rows []found
-	since := int64(math.MinInt64)
+	if q.Snippet <= 0 {
+		q.Snippet = DefaultSnippet
+	}
+	since, until := int64(math.MinInt64), int64(math.MaxInt64)
 	if !q.Since.IsZero() {
 		since = millis(q.Since)
+	}
+	if !q.Until.IsZero() {
+		until = millis(q.Until)
 	}
 	run := func(expr string) error {
 		rows = rows[:0]
 		// The snippets are made after the ranking, of the blocks it keeps:
 		// snippet() in this statement would be computed for every match.
-		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, bm25(blocks_fts)
+		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, c.first_at, bm25(blocks_fts)
 			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
-			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ?
-			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, expr, q.Project, q.Project, since, q.Limit)
+			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ? AND c.first_at < ?
+			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, expr, q.Project, q.Project, since, until, q.Limit)
 		if err != nil {
 			return err
 		}
 		defer rs.Close()
 		for rs.Next() {
 			var f found
-			if err := rs.Scan(&f.block, &f.hit.Conversation, &f.hit.Session, &f.hit.Source, &f.hit.Project, &f.hit.Score); err != nil {
+			var first int64
+			if err := rs.Scan(&f.block, &f.hit.Conversation, &f.hit.Session, &f.hit.Source, &f.hit.Project, &first, &f.hit.Score); err != nil {
 				return err
 			}
+			f.hit.First = fromMillis(first)
 			f.hit.Score = math.Round(-f.hit.Score*1000) / 1000
 			rows = append(rows, f)
 		}
@@ -100,7 +121,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT text FROM blocks_fts WHERE rowid = ?), '')`, f.block).Scan(&text); err != nil {
 			return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 		}
-		f.hit.Snippet = query.OneLine(marker.Snippet(text, 16, markOpen, markClose, "…"))
+		f.hit.Snippet = query.OneLine(marker.Snippet(text, q.Snippet, markOpen, markClose, "…"))
 		if err := s.attribute(ctx, f.block, &f.hit); err != nil {
 			return nil, err
 		}
