@@ -11,12 +11,17 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ctx0/ctx0/vault"
 )
 
 // Problem is something doctor found wrong.
 type Problem struct {
-	Kind    string `json:"kind"`
-	Name    string `json:"name,omitempty"` // the entry at fault, if one is
+	Kind string `json:"kind"`
+	Name string `json:"name,omitempty"` // the entry at fault, if one is
+	// File holds the problem, slash-separated and relative to the vault
+	// root: the entry's file, or for the index and git the file at fault.
+	File    string `json:"file"`
 	Message string `json:"message"`
 }
 
@@ -47,7 +52,7 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 	if msg, err := ix.integrity(ctx); err != nil {
 		return d, err
 	} else if msg != "" {
-		d.add(ProblemIndexDamaged, "", "the index failed its integrity check (%s); rebuilt it", msg)
+		d.addFile(ProblemIndexDamaged, File, "the index failed its integrity check (%s); rebuilt it", msg)
 		if err := ix.rebuild(ctx, "failed its integrity check ("+msg+")", false); err != nil {
 			return d, err
 		}
@@ -83,7 +88,7 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 			rows.Close()
 			return d, fmt.Errorf("doctor: %w", err)
 		}
-		d.add(ProblemUnparsable, name, "%s.md: %s", name, problem)
+		d.add(ProblemUnparsable, name, "%s", problem)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -94,7 +99,7 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 		return d, err
 	}
 	for _, p := range gitProblems {
-		d.add(ProblemGit, "", "%s", p)
+		d.addFile(ProblemGit, p.File, "%s", p.Message)
 	}
 	return d, nil
 }
@@ -138,8 +143,14 @@ func duplicateAliases(ctx context.Context, db *sql.DB, d *Diagnosis) error {
 	return rows.Err()
 }
 
+// add adds a problem of entry name, held in its file.
 func (d *Diagnosis) add(kind, name, format string, args ...any) {
-	d.Problems = append(d.Problems, Problem{Kind: kind, Name: name, Message: fmt.Sprintf(format, args...)})
+	d.Problems = append(d.Problems, Problem{Kind: kind, Name: name, File: vault.EntryPath(name), Message: fmt.Sprintf(format, args...)})
+}
+
+// addFile adds a problem held in file, which is no entry's.
+func (d *Diagnosis) addFile(kind, file, format string, args ...any) {
+	d.Problems = append(d.Problems, Problem{Kind: kind, File: file, Message: fmt.Sprintf(format, args...)})
 }
 
 // integrity runs SQLite's quick check and FTS5's integrity check, and
@@ -250,7 +261,7 @@ func (ix *Index) verifyContent(ctx context.Context, d *Diagnosis) (int, error) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		d.add(ProblemIndexMismatch, n, "%s.md: %s; repaired", n, wrong[n])
+		d.add(ProblemIndexMismatch, n, "%s; repaired", wrong[n])
 	}
 	if err := ix.unsettle(ctx, names); err != nil {
 		return len(files), fmt.Errorf("doctor: %w", err)

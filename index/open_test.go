@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/vault"
 )
@@ -99,6 +101,11 @@ func TestDamageFoundByDoctor(t *testing.T) {
 	}
 	if !slices.ContainsFunc(d.Problems, func(p Problem) bool { return p.Kind == ProblemIndexDamaged }) && len(notices) == 0 {
 		t.Fatalf("doctor found %+v and noticed %q; want the damage found", d.Problems, notices)
+	}
+	for _, p := range d.Problems {
+		if p.Kind == ProblemIndexDamaged && p.File != File {
+			t.Errorf("the damage is in %q, want %q", p.File, File)
+		}
 	}
 	if rs := find(t, ix, Query{Text: "kafka", Limit: 300}); len(rs) != 200 {
 		t.Fatalf("search after repair found %d entries, want 200", len(rs))
@@ -259,5 +266,57 @@ func TestWatcherKeepsReadersFresh(t *testing.T) {
 	}
 	if got := names(find(t, ix, Query{Text: "billing"})); len(got) != 0 {
 		t.Fatalf("search after removing a folder = %q", got)
+	}
+}
+
+// TestDoctorNamesFiles: every finding names the file that holds it, for
+// each kind doctor reports.
+func TestDoctorNamesFiles(t *testing.T) {
+	v := testVault(t)
+	writeFile(t, v, "knowledge/a.md", "---\ntitle: Alpha\naliases: [Twin]\n---\nSee [[nowhere]] and [[b]].\n")
+	writeFile(t, v, "knowledge/b.md", "---\ntitle: Twin\n---\nBravo.\n")
+	writeFile(t, v, "contacts/b.md", "---\ntitle: Bea\n---\nAnother b.\n")
+	writeFile(t, v, "knowledge/bad.md", "---\ntitle: [unclosed\n---\nBad.\n")
+	writeFile(t, v, ".git/MERGE_HEAD", "")
+	// An hour old, so the index trusts its size and time (a file written
+	// within the last moments is read again by every check).
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(v.Root(), "contacts", "b.md"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, v, nil)
+	db, err := ix.handle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The index drifts from a file without its size or time changing.
+	if res, err := db.Exec(`UPDATE entries SET hash = 'drifted' WHERE name = 'contacts/b'`); err != nil {
+		t.Fatal(err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("drifted %d rows", n)
+	}
+	d, err := ix.Doctor(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		ProblemBrokenLink:     "knowledge/a.md",
+		ProblemAmbiguousLink:  "knowledge/a.md",
+		ProblemDuplicateAlias: "knowledge/a.md",
+		ProblemUnparsable:     "knowledge/bad.md",
+		ProblemIndexMismatch:  "contacts/b.md",
+		ProblemGit:            ".git/MERGE_HEAD",
+	}
+	got := map[string]string{}
+	for _, p := range d.Problems {
+		if p.File == "" {
+			t.Errorf("%s %q names no file", p.Kind, p.Message)
+		}
+		got[p.Kind] = p.File
+	}
+	for kind, file := range want {
+		if got[kind] != file {
+			t.Errorf("%s in %q, want %q (problems: %+v)", kind, got[kind], file, d.Problems)
+		}
 	}
 }

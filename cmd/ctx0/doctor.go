@@ -16,7 +16,8 @@ func (a *app) newDoctorCmd() *cobra.Command {
 that several entries share, files that are not valid entries, entries whose
 index row disagrees with the file (repaired on the way), a damaged index
 (rebuilt), and the health of the git repository. Exits 1 when it finds a
-problem.`,
+problem. Each line is KIND, the file that holds the problem (relative to the
+vault), and what is wrong.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
 		Args: args(0, "no arguments"),
@@ -36,7 +37,7 @@ problem.`,
 				}
 			} else {
 				for _, p := range d.Problems {
-					fmt.Fprintf(a.stdout, "%s\t%s\n", p.Kind, p.Message)
+					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", p.Kind, p.File, p.Message)
 				}
 			}
 			switch n := len(d.Problems); n {

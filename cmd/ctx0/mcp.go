@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/debug"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -111,14 +110,6 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 	return s.ListenAndServe(ctx, addr, ho, func(url string) {
 		a.note("ctx0: serving %s over MCP (streamable HTTP) at %s", root, url)
 	})
-}
-
-// version is the module version ctx0 was built at, if it knows it.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // newMCPInstallCmd is mcp install or mcp uninstall.

@@ -41,7 +41,7 @@ The file's format is in ctx0 query save --help.`,
   ctx0 query list`,
 		Args: func(c *cobra.Command, got []string) error {
 			if len(got) != 1 {
-				return usagef("%s takes one NAME, or list, save or rm (see %s --help)", c.CommandPath(), c.CommandPath())
+				return usagef("%s takes one NAME, or list, save or rm (see %s --help)", cmdName(c), c.CommandPath())
 			}
 			return nil
 		},

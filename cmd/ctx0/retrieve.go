@@ -89,7 +89,7 @@ vector similarity is fused with BM25.
   ctx0 retrieve "why did we choose SQLite" --json`,
 		Args: func(c *cobra.Command, got []string) error {
 			if len(got) == 0 || strings.TrimSpace(strings.Join(got, " ")) == "" {
-				return usagef("%s takes a QUERY (see %s --help)", c.CommandPath(), c.CommandPath())
+				return usagef("%s takes a QUERY (see %s --help)", cmdName(c), c.CommandPath())
 			}
 			return nil
 		},

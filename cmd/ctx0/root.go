@@ -66,7 +66,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "ctx0: %v\n", err)
+	// The one place an error is printed, so the one place that says "ctx0:";
+	// errors name commands without it (cmdName), and a message that has it
+	// anyway is not prefixed twice.
+	fmt.Fprintf(stderr, "ctx0: %s\n", strings.TrimPrefix(err.Error(), "ctx0: "))
 	var ue usageError
 	// cobra reports an unknown subcommand as a plain error.
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
@@ -121,10 +124,15 @@ holding .ctx0/, else ~/.ctx0/vault.`,
   ctx0 show sarah`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("ctx0 {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.vaultDir, "vault", "", "the vault folder")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w (see %s --help)", c.CommandPath(), err, c.CommandPath())}
+		if n := cmdName(c); n != "" {
+			err = fmt.Errorf("%s: %w", n, err)
+		}
+		return usageError{fmt.Errorf("%w (see %s --help)", err, c.CommandPath())}
 	})
 	root.AddCommand(
 		a.newInitCmd(),
@@ -167,6 +175,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newRunsCmd(),
 		a.newLibrarianCmd(),
 		a.newCuratorCmd(),
+		a.newVersionCmd(),
 	)
 	return root
 }
@@ -175,10 +184,19 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 func args(n int, names string) cobra.PositionalArgs {
 	return func(c *cobra.Command, got []string) error {
 		if len(got) != n {
-			return usagef("%s takes %s (see %s --help)", c.CommandPath(), names, c.CommandPath())
+			return usagef("%s takes %s (see %s --help)", cmdName(c), names, c.CommandPath())
 		}
 		return nil
 	}
+}
+
+// cmdName is how an error names command c: its path without "ctx0", which
+// run prints before every error; "" for ctx0 itself.
+func cmdName(c *cobra.Command) string {
+	if !c.HasParent() {
+		return ""
+	}
+	return strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
 }
 
 // dir is the vault folder this invocation uses.

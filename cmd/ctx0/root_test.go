@@ -5,8 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestExitCodes: 0 success, 1 failure, 2 bad usage, one line on stderr.
@@ -22,7 +25,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"init", dir}, exitOK, ""},
 		{[]string{"--vault", dir, "list"}, exitOK, ""},
 		{[]string{"--vault", dir, "show", "nobody"}, exitFailure, `ctx0: no such entry "nobody"`},
-		{[]string{"--vault", dir, "show"}, exitUsage, "ctx0: ctx0 show takes one NAME"},
+		{[]string{"--vault", dir, "show"}, exitUsage, "ctx0: show takes one NAME (see ctx0 show --help)"},
+		{[]string{"--version", "--bogus"}, exitUsage, "ctx0: unknown flag: --bogus (see ctx0 --help)"},
 		{[]string{"--vault", dir, "list", "--bogus"}, exitUsage, "unknown flag: --bogus"},
 		{[]string{"--vault", dir, "log", "-n", "x"}, exitUsage, `invalid argument "x"`},
 		{[]string{"--vault", dir, "nosuch"}, exitUsage, `unknown command "nosuch"`},
@@ -86,6 +90,66 @@ func TestBadFiles(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(filepath.Join(dir, p)); !bytes.Equal(got, data) {
 			t.Errorf("%s was modified", p)
+		}
+	}
+}
+
+// TestUsageErrorsOnce: a usage error of any command exits 2 with one line
+// that says "ctx0:" once and names the command.
+func TestUsageErrorsOnce(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	var walk func(c *cobra.Command)
+	var paths [][]string
+	walk = func(c *cobra.Command) {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+		// ctx0 hook takes any flag: an agent's newer hook must never fail.
+		if !c.FParseErrWhitelist.UnknownFlags {
+			paths = append(paths, strings.Fields(c.CommandPath())[1:])
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk((&app{}).rootCmd())
+	if len(paths) < 30 {
+		t.Fatalf("walked %d commands, want every one", len(paths))
+	}
+	for _, p := range paths {
+		args := append(append([]string{}, p...), "--no-such-flag")
+		var stdout, stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		msg := stderr.String()
+		want := "ctx0: unknown flag"
+		if len(p) > 0 {
+			want = "ctx0: " + strings.Join(p, " ") + ": unknown flag"
+		}
+		if code != exitUsage || !strings.HasPrefix(msg, want) || strings.Count(msg, "ctx0:") != 1 || strings.Count(msg, "\n") != 1 {
+			t.Errorf("ctx0 %s: exit %d, stderr %q; want exit 2 and one line starting %q", strings.Join(args, " "), code, msg, want)
+		}
+	}
+}
+
+func TestBuildVersion(t *testing.T) {
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	tests := []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"release", debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}, Settings: vcs("c3b4dd735973d493ef6b03650c2e0f3eddfb255f", "false")}, "v1.2.3"},
+		{"pseudo-version from vcs", debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261126112606-c3b4dd735973+dirty"}}, "v0.0.0-20261126112606-c3b4dd735973+dirty"},
+		{"devel with a commit", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("c3b4dd735973d493ef6b03650c2e0f3eddfb255f", "false")}, "dev+c3b4dd735973"},
+		{"devel with a modified tree", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("c3b4dd735973d493ef6b03650c2e0f3eddfb255f", "true")}, "dev+c3b4dd735973.dirty"},
+		{"devel without vcs", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "dev"},
+		{"test binary", debug.BuildInfo{}, "dev"},
+	}
+	for _, tt := range tests {
+		if got := buildVersion(&tt.bi); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

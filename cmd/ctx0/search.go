@@ -48,7 +48,7 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
   ctx0 search sarah --scope contacts --since 2026-01-01 --json`,
 		Args: func(c *cobra.Command, got []string) error {
 			if len(got) == 0 {
-				return usagef("%s takes a QUERY (see %s --help)", c.CommandPath(), c.CommandPath())
+				return usagef("%s takes a QUERY (see %s --help)", cmdName(c), c.CommandPath())
 			}
 			return nil
 		},
