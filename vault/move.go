@@ -40,10 +40,8 @@ func (v *Vault) Rename(ctx context.Context, ref, to string) (string, Commit, err
 		if err != nil {
 			return "", nil, err
 		}
-		if !ownsAlias(e, old) {
-			if err := e.Set(entry.FieldAliases, append(e.Aliases(), old)); err != nil {
-				return "", nil, err
-			}
+		if _, err := keepOldName(e, old); err != nil {
+			return "", nil, err
 		}
 		if err := v.touch(e); err != nil {
 			return "", nil, err
@@ -64,6 +62,16 @@ func (v *Vault) Rename(ctx context.Context, ref, to string) (string, Commit, err
 		return msg, changes, nil
 	})
 	return name, c, err
+}
+
+// keepOldName adds old, a name the entry e leaves, to its aliases (unless
+// it already answers to it), so links and people using it still find it.
+// It reports whether e changed.
+func keepOldName(e *entry.Entry, old string) (bool, error) {
+	if ownsAlias(e, old) {
+		return false, nil
+	}
+	return true, e.Set(entry.FieldAliases, append(e.Aliases(), old))
 }
 
 // relink rewrites the links to old in every other entry so they point at
@@ -198,10 +206,8 @@ func (v *Vault) Remove(ctx context.Context, ref string, purge bool) (string, Com
 		if err := e.Set(entry.FieldArchived, v.now().UTC().Truncate(time.Second)); err != nil {
 			return "", nil, err
 		}
-		if !ownsAlias(e, old) {
-			if err := e.Set(entry.FieldAliases, append(e.Aliases(), old)); err != nil {
-				return "", nil, err
-			}
+		if _, err := keepOldName(e, old); err != nil {
+			return "", nil, err
 		}
 		if err := v.touch(e); err != nil {
 			return "", nil, err

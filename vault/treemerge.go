@@ -43,9 +43,10 @@ type sideChange struct {
 // Entries merge field by field (vault/merge); other files take the side that
 // changed, or keep both as name.conflict-theirs.ext when both did. A file
 // changed on one side and deleted on the other is kept; a rename on one side
-// and an edit on the other both survive.
+// and an edit on the other both survive; an entry both sides renamed, to
+// different names, takes the first name (see settleRenames).
 func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree, labels [2]string) (*treeMerge, error) {
-	oc, _, err := sideChanges(ctx, base, ours)
+	oc, oAdded, err := sideChanges(ctx, base, ours)
 	if err != nil {
 		return nil, err
 	}
@@ -53,10 +54,20 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 	if err != nil {
 		return nil, err
 	}
+	deleted, err := v.settleRenames(oc, oAdded, tc, tAdded)
+	if err != nil {
+		return nil, err
+	}
 	m := &treeMerge{edits: map[string]plumbing.Hash{}, data: map[string][]byte{}}
 	baseFiles, ourFiles := newTreeFiles(base), newTreeFiles(ours)
 	final := map[string]plumbing.Hash{} // destination → merged blob
-	var deleted []string
+	// ours' version of a path it may have added (rewritten by settleRenames)
+	ourHash := func(p string) plumbing.Hash {
+		if h, ok := oAdded[p]; ok {
+			return h
+		}
+		return ourFiles.hash(p)
+	}
 	put := func(p string, b, o, t plumbing.Hash) error {
 		if prev, ok := final[p]; ok { // two paths landed on one name: merge them as both-added
 			b, o = plumbing.ZeroHash, prev
@@ -91,7 +102,7 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 			// Ours deleted it. If theirs changed or moved it, the change
 			// survives; otherwise the deletion stands.
 			if t.path != p || t.hash != b {
-				if err := put(t.path, plumbing.ZeroHash, ourFiles.hash(t.path), t.hash); err != nil {
+				if err := put(t.path, plumbing.ZeroHash, ourHash(t.path), t.hash); err != nil {
 					return nil, err
 				}
 			}
@@ -113,8 +124,13 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		}
 	}
 	for p, h := range tAdded {
-		if err := put(p, plumbing.ZeroHash, ourFiles.hash(p), h); err != nil {
+		if err := put(p, plumbing.ZeroHash, ourHash(p), h); err != nil {
 			return nil, err
+		}
+	}
+	for p, h := range oAdded {
+		if _, ok := final[p]; !ok && h != ourFiles.hash(p) {
+			final[p] = h // rewritten by settleRenames
 		}
 	}
 	for _, p := range deleted {
@@ -135,6 +151,99 @@ func (v *Vault) mergeTrees(ctx context.Context, base, ours, theirs *object.Tree,
 		}
 	}
 	return m, nil
+}
+
+// settleRenames gives one name to each entry that both sides renamed, to
+// different names: the lexically first of the two. A merge runs on
+// whichever machine syncs (after a push race, on both), so the choice must
+// not depend on which side is ours; the first name is the same everywhere,
+// and every clone converges on it. The side whose name loses is rewritten
+// as if it had renamed the entry to the winner: its name becomes an alias
+// of the entry, so it still resolves, and the links it rewrote or added to
+// it lead to the winner, so they do not conflict with the other side's.
+// It returns ours' paths left empty (ours' losing name), to delete.
+func (v *Vault) settleRenames(oc map[string]sideChange, oAdded map[string]plumbing.Hash, tc map[string]sideChange, tAdded map[string]plumbing.Hash) ([]string, error) {
+	var gone []string
+	for p, o := range oc {
+		t, ok := tc[p]
+		if !ok || o.path == "" || t.path == "" || o.path == p || t.path == p || o.path == t.path {
+			continue
+		}
+		on, ok1 := nameOf(o.path)
+		tn, ok2 := nameOf(t.path)
+		if !ok1 || !ok2 {
+			continue
+		}
+		if on < tn {
+			if err := v.renameSide(tc, tAdded, p, tn, on); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := v.renameSide(oc, oAdded, p, on, tn); err != nil {
+			return nil, err
+		}
+		gone = append(gone, o.path)
+	}
+	return gone, nil
+}
+
+// renameSide rewrites one side's changes (by base path) and additions so
+// that the entry it moved from base path p to loser goes to winner
+// instead, with loser among its aliases, and its links to loser lead to
+// winner.
+func (v *Vault) renameSide(changes map[string]sideChange, added map[string]plumbing.Hash, p, loser, winner string) error {
+	relink := func(at string, h plumbing.Hash, moved bool) (plumbing.Hash, error) {
+		data, err := v.blob(h)
+		if err != nil {
+			return h, err
+		}
+		e, err := entry.Parse(data)
+		if err != nil {
+			return h, nil // not an entry to rewrite; merged as it is
+		}
+		from, _ := nameOf(at)
+		if moved {
+			from = winner
+		}
+		changed, err := RelinkEntry(e, from, loser, winner)
+		if err != nil {
+			return h, err
+		}
+		if moved {
+			aliased, err := keepOldName(e, loser)
+			if err != nil {
+				return h, err
+			}
+			changed = changed || aliased
+		}
+		if !changed {
+			return h, nil
+		}
+		return v.storeBlob(e.Bytes())
+	}
+	for k, c := range changes {
+		if c.path == "" {
+			continue
+		}
+		moved := k == p
+		h, err := relink(c.path, c.hash, moved)
+		if err != nil {
+			return err
+		}
+		if moved {
+			c.path = entryPath(winner)
+		}
+		changes[k] = sideChange{path: c.path, hash: h}
+	}
+	for at, h := range added {
+		nh, err := relink(at, h, false)
+		if err != nil {
+			return err
+		}
+		added[at] = nh
+	}
+	return nil
 }
 
 // mergeBlobs merges the three versions of one file and returns the merged

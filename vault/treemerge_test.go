@@ -17,6 +17,13 @@ func TestMergeTrees(t *testing.T) {
 		sarahBody = "---\ntitle: Sarah\ntype: contact\ntags: [a]\n---\nOne.\nTwo.\nThree, edited.\n"
 		sarahBoth = "---\ntitle: Sarah\ntype: contact\ntags: [a, b]\n---\nOne.\nTwo.\nThree, edited.\n"
 	)
+	const (
+		pBase  = "---\ntitle: P\nlinks: [contacts/sarah]\n---\nSee [[contacts/sarah]].\n"
+		pShort = "---\ntitle: P\nlinks: [contacts/sarah-c]\n---\nSee [[contacts/sarah-c]].\n"
+		pLong  = "---\ntitle: P\nlinks: [contacts/sarah-chen]\n---\nSee [[contacts/sarah-chen]].\n"
+		// both renames settled on the first name, the other kept as an alias
+		sarahSettled = "---\ntitle: Sarah\ntype: contact\ntags: [a, b]\naliases: [contacts/sarah-chen]\n---\nOne.\nTwo.\nThree.\n"
+	)
 	tests := []struct {
 		name               string
 		base, ours, theirs map[string]string
@@ -64,6 +71,18 @@ func TestMergeTrees(t *testing.T) {
 		ours:   map[string]string{"contacts/sarah.md": sarahTags},
 		theirs: map[string]string{"people/sarah.md": sarah},
 		want:   map[string]string{"people/sarah.md": sarahTags},
+	}, {
+		name:   "renamed differently on both sides: ours is the first name, theirs an alias",
+		base:   map[string]string{"contacts/sarah.md": sarah, "p.md": pBase},
+		ours:   map[string]string{"contacts/sarah-c.md": sarah, "p.md": pShort},
+		theirs: map[string]string{"contacts/sarah-chen.md": sarahTags, "p.md": pLong},
+		want:   map[string]string{"contacts/sarah-c.md": sarahSettled, "p.md": pShort},
+	}, {
+		name:   "renamed differently on both sides: theirs is the first name, ours an alias",
+		base:   map[string]string{"contacts/sarah.md": sarah, "p.md": pBase},
+		ours:   map[string]string{"contacts/sarah-chen.md": sarahTags, "p.md": pLong},
+		theirs: map[string]string{"contacts/sarah-c.md": sarah, "p.md": pShort},
+		want:   map[string]string{"contacts/sarah-c.md": sarahSettled, "p.md": pShort},
 	}, {
 		name:      "a non-entry file changed on both sides keeps both",
 		base:      map[string]string{"notes.txt": "base\n"},

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -52,16 +54,29 @@ func (a *app) newQuickstartCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "quickstart",
 		Short: "Create a demo vault with sample entries and show it",
-		Long: `Create a vault at the vault folder (default ~/.ctx0/vault; see ctx0 --help)
-if there is none, add a few sample entries, hand over a sample agent session
-and have the librarian file it, then answer a question from the vault. Needs
-no network and no keys (unless the vault's config names a model). Running it
-again adds nothing twice.`,
+		Long: `Create a demo vault in ~/.ctx0/demo if there is none, add a few sample
+entries, hand over a sample agent session and have the librarian file it, then
+answer a question from the vault. Needs no network and no keys (unless the
+vault's config names a model). Running it again adds nothing twice.
+
+The demo stays apart from your own memory: it is not the default vault
+(~/.ctx0/vault), nor $CTX0_VAULT, nor the vault of the folder you are in, so
+its sample people never mix with yours or reach your agents' sessions. Give
+--vault to put it somewhere else.`,
 		Example: `  ctx0 quickstart
   ctx0 quickstart --vault /tmp/demo`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if a.vaultDir == "" {
+				// Only a folder the person names holds the demo; every
+				// later command of this run opens it through a.dir().
+				home, err := os.UserHomeDir()
+				if err != nil {
+					return fmt.Errorf("quickstart: find the home folder for the demo vault: %w (give --vault)", err)
+				}
+				a.vaultDir = filepath.Join(home, ".ctx0", "demo")
+			}
 			v, err := a.open(ctx)
 			if errors.Is(err, vault.ErrNotVault) {
 				if v, _, err = vault.Init(ctx, a.dir(), vault.WithClock(a.now)); err == nil {
@@ -108,7 +123,7 @@ again adds nothing twice.`,
 			if err := a.quickstartSession(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "\nNext: install the command (go install ./cmd/ctx0), cd %s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah, ctx0 runs; ctx0 hooks install claude-code\nhands your Claude Code sessions to the librarian. Open the folder in an editor such as\nObsidian; CONTEXT.md there tells agents how to use it.\n", v.Root())
+			fmt.Fprintf(a.stdout, "\nThe demo vault is %[1]s, apart from your own memory.\nNext: install the command (go install ./cmd/ctx0), cd %[1]s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah, ctx0 runs; open the folder in an\neditor such as Obsidian; CONTEXT.md there tells agents how to use it.\nFor your own memory: ctx0 init (the default vault, ~/.ctx0/vault), then\nctx0 hooks install claude-code hands your Claude Code sessions to its librarian.\n", v.Root())
 			return nil
 		},
 	}
