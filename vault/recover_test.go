@@ -173,6 +173,13 @@ func TestKilledWriteIsFinishedOrUndone(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(w.Root(), filepath.FromSlash(journalFile))); !os.IsNotExist(err) {
 		t.Errorf("the journal is still there after recovery: %v", err)
 	}
+	problems, err := w.CheckGit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(problems, "\n"); !strings.Contains(got, "repaired after a ctx0 process was killed while writing: staged knowledge/x.md") {
+		t.Errorf("CheckGit does not report the repair:\n%s", got)
+	}
 }
 
 // Recovery never undoes what a person did after the crash: a file edited
