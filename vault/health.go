@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -48,6 +49,13 @@ func (v *Vault) CheckGit(ctx context.Context) ([]string, error) {
 		for _, u := range ups {
 			problems = append(problems, fmt.Sprintf("%s: git's staging area lacks HEAD's version of the file (git status shows it deleted and untracked, and the next git commit would delete it); run ctx0 doctor --fix", u.Path))
 		}
+	}
+	temps, err := v.strayTemps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range temps {
+		problems = append(problems, fmt.Sprintf("%s: a temporary file left by a ctx0 process that was killed while writing; run ctx0 doctor --fix", t))
 	}
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)")
@@ -154,7 +162,8 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 }
 
 // Repair fixes what CheckGit reports that ctx0 can fix safely, under the
-// vault lock: it stages the files of commits that git's staging area
+// vault lock: it removes temporary files left by killed writers
+// (strayTemps) and stages the files of commits that git's staging area
 // lacks (unstagedCommits). It returns one line per repair.
 func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	unlock, err := v.lock(ctx)
@@ -167,6 +176,16 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	temps, err := v.strayTemps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range temps {
+		if err := os.Remove(filepath.Join(v.root, filepath.FromSlash(t))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return done, fmt.Errorf("remove %s: %w", t, err)
+		}
+		done = append(done, "removed the temporary file "+t+" left by a killed ctx0")
+	}
 	if len(ups) > 0 {
 		if err := gitindex.ApplyWithLock(ctx, v.gitDir, ups, v.lockGitIndex); err != nil {
 			return nil, err
@@ -176,4 +195,24 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 		}
 	}
 	return done, nil
+}
+
+// strayTemps lists, relative to the vault root, the temporary files of
+// writeFile in the work tree (outside what git ignores) whose writer is
+// gone (staleTemp): git status shows them until they are removed.
+func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
+	var out []string
+	err := v.walkWorkTree(func(_, rel string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !isTempFile(d.Name()) || !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && staleTemp(fi) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -88,6 +88,17 @@ func (v *Vault) recoverLocked(ctx context.Context, j journal) error {
 	for _, p := range v.removeDeadGitLocks(j.GitLocks) {
 		v.recovered = append(v.recovered, fmt.Sprintf("removed %s left by %s", p, who))
 	}
+	dirs := map[string]bool{}
+	for _, w := range j.Writes {
+		if checkRelPath(w.Path) == nil {
+			dirs[filepath.Join(v.root, filepath.FromSlash(path.Dir(w.Path)))] = true
+		}
+	}
+	for d := range dirs {
+		for _, p := range removeStaleTemps(d) {
+			v.recovered = append(v.recovered, fmt.Sprintf("removed the temporary file %s left by %s", v.rel(p), who))
+		}
+	}
 	fixed, err := v.repairWrites(ctx, j.Writes)
 	for _, f := range fixed {
 		v.recovered = append(v.recovered, fmt.Sprintf("%s (left half written by %s)", f, who))
@@ -233,3 +244,12 @@ func (v *Vault) headFiles(commit plumbing.Hash) *treeFiles {
 // Recovered says what opening the vault, or a write since, repaired of a
 // ctx0 process that was killed while writing: one line each.
 func (v *Vault) Recovered() []string { return slices.Clone(v.recovered) }
+
+// rel is full relative to the vault root, slash-separated.
+func (v *Vault) rel(full string) string {
+	r, err := filepath.Rel(v.root, full)
+	if err != nil {
+		return full
+	}
+	return filepath.ToSlash(r)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -216,4 +217,43 @@ func TestLiveHoldersJournalIsLeftAlone(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(v.gitDir, "refs/heads/main.lock")); err != nil {
 		t.Errorf("a running holder's lock was removed: %v", err)
 	}
+}
+
+// A killed writer's temporary files are removed by the next command; a
+// running writer's (this process's) are not; doctor names what is left
+// elsewhere and Repair removes it.
+func TestKilledWritersTempFilesAreRemoved(t *testing.T) {
+	v := testVault(t)
+	dead := deadHolder(t)
+	dir := filepath.Join(v.Root(), "knowledge")
+	deadTemp := filepath.Join(dir, ".x.md.tmp-"+strconv.Itoa(dead.PID)+"-123")
+	liveTemp := filepath.Join(dir, ".y.md.tmp-"+strconv.Itoa(os.Getpid())+"-456")
+	oldTemp := filepath.Join(v.Root(), "projects", ".z.md.tmp-789")
+	for _, p := range []string{deadTemp, liveTemp, oldTemp} {
+		if err := os.WriteFile(p, []byte("half"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(oldTemp, old, old)
+	leaveJournal(t, v, journal{Holder: dead.String(), Writes: []journalWrite{{Path: "knowledge/x.md", Post: plumbing.ComputeHash(plumbing.BlobObject, []byte("x\n")).String()}}})
+	w := reopen(t, v)
+	if _, err := os.Stat(deadTemp); !os.IsNotExist(err) {
+		t.Errorf("the killed writer's temporary file is still there: %v", err)
+	}
+	if _, err := os.Stat(liveTemp); err != nil {
+		t.Errorf("a running writer's temporary file was removed: %v", err)
+	}
+	problems, err := w.CheckGit(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(problems, "\n"); !strings.Contains(got, "projects/.z.md.tmp-789: a temporary file") || strings.Contains(got, ".y.md.tmp") {
+		t.Errorf("CheckGit:\n%s", got)
+	}
+	if _, err := w.Repair(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(liveTemp)
+	checkClean(t, w)
 }
