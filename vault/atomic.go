@@ -2,8 +2,14 @@ package vault
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/internal/proc"
 )
 
 // writeFileAtomic replaces path with data so that a reader or a crash sees
@@ -17,14 +23,16 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // writeFile writes data to a temporary file in path's folder (hidden, so
-// nothing mistakes it for an entry), fsyncs it and renames it over path.
-// The caller syncs the folder. It returns the new file's stat.
+// nothing mistakes it for an entry, and named with the writer's pid, so
+// that a killed writer's can be told from a running one's: see staleTemp),
+// fsyncs it and renames it over path. The caller syncs the folder. It
+// returns the new file's stat.
 func writeFile(path string, data []byte) (_ os.FileInfo, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPrefix(filepath.Base(path))+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, err
 	}
@@ -62,4 +70,50 @@ func syncDir(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
+}
+
+// tempPrefix begins the names of writeFile's temporary files for a file
+// named base: ".<base>.tmp-<pid>-<random>".
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+// staleTemp tells whether fi, one of writeFile's temporary files, was left
+// by a writer that is gone: the pid in its name no longer runs (this
+// process's own are in flight: a writer removes its temporary file when it
+// fails). A name without a pid (made before names had one) is stale once
+// it is older than staleLock: a writer keeps one for milliseconds.
+func staleTemp(fi fs.FileInfo) bool {
+	_, rest, ok := strings.Cut(fi.Name(), ".tmp-")
+	if !ok {
+		return false
+	}
+	if p, _, ok := strings.Cut(rest, "-"); ok {
+		if pid, err := strconv.Atoi(p); err == nil && pid > 0 {
+			return pid != os.Getpid() && !(proc.Holder{PID: pid}).Alive()
+		}
+	}
+	return time.Since(fi.ModTime()) > staleLock
+}
+
+// removeStaleTemps removes the stale temporary files (staleTemp) in dir
+// and returns their paths.
+func removeStaleTemps(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		if !isTempFile(e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || !staleTemp(fi) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if os.Remove(p) == nil {
+			removed = append(removed, p)
+		}
+	}
+	return removed
 }

@@ -103,23 +103,48 @@ type planFunc func(head headState) (plumbing.Hash, error)
 // commitFiles writes changes into the work tree, commits the tree plan
 // gives on the current HEAD, moves the branch, and stages the changed paths
 // with blobs (their hashes; zero for removals).
+//
+// The order keeps a commit from ever standing without its files: files
+// first, then the branch, then git's staging area. Each change is in the
+// lock's journal first, with its content before and after, so a process
+// killed at any point is finished or undone by the next ctx0 command
+// (recoverLocked).
 func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
-	// Files go to disk before the commit exists: if we crash here, the next
-	// reader sees uncommitted edits, which ctx0 and git both handle. If we
-	// fail instead, the files are put back as they were.
-	undo, err := v.snapshot(changes)
+	// Files go to disk before the commit exists. If we fail before the
+	// branch moves, the files are put back as they were; once it has moved,
+	// never: the commit holds them.
+	before, undo, err := v.snapshot(changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	committed := false
+	defer func() {
+		if err != nil && !committed {
+			undo()
+		}
+	}()
+	journaled, err := v.journalWrites(changes, blobs, before)
 	if err != nil {
 		return Commit{}, err
 	}
 	defer func() {
-		if err != nil {
-			undo()
+		// The record of these writes is kept only when the commit stands
+		// but git's staging area lags: the next command stages them.
+		if v.held != nil && (err == nil || !committed) {
+			v.held.j.Writes = v.held.j.Writes[:journaled]
 		}
 	}()
 	updates, err := v.writeWorkTree(changes, blobs)
 	if err != nil {
 		return Commit{}, err
 	}
+	// git's staging area is locked before the branch moves, as `git commit`
+	// does, so that a commit is never made that cannot then be staged.
+	indexLock, err := v.lockGitIndex(ctx, filepath.Join(v.gitDir, "index.lock"))
+	if err != nil {
+		return Commit{}, fmt.Errorf("update git index: %w", err)
+	}
+	defer releaseLockFile(indexLock)
 
 	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
@@ -131,18 +156,35 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	if err != nil {
 		return Commit{}, err
 	}
-	if ierr := gitindex.Apply(ctx, v.gitDir, updates); ierr != nil {
-		// The commit stands, so the files must too. Only git's staging area
-		// is behind: it still holds the old blobs, which git status would
-		// show as staged changes undoing the commit.
+	committed = true
+	locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
+	if ierr := gitindex.ApplyWithLock(ctx, v.gitDir, updates, locked); ierr != nil {
+		// The commit stands, and so do the files. Only git's staging area
+		// is behind; the journal keeps the record, so the next ctx0
+		// command brings it up to date.
 		return Commit{Hash: commit.String(), Message: msg},
-			fmt.Errorf("%w (commit %s was made; run `git reset -q` in the vault to bring git's staging area up to date)", ierr, commit.String()[:10])
+			fmt.Errorf("%w (commit %s was made and its files are in place; the next ctx0 command stages them)", ierr, commit.String()[:10])
 	}
 	paths := make([]string, len(changes))
 	for i, c := range changes {
 		paths[i] = c.path
 	}
 	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
+}
+
+// releaseLockFile closes a git lock file f and removes it, unless it was
+// renamed into place (it no longer has its name) or is gone.
+func releaseLockFile(f *os.File) {
+	ours, err := f.Stat()
+	f.Close()
+	if fi, lerr := os.Lstat(f.Name()); err == nil && lerr == nil && os.SameFile(fi, ours) {
+		os.Remove(f.Name())
+	}
+}
+
+// lockGitIndex takes .git/index.lock for gitindex, recorded in the journal.
+func (v *Vault) lockGitIndex(ctx context.Context, p string) (*os.File, error) {
+	return v.createGitLock(ctx, p, gitLockWait)
 }
 
 // writeWorkTree puts changes into the work tree and returns how to stage
@@ -226,23 +268,24 @@ func (v *Vault) newCommit(tree plumbing.Hash, parents []plumbing.Hash, msg strin
 	return v.storeObject(obj)
 }
 
+// saved is a file as it was before a write: data nil when it did not exist.
+type saved struct {
+	full string
+	data []byte
+}
+
 // snapshot records the current content of the files changes will touch and
-// returns a function that puts them back.
-func (v *Vault) snapshot(changes []change) (undo func(), err error) {
-	type saved struct {
-		full string
-		data []byte // nil: the file did not exist
-	}
-	var files []saved
+// returns it with a function that puts them back.
+func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err error) {
 	for _, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
 		data, err := os.ReadFile(full)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("read %s: %w", c.path, err)
+			return nil, nil, fmt.Errorf("read %s: %w", c.path, err)
 		}
 		files = append(files, saved{full, data})
 	}
-	return func() {
+	return files, func() {
 		for _, f := range files {
 			if f.data == nil {
 				os.Remove(f.full)
@@ -432,7 +475,7 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	lockPath := refPath + ".lock"
-	f, err := createLockFile(ctx, lockPath)
+	f, err := v.createGitLock(ctx, lockPath, gitLockWait)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
@@ -461,40 +504,12 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 }
 
 // staleLock is the age past which a ref lock file is taken to be a crashed
-// writer's leftover.
+// writer's leftover: git holds one for milliseconds.
 const staleLock = 10 * time.Second
 
-// createLockFile takes a git-style lock file, waiting briefly for a git
-// command that holds it to finish.
-func createLockFile(ctx context.Context, p string) (*os.File, error) {
-	delay := time.Millisecond
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		// git holds a ref lock for milliseconds, and other ctx0 writers are
-		// shut out by the vault lock we hold: an old lock file is what a
-		// killed writer left behind, and waiting will not make it go away.
-		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleLock {
-			os.Remove(p)
-			continue
-		}
-		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s exists: another git process is running, or one crashed (remove the file if so)", p)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(delay):
-		}
-		delay = min(2*delay, 50*time.Millisecond)
-	}
-}
+// gitLockWait is how long a write waits for a git command that holds one of
+// git's lock files to finish.
+var gitLockWait = 2 * time.Second
 
 // appendReflog records the move in the branch's and HEAD's reflogs, as git
 // does, so `git reflog` can bring back anything ctx0 replaced. A reflog that

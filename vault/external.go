@@ -55,11 +55,28 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 			out = append(out, change{path: e.Name, data: data})
 		}
 	}
+	err = v.walkWorkTree(func(p, rel string, d fs.DirEntry) error {
+		if tracked[rel] || !d.Type().IsRegular() || isTempFile(d.Name()) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", rel, err)
+		}
+		out = append(out, change{path: rel, data: data})
+		return nil
+	})
+	return out, err
+}
+
+// walkWorkTree calls fn for each file of the work tree that git does not
+// ignore, outside .git, with its full and its slash-separated relative path.
+func (v *Vault) walkWorkTree(fn func(full, rel string, d fs.DirEntry) error) error {
 	ignore, err := v.ignoreMatcher()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	err = filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -75,17 +92,11 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 			}
 			return nil
 		}
-		if tracked[rel] || !d.Type().IsRegular() || ignore.Match(parts, false) || isTempFile(d.Name()) {
+		if ignore.Match(parts, false) {
 			return nil
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", rel, err)
-		}
-		out = append(out, change{path: rel, data: data})
-		return nil
+		return fn(p, rel, d)
 	})
-	return out, err
 }
 
 // isTempFile tells ctx0's own temporary files (see writeFileAtomic).

@@ -5,18 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
 // CheckGit looks for what would stop ctx0 from committing, or a person from
 // using git, in the vault's repository: a HEAD that does not lead to a
 // readable commit, objects of HEAD's tree that are missing, lock files left
-// behind, a merge in progress, and conflicts that sync kept aside. It
-// returns one problem per finding, each with the file that holds it.
+// behind, a merge in progress, conflicts that sync kept aside, commits
+// whose files git's staging area lacks, and what opening the vault
+// repaired of a killed ctx0 writer. It returns one problem per finding,
+// each with the file that holds it.
 func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 	var problems []GitProblem
 	head, err := v.head()
@@ -34,6 +40,23 @@ func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 		if err == nil && v.now().Sub(fi.ModTime()) > staleLock {
 			problems = append(problems, GitProblem{".git/" + name, fmt.Sprintf("the lock file .git/%s was left behind by a git command that stopped; remove it if no git command is running", name)})
 		}
+	}
+	for _, r := range v.recovered {
+		problems = append(problems, GitProblem{".git", "repaired after a ctx0 process was killed while writing: " + r})
+	}
+	if ups, err := v.unstagedCommits(ctx); err != nil {
+		problems = append(problems, GitProblem{".git/index", fmt.Sprintf("compare git's staging area with HEAD: %v", err)})
+	} else {
+		for _, u := range ups {
+			problems = append(problems, GitProblem{u.Path, "git's staging area lacks HEAD's version of the file (git status shows it deleted and untracked, and the next git commit would delete it); run ctx0 doctor --fix"})
+		}
+	}
+	temps, err := v.strayTemps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range temps {
+		problems = append(problems, GitProblem{t, "a temporary file left by a ctx0 process that was killed while writing; run ctx0 doctor --fix"})
 	}
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, GitProblem{".git/MERGE_HEAD", "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)"})
@@ -86,4 +109,120 @@ func (v *Vault) checkTree(ctx context.Context, head headState) []GitProblem {
 		}
 	}
 	return problems
+}
+
+// unstagedCommits finds the paths where git's staging area disagrees with
+// HEAD while the work-tree file is exactly as HEAD has it: what a writer
+// killed between moving the branch and staging leaves (git status shows
+// `D` and `??`, or a staged change that undoes the commit), and what a
+// person's next `git commit` would turn into a real deletion. It returns
+// the updates that stage HEAD's content for them.
+func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) {
+	head, err := v.head()
+	if err != nil || head.hash.IsZero() {
+		return nil, err
+	}
+	c, err := object.GetCommit(v.repo.Storer, head.hash)
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD tree: %w", err)
+	}
+	idx, err := v.readGitIndex()
+	if err != nil {
+		return nil, err
+	}
+	staged := make(map[string]plumbing.Hash, len(idx.Entries))
+	for _, e := range idx.Entries {
+		if e.Stage != 0 {
+			return nil, nil // a merge in progress: git's to finish, not ours
+		}
+		staged[e.Name] = e.Hash
+	}
+	var out []gitindex.Update
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		name, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read HEAD tree: %w", err)
+		}
+		if !e.Mode.IsFile() || staged[name] == e.Hash {
+			continue
+		}
+		full := filepath.Join(v.root, filepath.FromSlash(name))
+		if h, err := fileBlobHash(full); err != nil || h != e.Hash.String() {
+			continue
+		}
+		u := gitindex.Update{Path: name, Hash: e.Hash, Mode: e.Mode}
+		if fi, err := os.Lstat(full); err == nil {
+			u.Info = fi
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Repair fixes what CheckGit reports that ctx0 can fix safely, under the
+// vault lock: it removes temporary files left by killed writers
+// (strayTemps) and stages the files of commits that git's staging area
+// lacks (unstagedCommits). It returns one line per repair.
+func (v *Vault) Repair(ctx context.Context) ([]string, error) {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var done []string
+	ups, err := v.unstagedCommits(ctx)
+	if err != nil {
+		return nil, err
+	}
+	temps, err := v.strayTemps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range temps {
+		if err := os.Remove(filepath.Join(v.root, filepath.FromSlash(t))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return done, fmt.Errorf("remove %s: %w", t, err)
+		}
+		done = append(done, "removed the temporary file "+t+" left by a killed ctx0")
+	}
+	if len(ups) > 0 {
+		if err := gitindex.ApplyWithLock(ctx, v.gitDir, ups, v.lockGitIndex); err != nil {
+			return nil, err
+		}
+		for _, u := range ups {
+			done = append(done, "staged "+u.Path+" as HEAD has it")
+		}
+	}
+	return done, nil
+}
+
+// strayTemps lists, relative to the vault root, the temporary files of
+// writeFile in the work tree (outside what git ignores) whose writer is
+// gone (staleTemp): git status shows them until they are removed.
+func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
+	var out []string
+	err := v.walkWorkTree(func(_, rel string, d fs.DirEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !isTempFile(d.Name()) || !d.Type().IsRegular() {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil && staleTemp(fi) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out, err
 }

@@ -31,6 +31,10 @@ type Vault struct {
 	cfg     Config
 	now     func() time.Time
 	catalog Catalog
+
+	sem       chan struct{} // one lock holder per process at a time (see takeLock)
+	held      *held         // the vault lock, while this process holds it
+	recovered []string      // what taking the lock repaired (recoverLocked), for doctor
 }
 
 // Option adjusts an opened vault.
@@ -60,12 +64,15 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, cfg: cfg, now: time.Now}
+	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, cfg: cfg, now: time.Now, sem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(v)
 	}
 	if v.catalog == nil {
 		v.catalog = &scanCatalog{v: v}
+	}
+	if err := v.recoverPending(ctx); err != nil {
+		return nil, fmt.Errorf("open vault %s: %w", root, err)
 	}
 	return v, nil
 }

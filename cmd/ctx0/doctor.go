@@ -8,7 +8,7 @@ import (
 )
 
 func (a *app) newDoctorCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, fix bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the vault and its index for problems",
@@ -17,16 +17,28 @@ that several entries share, files that are not valid entries, entries whose
 index row disagrees with the file (repaired on the way), a damaged index
 (rebuilt), and the health of the git repository. Exits 1 when it finds a
 problem. Each line is KIND, the file that holds the problem (relative to the
-vault), and what is wrong.`,
+vault), and what is wrong. With --fix it first repairs what it safely can:
+files of commits that git's staging area lacks (what a ctx0 killed while
+writing leaves) are staged again.`,
 		Example: `  ctx0 doctor
+  ctx0 doctor --fix
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, ix, err := a.openIndexed(cmd.Context())
+			v, ix, err := a.openIndexed(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer ix.Close()
+			if fix {
+				fixed, err := v.Repair(cmd.Context())
+				if err != nil {
+					return err
+				}
+				for _, f := range fixed {
+					a.note("fixed: %s", f)
+				}
+			}
 			d, err := ix.Doctor(cmd.Context())
 			if err != nil {
 				return err
@@ -52,5 +64,6 @@ vault), and what is wrong.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the problems as JSON")
+	cmd.Flags().BoolVar(&fix, "fix", false, "repair what can be repaired safely first")
 	return cmd
 }

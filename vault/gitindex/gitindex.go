@@ -86,6 +86,18 @@ var lockTimeout = 2 * time.Second
 // the cause: fs.ErrExist when another process held index.lock throughout,
 // ctx.Err() when ctx ended first, ErrSplitIndex, ErrSparseIndex.
 func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
+	return ApplyWithLock(ctx, gitDir, updates, lockIndex)
+}
+
+// A Locker creates git's lock file lockPath exclusively and returns it open
+// for writing, or fails with an error wrapping fs.ErrExist when another
+// process holds it.
+type Locker func(ctx context.Context, lockPath string) (*os.File, error)
+
+// ApplyWithLock is Apply with the lock file created by lock, for a caller
+// that records which lock files it creates, so that one left by a killed
+// process can be told from a running git command's.
+func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) (err error) {
 	indexPath := filepath.Join(gitDir, "index")
 	defer func() {
 		if err != nil {
@@ -104,7 +116,7 @@ func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
 	}
 
 	lockPath := indexPath + ".lock"
-	f, err := lockIndex(ctx, lockPath)
+	f, err := lock(ctx, lockPath)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,20 @@
+//go:build !unix
+
+package proc
+
+import "os"
+
+func startTime(int) uint64 { return 0 }
+
+// pidAlive: on Windows, FindProcess opens the process and fails when no
+// process has the pid.
+func pidAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	p.Release()
+	return true
+}
+
+func running0(string) (bool, bool) { return false, false }

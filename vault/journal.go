@@ -1,0 +1,233 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctx0/ctx0/internal/proc"
+)
+
+// journalFile is the vault lock's journal. The lock itself is a flock on
+// .ctx0/lock, which decides who holds the vault; the journal says what the
+// holder is doing: who it is (pid and start time), which files it is
+// writing (each path with its content before and after, as git blob
+// hashes), and which of git's lock files it is creating. A writer that
+// finishes removes it. A writer killed midway leaves it behind, and
+// whichever ctx0 command comes next (it finds a journal and can take the
+// lock) finishes or undoes that writer's work: see recoverLocked. It lives
+// beside the lock, not in it, because on Windows the locked byte range
+// cannot be written through another handle, and in .ctx0/state/ because
+// that folder is ignored by git in every vault.
+const journalFile = ".ctx0/state/journal"
+
+// The journal is one JSON object, replaced by a rename so a reader sees
+// the old one or the new one. It is not fsynced: it guards against a killed
+// process, whose writes the kernel keeps, and a crash of the machine that
+// loses it loses no more than the same crash did before the journal.
+type journal struct {
+	Holder   string         `json:"holder"`
+	Writes   []journalWrite `json:"writes,omitempty"`
+	GitLocks []journalLock  `json:"gitLocks,omitempty"`
+}
+
+// journalWrite is one file a writer changes. Hashes are git blob hashes;
+// "" means the file is absent. Pre is the work-tree file before the write,
+// stored as a blob first so it can be put back; Head is the path in HEAD's
+// tree before the commit; Post is what the write puts there.
+type journalWrite struct {
+	Path string `json:"path"`
+	Pre  string `json:"pre,omitempty"`
+	Head string `json:"head,omitempty"`
+	Post string `json:"post,omitempty"`
+}
+
+// journalLock is one of git's lock files (index.lock, refs/heads/main.lock)
+// that the writer was about to create, or created: its path relative to
+// the git dir, the file's inode once created (0 before), and when.
+type journalLock struct {
+	Path string `json:"path"`
+	Ino  uint64 `json:"ino,omitempty"`
+	At   int64  `json:"at"` // unix nanoseconds
+}
+
+// held is the vault lock while this process holds it.
+type held struct {
+	path string // the journal file
+	j    journal
+}
+
+func readJournal(p string) (journal, bool, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return journal{}, false, nil
+	}
+	if err != nil {
+		return journal{}, false, fmt.Errorf("read lock journal: %w", err)
+	}
+	var j journal
+	if json.Unmarshal(data, &j) != nil {
+		// A journal cut short: the holder died writing it, before it
+		// touched what the new record would have named.
+		return journal{}, true, nil
+	}
+	return j, true, nil
+}
+
+// save writes the journal.
+func (h *held) save() error {
+	data, err := json.Marshal(h.j)
+	if err != nil {
+		return err
+	}
+	tmp := h.path + ".new"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("write lock journal: %w", err)
+	}
+	if err := os.Rename(tmp, h.path); err != nil {
+		return fmt.Errorf("write lock journal: %w", err)
+	}
+	return nil
+}
+
+// done removes the journal: the holder finished.
+func (h *held) done() error {
+	if err := os.Remove(h.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove lock journal: %w", err)
+	}
+	return nil
+}
+
+// gitLockRel is p (a path under the git dir) as the journal records it.
+func (v *Vault) gitLockRel(p string) string {
+	rel, err := filepath.Rel(v.gitDir, p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// createGitLock creates git's lock file p exclusively, as git does,
+// recording it in the journal first, so that a ctx0 killed while holding it
+// is known to have held it. It waits up to wait for a git command holding
+// p to finish. A lock file older than staleLock that no journal accounts
+// for (a git command, or a ctx0 from before the journal, that was killed)
+// is removed when abandoned says so.
+func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration) (*os.File, error) {
+	h := v.held
+	rel := v.gitLockRel(p)
+	if h != nil {
+		h.j.GitLocks = append(h.j.GitLocks, journalLock{Path: rel, At: time.Now().UnixNano()})
+		if err := h.save(); err != nil {
+			return nil, err
+		}
+	}
+	delay := time.Millisecond
+	deadline := time.Now().Add(wait)
+	for {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			if h != nil {
+				if fi, err := f.Stat(); err == nil {
+					last := &h.j.GitLocks[len(h.j.GitLocks)-1]
+					last.Ino, last.At = inode(fi), time.Now().UnixNano()
+					if err := h.save(); err != nil {
+						f.Close()
+						os.Remove(p)
+						return nil, err
+					}
+				}
+			}
+			return f, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, err
+		}
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleLock && abandoned(p) {
+			os.Remove(p)
+			continue
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s: %w: another git process is running, or one crashed (remove the file if so)", p, os.ErrExist)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 50*time.Millisecond)
+	}
+}
+
+// removeDeadGitLocks removes the git lock files that the journal of a dead
+// holder says it created. The rule that tells its lock from a person's git
+// command's: the file must still be the one the holder created, the same
+// inode, modified no earlier than the holder created it (less a second for
+// coarse file-system clocks) and no later than a minute after (a lock is
+// held for milliseconds, and a later file with a reused inode is someone
+// else's). A lock the holder was about to create when it died (no inode
+// recorded) is its own only if made within two seconds of the record: the
+// holder died between the record and the create, microseconds apart.
+func (v *Vault) removeDeadGitLocks(locks []journalLock) []string {
+	var removed []string
+	for _, l := range locks {
+		p := filepath.Join(v.gitDir, filepath.FromSlash(l.Path))
+		if !isInside(v.gitDir, p) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		at := time.Unix(0, l.At)
+		m := fi.ModTime()
+		var ours bool
+		if l.Ino != 0 {
+			ours = inode(fi) == l.Ino && !m.Before(at.Add(-time.Second)) && m.Before(at.Add(time.Minute))
+		} else {
+			ours = !m.Before(at.Add(-time.Second)) && m.Before(at.Add(2*time.Second))
+		}
+		if ours && os.Remove(p) == nil {
+			removed = append(removed, ".git/"+l.Path)
+		}
+	}
+	return removed
+}
+
+func isInside(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !bytes.HasPrefix([]byte(filepath.ToSlash(rel)), []byte("../"))
+}
+
+// holderOf is the holder a journal names, and whether it still runs.
+func holderAlive(j journal) bool {
+	h, err := proc.Parse(j.Holder)
+	if err != nil {
+		return false
+	}
+	if h == proc.Self() {
+		// This process holds the flock now, so its earlier lock session
+		// that left the journal is over.
+		return false
+	}
+	return h.Alive()
+}
+
+// abandoned tells whether a git lock file older than staleLock, which no
+// ctx0 journal names, was left by a process that is gone. A ref lock is:
+// git holds one for milliseconds. An index.lock is only when no git
+// process runs at all, since `git commit` holds it for as long as the
+// person takes to write the message; where processes cannot be listed, it
+// is left to the person (doctor names it).
+func abandoned(p string) bool {
+	if filepath.Base(p) != "index.lock" {
+		return true
+	}
+	running, known := proc.Running("git")
+	return known && !running
+}
