@@ -104,6 +104,11 @@ type planFunc func(head headState) (plumbing.Hash, error)
 // gives on the current HEAD, moves the branch, and stages the changed paths
 // with blobs (their hashes; zero for removals).
 func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
+	for _, c := range changes {
+		if err := CheckPath(v.root, c.path); err != nil {
+			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+		}
+	}
 	// Files go to disk before the commit exists: if we crash here, the next
 	// reader sees uncommitted edits, which ctx0 and git both handle. If we
 	// fail instead, the files are put back as they were.

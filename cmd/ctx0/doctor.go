@@ -15,7 +15,8 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		Long: `Check the vault for links that lead nowhere (or to several entries), aliases
 that several entries share, files that are not valid entries, entries whose
 index row disagrees with the file (repaired on the way), a damaged index
-(rebuilt), and the health of the git repository. Exits 1 when it finds a
+(rebuilt), symbolic links (which ctx0 does not follow, so that nothing leads
+out of the vault), and the health of the git repository. Exits 1 when it finds a
 problem.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
