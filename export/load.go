@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -93,7 +91,7 @@ func load(ctx context.Context, v *vault.Vault, o Options, keepRetired bool) (*se
 			s.redacted[k] += n
 		}
 	}
-	q, err := os.ReadFile(filepath.Join(v.Root(), filepath.FromSlash(queriesFile)))
+	q, err := vault.ReadFile(v.Root(), queriesFile)
 	switch {
 	case err == nil:
 		s.queries = s.redact(q, o.Redact)

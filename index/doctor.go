@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -34,6 +33,7 @@ const (
 	ProblemIndexMismatch  = "index-mismatch"  // the index disagreed with a file (doctor repairs it)
 	ProblemIndexDamaged   = "index-damaged"   // the index file failed its integrity check (doctor rebuilds it)
 	ProblemGit            = "git"             // the git repository
+	ProblemSymlink        = "symlink"         // a symbolic link, which ctx0 does not follow
 )
 
 // Diagnosis is what doctor found.
@@ -93,6 +93,17 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return d, fmt.Errorf("doctor: %w", err)
+	}
+	links, err := ix.v.Links(ctx)
+	if err != nil {
+		return d, err
+	}
+	for _, l := range links {
+		where := "in the vault"
+		if l.Outside {
+			where = "outside the vault"
+		}
+		d.add(ProblemSymlink, "", "%s is a symbolic link to %s (%s); ctx0 does not read, write or index through it", l.Path, l.Target, where)
 	}
 	gitProblems, err := ix.v.CheckGit(ctx)
 	if err != nil {
@@ -223,7 +234,7 @@ func (ix *Index) verifyContent(ctx context.Context, d *Diagnosis) (int, error) {
 				case !ok:
 					msg = "the file is not in the index"
 				default:
-					data, err := os.ReadFile(fileOf(ix.root, name))
+					data, err := vault.ReadFile(ix.root, vault.EntryPath(name))
 					if err != nil {
 						continue // gone, or unreadable: reported as unparsable
 					}

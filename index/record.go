@@ -65,8 +65,9 @@ var errGone = errors.New("file is gone")
 func readRecord(root, name string, now time.Time) (*record, error) {
 	p := fileOf(root, name)
 	before, err := os.Lstat(p)
-	if err != nil || !before.Mode().IsRegular() {
-		// Gone, or a folder or a link where an entry was: not an entry.
+	if err != nil || !before.Mode().IsRegular() || vault.CheckPath(root, vault.EntryPath(name)) != nil {
+		// Gone, or a folder or a link where an entry was, or a folder
+		// above it that is a link: not an entry.
 		return nil, errGone
 	}
 	r := &record{name: name, stamp: stampOf(before)}

@@ -284,7 +284,7 @@ func knownSums(ctx context.Context, db *sql.DB, model string, sums []string) (ma
 // embeddable returns the text embedded for an entry, its title and body,
 // if its file has the hash given ("" for any).
 func embeddable(root, name, hash string) (string, bool) {
-	data, err := os.ReadFile(fileOf(root, name))
+	data, err := vault.ReadFile(root, vault.EntryPath(name))
 	if err != nil {
 		return "", false
 	}

@@ -32,6 +32,9 @@ type fileStamp struct {
 // the whole vault), skipping hidden folders as vault.Walk does.
 func walkTree(ctx context.Context, root, start string, now time.Time) (folders []folderStamp, files []fileStamp, err error) {
 	top := filepath.Join(root, filepath.FromSlash(start))
+	if vault.CheckPath(root, start) != nil {
+		return nil, nil, nil // under a link: nothing of the vault's
+	}
 	err = filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == top && !errors.Is(err, fs.ErrNotExist) {
@@ -89,7 +92,8 @@ func listFolder(ctx context.Context, root, f string, now time.Time) (listing, er
 	abs := filepath.Join(root, filepath.FromSlash(f))
 	l := listing{stamp: folderStamp{path: f}}
 	fi, err := os.Lstat(abs)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) || vault.CheckPath(root, f) != nil {
+		// Gone, or not a folder, or under a link: no entries of the vault.
 		l.gone = true
 		return l, nil
 	}

@@ -327,6 +327,14 @@ func TestMemoryToolRefusesTraversal(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(f.v.Root(), "knowledge", "link")); err != nil {
 		t.Fatal(err)
 	}
+	// Links inside the vault are refused too, as every other path refuses
+	// them: a file would otherwise be two entries.
+	if err := os.Symlink("../me.md", filepath.Join(f.v.Root(), "knowledge", "inner.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../contacts", filepath.Join(f.v.Root(), "knowledge", "people")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args map[string]any
 		want string
@@ -339,6 +347,11 @@ func TestMemoryToolRefusesTraversal(t *testing.T) {
 		{map[string]any{"command": "create", "path": `/memories/..\..\x.md`, "file_text": "x"}, "escape /memories"},
 		{map[string]any{"command": "view", "path": "/memories/knowledge/link/secret.md"}, "symbolic link"},
 		{map[string]any{"command": "create", "path": "/memories/knowledge/link/new.md", "file_text": "x"}, "symbolic link"},
+		{map[string]any{"command": "view", "path": "/memories/knowledge/link"}, "symbolic link"},
+		{map[string]any{"command": "view", "path": "/memories/knowledge/inner.md"}, "symbolic link"},
+		{map[string]any{"command": "str_replace", "path": "/memories/knowledge/inner.md", "old_str": "a", "new_str": "b"}, "symbolic link"},
+		{map[string]any{"command": "create", "path": "/memories/knowledge/people/x.md", "file_text": "x"}, "symbolic link"},
+		{map[string]any{"command": "rename", "old_path": "/memories/me.md", "new_path": "/memories/knowledge/people/me.md"}, "symbolic link"},
 		{map[string]any{"command": "rename", "old_path": "/memories/me.md", "new_path": "/memories/../me.md"}, "escape /memories"},
 		{map[string]any{"command": "delete", "path": "/memories/../../tmp"}, "escape /memories"},
 		{map[string]any{"command": "create", "path": "/memories/CONTEXT.md", "file_text": "x"}, "read-only"},

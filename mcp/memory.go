@@ -167,7 +167,7 @@ func (s *Server) locate(arg, p string) (target, error) {
 		return t, err
 	}
 	root := s.opts.Vault.Root()
-	if err := s.inside(filepath.Join(root, filepath.FromSlash(t.rel))); err != nil {
+	if err := vault.CheckPath(root, t.rel); err != nil {
 		return t, fmt.Errorf("The path %s %w: %v", t.shown, errTraversal, err)
 	}
 	if t.rel == "" {
@@ -204,30 +204,6 @@ func (s *Server) isFile(name string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// inside checks that p, or the nearest of its folders that exists, is in
-// the vault once symbolic links are followed.
-func (s *Server) inside(p string) error {
-	root, err := filepath.EvalSymlinks(s.opts.Vault.Root())
-	if err != nil {
-		return err
-	}
-	for q := p; ; q = filepath.Dir(q) {
-		if _, err := os.Lstat(q); err == nil {
-			real, err := filepath.EvalSymlinks(q)
-			if err != nil {
-				return err
-			}
-			if real != root && !strings.HasPrefix(real, root+string(filepath.Separator)) {
-				return errors.New("a symbolic link leads out of the vault")
-			}
-			return nil
-		}
-		if filepath.Dir(q) == q {
-			return nil
-		}
-	}
-}
-
 // body is an entry's body as the memory tool shows it: without its final
 // line break, so that a file has no empty last line.
 func (s *Server) body(ctx context.Context, name string) (string, error) {
@@ -258,7 +234,7 @@ func (s *Server) memView(ctx context.Context, in memoryIn) (string, error) {
 	case kindDir:
 		return s.viewDir(t)
 	case kindGuide:
-		data, err := os.ReadFile(filepath.Join(s.opts.Vault.Root(), "CONTEXT.md"))
+		data, err := vault.ReadFile(s.opts.Vault.Root(), "CONTEXT.md")
 		if err != nil {
 			return "", err
 		}

@@ -147,7 +147,7 @@ func (c *scanCatalog) load(ctx context.Context) error {
 // still answers to its name.
 func (v *Vault) scanOne(name string) scanned {
 	s := scanned{name: name}
-	data, err := os.ReadFile(filepath.Join(v.root, filepath.FromSlash(entryPath(name))))
+	data, err := ReadFile(v.root, entryPath(name))
 	if err != nil {
 		return s
 	}
@@ -249,6 +249,9 @@ func (v *Vault) Resolve(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	if fi, err := os.Stat(v.path(norm)); err == nil && fi.Mode().IsRegular() {
+		if err := CheckPath(v.root, entryPath(norm)); err != nil {
+			return "", err
+		}
 		return norm, nil
 	}
 	keys := []string{ref}

@@ -110,6 +110,11 @@ type planFunc func(head headState) (plumbing.Hash, error)
 // killed at any point is finished or undone by the next ctx0 command
 // (recoverLocked).
 func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
+	for _, c := range changes {
+		if err := CheckPath(v.root, c.path); err != nil {
+			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+		}
+	}
 	// Files go to disk before the commit exists. If we fail before the
 	// branch moves, the files are put back as they were; once it has moved,
 	// never: the commit holds them.

@@ -77,7 +77,7 @@ func DefaultConfig() Config {
 func LoadConfig(root string) (Config, error) {
 	cfg := DefaultConfig()
 	p := filepath.Join(root, ConfigFile)
-	data, err := os.ReadFile(p)
+	data, err := ReadFile(root, ConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return cfg, nil
 	}

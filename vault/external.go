@@ -47,7 +47,10 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 		if !fi.Mode().IsRegular() || (int64(e.Size) == fi.Size() && e.ModifiedAt.Equal(fi.ModTime())) {
 			continue
 		}
-		data, err := os.ReadFile(full)
+		data, err := ReadFile(v.root, e.Name)
+		if errors.Is(err, ErrLink) {
+			continue // a tracked file now under a link: not ctx0's to commit
+		}
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", e.Name, err)
 		}

@@ -56,7 +56,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 		var first *object.Commit // the init commit, read when first needed
 		for _, f := range files {
 			p := entryPath(f.Name)
-			old, err := os.ReadFile(v.path(f.Name))
+			old, err := ReadFile(v.root, p)
 			switch {
 			case errors.Is(err, os.ErrNotExist):
 				res.Added++

@@ -59,6 +59,9 @@ func (v *Vault) Get(ctx context.Context, ref string) (Doc, error) {
 // read parses the entry file of name.
 func (v *Vault) read(name string) (*entry.Entry, error) {
 	p := entryPath(name)
+	if err := CheckPath(v.root, p); err != nil {
+		return nil, fmt.Errorf("read entry %s: %w", p, err)
+	}
 	fi, err := os.Stat(v.path(name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w %q", ErrNotFound, name)

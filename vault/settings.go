@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/ctx0/ctx0/internal/lazy"
 )
@@ -27,7 +25,7 @@ func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(ol
 	}
 	rel := ".ctx0/" + name
 	return v.update(ctx, func() (string, []change, error) {
-		old, err := os.ReadFile(filepath.Join(v.root, filepath.FromSlash(rel)))
+		old, err := ReadFile(v.root, rel)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("read %s: %w", rel, err)
 		}

@@ -15,8 +15,9 @@ func (a *app) newDoctorCmd() *cobra.Command {
 		Long: `Check the vault for links that lead nowhere (or to several entries), aliases
 that several entries share, files that are not valid entries, entries whose
 index row disagrees with the file (repaired on the way), a damaged index
-(rebuilt), and the health of the git repository. Exits 1 when it finds a
-problem. Each line is KIND, the file that holds the problem (relative to the
+(rebuilt), symbolic links (which ctx0 does not follow, so that nothing leads
+out of the vault), and the health of the git repository. Exits 1 when it finds
+a problem. Each line is KIND, the file that holds the problem (relative to the
 vault), and what is wrong. With --fix it first repairs what it safely can:
 files of commits that git's staging area lacks (what a ctx0 killed while
 writing leaves) are staged again.`,
