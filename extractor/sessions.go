@@ -89,7 +89,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if !named && len(uncovered) == 0 {
 		return nil
 	}
-	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Limit: sessionHits})
+	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits})
 	switch {
 	case errors.Is(err, ErrNoSessions):
 		return nil
