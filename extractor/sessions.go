@@ -79,7 +79,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Limit: sessionHits, Snippet: sessionSnippet})
+	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits, Snippet: sessionSnippet})
 	switch {
 	case errors.Is(err, ErrNoSessions):
 		return nil

@@ -103,7 +103,7 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			whole = append(whole, time.Since(t0))
 			t0 = time.Now()
-			if _, err := search(ctx, db, query.Translate(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
+			if _, err := search(ctx, db, query.Parse(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
 				b.Fatal(err)
 			}
 			alone = append(alone, time.Since(t0))
