@@ -20,11 +20,11 @@ func match(toks []tok, i int, now time.Time) (Span, int) {
 		if b, n := base(toks, i+1, now, true); n > 0 {
 			// from X to Y, since X until Y: a range.
 			if j := i + 1 + n; j < len(toks) && (toks[j].w == "to" || toks[j].w == "until" || toks[j].w == "till") && op == "since" {
-				if e, m := base(toks, j+1, now, true); m > 0 {
+				if e, m := base(toks, j+1, now, true); m > 0 && b.Since.Before(e.Until) {
 					return Span{Window: Window{b.Since, e.Until}}, 2 + n + m
 				}
 			}
-			return Span{Window: bound(op, b), Op: op}, 1 + n
+			return Span{Window: ByOp(op, b), Op: op}, 1 + n
 		}
 		if ev, n := event(toks, i+1); n > 0 {
 			return Span{Event: ev, Op: op}, 1 + n
@@ -34,7 +34,7 @@ func match(toks []tok, i int, now time.Time) (Span, int) {
 	if w == "between" {
 		if a, n := base(toks, i+1, now, true); n > 0 {
 			if j := i + 1 + n; j < len(toks) && toks[j].w == "and" {
-				if b, m := base(toks, j+1, now, true); m > 0 {
+				if b, m := base(toks, j+1, now, true); m > 0 && a.Since.Before(b.Until) {
 					return Span{Window: Window{a.Since, b.Until}}, 2 + n + m
 				}
 			}
@@ -53,9 +53,9 @@ func match(toks []tok, i int, now time.Time) (Span, int) {
 	return Span{}, 0
 }
 
-// bound is the time op says of a window: since it began, after it ended,
-// before it began, until it ended.
-func bound(op string, w Window) Window {
+// ByOp is the time op says of a window: since it began, after it ended,
+// before it began, until it ended; "" is the window itself.
+func ByOp(op string, w Window) Window {
 	switch op {
 	case "since":
 		return Window{Since: w.Since}
@@ -63,9 +63,10 @@ func bound(op string, w Window) Window {
 		return Window{Since: w.Until}
 	case "before":
 		return Window{Until: w.Since}
-	default:
+	case "until":
 		return Window{Until: w.Until}
 	}
+	return w
 }
 
 // determiners start the name of an event ("since the launch").

@@ -151,3 +151,30 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestRange(t *testing.T) {
+	for _, c := range []struct {
+		since, until, want, err string
+	}{
+		{"2023-05-01", "", "since 2023-05-01", ""},
+		{"", "2023-05-01", "before 2023-05-02", ""},
+		{"2023-05-01", "2023-05-31", "2023-05", ""},
+		{"last week", "", "since 2023-05-01", ""},
+		{"", "yesterday", "before 2023-05-08", ""},
+		{"March", "April", "2023-03-01 to 2023-04-30", ""},
+		{"2023-05-08T10:00:00Z", "", "since 2023-05-08", ""},
+		{"someday", "", "", `--since "someday": want a date`},
+		{"since the launch", "", "", `--since "since the launch": want a date`},
+		{"2023-05-08", "2023-05-01", "", "--since 2023-05-08 is not before --until 2023-05-01"},
+	} {
+		w, err := Range(now, Bound{"--since", c.since}, Bound{"--until", c.until})
+		switch {
+		case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+			t.Errorf("Range(%q, %q) error %v, want %q", c.since, c.until, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("Range(%q, %q): %v", c.since, c.until, err)
+		case c.err == "" && w.String() != c.want:
+			t.Errorf("Range(%q, %q) = %q, want %q", c.since, c.until, w, c.want)
+		}
+	}
+}
