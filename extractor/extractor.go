@@ -60,6 +60,12 @@ type Request struct {
 	// Project is the project the question is asked from: its entries rank
 	// a little higher, other projects' a little lower.
 	Project string `json:"project,omitempty"`
+	// Since and Until, when set, keep only the entries updated and the
+	// past sessions that went on in that time. A time the question says
+	// in words ("last week", "in March") favours what happened then
+	// without leaving the rest out.
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
 }
 
 // Budgets, in tokens counted with Tokens.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -90,11 +91,15 @@ type candidate struct {
 
 // retrieval is one question being answered.
 type retrieval struct {
-	m     Memory
-	req   Request
-	t     terms
-	match matcher
-	plan  Plan
+	m   Memory
+	req Request
+	t   terms
+	// when is what the question says of time, and window the time it
+	// asks about, its events dated (see dateEvents).
+	when   when.Reading
+	window when.Window
+	match  matcher
+	plan   Plan
 	// summary is the model's summary, when a model condensed the bundle.
 	summary string
 	// label starts the summary of a learned query's bundle.
@@ -110,9 +115,10 @@ type retrieval struct {
 }
 
 func newRetrieval(m Memory, req Request) *retrieval {
-	t := analyze(req.Query)
+	tr, text := timeOf(req.Query, m.now())
+	t := analyze(text)
 	return &retrieval{
-		m: m, req: req, t: t, match: matcher{t},
+		m: m, req: req, t: t, match: matcher{t}, when: tr, window: tr.Window,
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
@@ -126,6 +132,15 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 			return Bundle{}, err
 		}
 	}
+	if len(r.cands) == 0 && !r.window.IsZero() {
+		// "what happened last week": what is dated then, whatever
+		// words it holds.
+		r.t = analyze("")
+		r.match = matcher{r.t}
+		if err := r.listWindow(ctx); err != nil {
+			return Bundle{}, err
+		}
+	}
 	if err := r.prepare(ctx); err != nil {
 		return Bundle{}, err
 	}
@@ -136,6 +151,9 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 // them all, and follows links from the best: the candidates, in order, to
 // pack.
 func (r *retrieval) prepare(ctx context.Context) error {
+	if err := r.dateEvents(ctx); err != nil {
+		return err
+	}
 	if err := r.conversations(ctx); err != nil {
 		return err
 	}
@@ -165,7 +183,7 @@ func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 	}
 	for _, s := range searches {
 		for _, scope := range scopes {
-			res, err := r.search(ctx, index.Query{Text: s.Text(), Plan: s, Limit: searchLimit, Scope: scope})
+			res, err := r.search(ctx, index.Query{Text: s.Text(), Plan: s, Limit: searchLimit, Scope: scope, Since: r.req.Since, Until: r.req.Until})
 			if err != nil {
 				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
 			}
@@ -350,6 +368,9 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 	if c.date.IsZero() {
 		c.date = e.Created()
 	}
+	if t, ok := nameDate(c.name); ok && c.date.UTC().Format(time.DateOnly) != t.Format(time.DateOnly) {
+		c.date = t // filed under the day it tells of
+	}
 	c.blocks = blocks(e)
 	c.said = saidIn(e)
 	c.body = c.title + "\n" + e.Body()
@@ -377,6 +398,10 @@ func (r *retrieval) judge(c *candidate) {
 			}
 		}
 	}
+	if hard := (when.Window{Since: r.req.Since, Until: r.req.Until}); !hard.IsZero() && !c.date.IsZero() && !hard.Contains(c.date) {
+		c.score = 0 // the request keeps only what happened in its time
+		return
+	}
 	c.held = r.match.matched(c.title + "\n" + c.passage.text)
 	if c.from > 0 {
 		// Reached from a hit: a share of that hit's score, more as it
@@ -392,6 +417,7 @@ func (r *retrieval) judge(c *candidate) {
 			c.why = append(c.why, "recent")
 		}
 	}
+	r.inWindow(c)
 	if r.req.Project != "" && c.project != "" {
 		if sameProject(r.req.Project, c.project) {
 			c.score *= projectBoost

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -79,7 +80,17 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits, Snippet: sessionSnippet})
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
+	hits, err := r.m.Sessions.Search(ctx, q)
+	if !r.window.IsZero() && err == nil {
+		// Those of the time the question asks about too, which the
+		// words alone may rank below others.
+		w := r.window.Intersect(when.Window{Since: q.Since, Until: q.Until})
+		q.Since, q.Until = w.Since, w.Until
+		var more []ingest.Hit
+		more, err = r.m.Sessions.Search(ctx, q)
+		hits = append(hits, more...)
+	}
 	switch {
 	case errors.Is(err, ErrNoSessions):
 		return nil

@@ -20,6 +20,7 @@ type Listing struct {
 	Projects []string
 	Pinned   bool      // only pinned entries
 	Since    time.Time // only entries updated (else created, else modified) at or after Since
+	Until    time.Time // only entries updated (else created, else modified) before Until
 	All      bool      // also superseded and archived entries
 }
 
@@ -105,6 +106,10 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 	if !l.Since.IsZero() {
 		b.WriteString(" AND recency >= ?")
 		args = append(args, utc(l.Since))
+	}
+	if !l.Until.IsZero() {
+		b.WriteString(" AND recency < ?")
+		args = append(args, utc(l.Until))
 	}
 	if !l.All {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")

@@ -28,6 +28,7 @@ type Query struct {
 	Project string      // only entries of this project
 	Scope   string      // only entries in this folder or below it, such as "contacts"
 	Since   time.Time   // only entries updated (else created, else modified) at or after Since
+	Until   time.Time   // only entries updated (else created, else modified) before Until
 	All     bool        // also superseded and archived entries, and summaries
 }
 
@@ -398,6 +399,10 @@ func (q Query) filter() (join bool, filter func(alias string) string, args []any
 	if !q.Since.IsZero() {
 		b.WriteString(" AND e.recency >= ?")
 		args = append(args, utc(q.Since))
+	}
+	if !q.Until.IsZero() {
+		b.WriteString(" AND e.recency < ?")
+		args = append(args, utc(q.Until))
 	}
 	join = b.Len() > 0
 	conds := b.String()

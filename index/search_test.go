@@ -62,6 +62,8 @@ func TestSearchFiltersKeepTheLimit(t *testing.T) {
 		{Query{Text: "deploy", Limit: 50, Scope: "contacts/"}, 30},
 		{Query{Text: "deploy", Limit: 50, Scope: "contact"}, 0},
 		{Query{Text: "deploy", Limit: 50, Since: time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC), Type: "contact"}, 9},
+		{Query{Text: "deploy", Limit: 50, Until: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC), Type: "contact"}, 6},
+		{Query{Text: "deploy", Limit: 50, Since: time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 1, 12, 0, 0, 0, 0, time.UTC)}, 2},
 		{Query{Text: "deploy", Limit: 3}, 3},
 		{Query{Text: "deploy"}, DefaultLimit},
 	} {

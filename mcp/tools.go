@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -178,7 +180,8 @@ type searchIn struct {
 	Type    string `json:"type,omitempty" jsonschema:"only entries of this type"`
 	Tag     string `json:"tag,omitempty" jsonschema:"only entries with this tag"`
 	Project string `json:"project,omitempty" jsonschema:"only entries of this project"`
-	Since   string `json:"since,omitempty" jsonschema:"only entries updated since this date (2026-01-28) or RFC 3339 time"`
+	Since   string `json:"since,omitempty" jsonschema:"only entries updated since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
+	Until   string `json:"until,omitempty" jsonschema:"only entries updated before the end of this date, time or time in words"`
 	All     bool   `json:"all,omitempty" jsonschema:"also superseded and archived entries"`
 }
 
@@ -214,13 +217,11 @@ func (s *Server) searchTool(ctx context.Context, _ *sdk.CallToolRequest, in sear
 		}
 		q.Scope = sc
 	}
-	if in.Since != "" {
-		t, err := vault.ParseTime(in.Since)
-		if err != nil {
-			return nil, searchOut{}, fmt.Errorf(`"since" %q: want a date such as 2026-01-28 or an RFC 3339 time`, in.Since)
-		}
-		q.Since = t
+	w, err := s.timeRange(in.Since, in.Until)
+	if err != nil {
+		return nil, searchOut{}, err
 	}
+	q.Since, q.Until = w.Since, w.Until
 	res, _, err := extractor.Search(ctx, s.memory(), q)
 	if err != nil {
 		return nil, searchOut{}, err
@@ -248,6 +249,17 @@ type retrieveIn struct {
 	Query  string   `json:"query" jsonschema:"what you need to know, in plain words"`
 	Scope  []string `json:"scope,omitempty" jsonschema:"only these folders (contacts, projects/bot0, decisions); sessions for past conversations"`
 	Budget int      `json:"budget,omitempty" jsonschema:"the most tokens the answer may take (default 2000)"`
+	Since  string   `json:"since,omitempty" jsonschema:"only what happened since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
+	Until  string   `json:"until,omitempty" jsonschema:"only what happened before the end of this date, time or time in words"`
+}
+
+// timeRange reads a tool's since and until arguments (see when.Range).
+func (s *Server) timeRange(since, until string) (when.Window, error) {
+	now := time.Now()
+	if s.opts.Now != nil {
+		now = s.opts.Now()
+	}
+	return when.Range(now, when.Bound{Name: `"since"`, Text: since}, when.Bound{Name: `"until"`, Text: until})
 }
 
 // budget checks a budget argument: 0 takes def.
@@ -290,7 +302,11 @@ func (s *Server) retrieveTool(ctx context.Context, _ *sdk.CallToolRequest, in re
 		}
 		scope = append(scope, name)
 	}
-	b, err := extractor.Retrieve(ctx, s.memory(), extractor.Request{Query: in.Query, Scope: scope, Budget: n, Project: s.opts.Project})
+	w, err := s.timeRange(in.Since, in.Until)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := extractor.Retrieve(ctx, s.memory(), extractor.Request{Query: in.Query, Scope: scope, Budget: n, Project: s.opts.Project, Since: w.Since, Until: w.Until})
 	if err != nil {
 		return nil, nil, err
 	}

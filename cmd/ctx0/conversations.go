@@ -159,18 +159,19 @@ replaced by [REDACTED:kind] when the session was ingested.`,
 
 // searchSessions is ctx0 search --sessions: what was said in past agent
 // sessions, from the ingest state, even before the librarian has filed
-// any of it. Of the vault search's filters, --project and --since apply.
+// any of it. Of the vault search's filters, --project, --since and --until
+// apply.
 func (a *app) searchSessions(ctx context.Context, q index.Query, asJSON bool) error {
 	switch {
 	case q.Type != "", q.Tag != "", q.Scope != "", q.All:
-		return usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project and --since")
+		return usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project, --since and --until")
 	}
 	s, err := a.openIngest(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	hits, err := s.Search(ctx, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since})
+	hits, err := s.Search(ctx, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until})
 	if err != nil {
 		return err
 	}

@@ -60,9 +60,9 @@ func currentProject() string {
 
 func (a *app) newRetrieveCmd() *cobra.Command {
 	var (
-		scope, project string
-		budget         int
-		asJSON         bool
+		scope, project, since, until string
+		budget                       int
+		asJSON                       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "retrieve QUERY",
@@ -83,10 +83,17 @@ question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.
 
+A time said in the question ("last week", "yesterday", "in March", "on 8 May
+2023", "since the launch") is read against now (--now for replays) and
+favours what happened then; --since and --until keep only what happened in
+their time.
+
 --scope limits the search to folders; "sessions" names past sessions.`,
 		Example: `  ctx0 retrieve "how does Sarah like to be contacted?"
   ctx0 retrieve "staging deploy key" --scope knowledge,decisions --budget 500
-  ctx0 retrieve "why did we choose SQLite" --json`,
+  ctx0 retrieve "why did we choose SQLite" --json
+  ctx0 retrieve "what did Sarah say last week?" --now 2026-02-01
+  ctx0 retrieve "deploy" --since 2026-01-01 --until "last week"`,
 		Args: func(c *cobra.Command, got []string) error {
 			if len(got) == 0 || strings.TrimSpace(strings.Join(got, " ")) == "" {
 				return usagef("%s takes a QUERY (see %s --help)", cmdName(c), c.CommandPath())
@@ -97,6 +104,10 @@ vector similarity is fused with BM25.
 			scopes, err := parseScope(scope)
 			if err != nil {
 				return err
+			}
+			from, to, err := a.timeFlags(since, until)
+			if err != nil {
+				return usagef("retrieve: %v", err)
 			}
 			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
 				return usagef("retrieve: --budget %d: want %d or more", budget, extractor.MinBudget)
@@ -113,7 +124,7 @@ vector similarity is fused with BM25.
 				project = currentProject()
 			}
 			b, err := extractor.Retrieve(cmd.Context(), m, extractor.Request{
-				Query: strings.Join(args, " "), Scope: scopes, Budget: budget, Project: project,
+				Query: strings.Join(args, " "), Scope: scopes, Budget: budget, Project: project, Since: from, Until: to,
 			})
 			if err != nil {
 				return err
@@ -130,6 +141,8 @@ vector similarity is fused with BM25.
 	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
 	cmd.Flags().StringVar(&project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
+	cmd.Flags().StringVar(&since, "since", "", "only what happened (entries updated, sessions said) since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
+	cmd.Flags().StringVar(&until, "until", "", "only what happened before the end of this date, time or time in words")
 	return cmd
 }
 

@@ -128,6 +128,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 	}
 	root.SetVersionTemplate("ctx0 {{.Version}}\n")
 	root.PersistentFlags().StringVar(&a.vaultDir, "vault", "", "the vault folder")
+	root.PersistentFlags().Var(nowFlag{a}, "now", "the time to take for now, for tests and replays: a date (2023-05-08) or an RFC 3339 time; \"last week\" in a question is the week before it (default: the clock, or $CTX0_NOW)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		if n := cmdName(c); n != "" {
 			err = fmt.Errorf("%s: %w", n, err)
@@ -255,4 +256,21 @@ func splitList(s string) []string {
 // note prints a message for people on stderr.
 func (a *app) note(format string, args ...any) {
 	fmt.Fprintf(a.stderr, format+"\n", args...)
+}
+
+// nowFlag is --now: it sets the app's clock as it is parsed, so that every
+// command reads the same fixed time, as with $CTX0_NOW.
+type nowFlag struct{ a *app }
+
+func (f nowFlag) String() string { return "" }
+
+func (f nowFlag) Type() string { return "time" }
+
+func (f nowFlag) Set(s string) error {
+	t, err := vault.ParseTime(s)
+	if err != nil {
+		return err
+	}
+	f.a.now = func() time.Time { return t }
+	return nil
 }

@@ -4,19 +4,20 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/index/query/when"
 )
 
 func (a *app) newSearchCmd() *cobra.Command {
 	var (
-		q      index.Query
-		since  string
-		asJSON bool
+		q            index.Query
+		since, until string
+		asJSON       bool
 		// sessions searches what was said in agents' past sessions
 		// instead of the vault: see searchSessions.
 		sessions bool
@@ -53,7 +54,8 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 		Example: `  ctx0 search deploy key
   ctx0 search 'what does Sarah prefer for scheduling?'
   ctx0 search '"staging deploy" OR rollback' --type decision --limit 5
-  ctx0 search sarah --scope contacts --since 2026-01-01 --json`,
+  ctx0 search sarah --scope contacts --since 2026-01-01 --json
+  ctx0 search --sessions deploy --since "last week"`,
 		Args: func(c *cobra.Command, got []string) error {
 			if len(got) == 0 {
 				return usagef("%s takes a QUERY (see %s --help)", cmdName(c), c.CommandPath())
@@ -64,12 +66,9 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 			if q.Limit < 1 {
 				return usagef("search: --limit %d: want 1 or more", q.Limit)
 			}
-			if since != "" {
-				t, err := vault.ParseTime(since)
-				if err != nil {
-					return usagef("search: --since: %v", err)
-				}
-				q.Since = t
+			var err error
+			if q.Since, q.Until, err = a.timeFlags(since, until); err != nil {
+				return usagef("search: %v", err)
 			}
 			q.Text = strings.Join(args, " ")
 			if sessions {
@@ -115,7 +114,8 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 	cmd.Flags().StringVar(&q.Tag, "tag", "", "only entries with this tag")
 	cmd.Flags().StringVar(&q.Project, "project", "", "only entries of this project")
 	cmd.Flags().StringVar(&q.Scope, "scope", "", "only entries in this folder, such as contacts or episodes/2026-01")
-	cmd.Flags().StringVar(&since, "since", "", "only entries updated since this date (2026-01-28) or time (RFC 3339)")
+	cmd.Flags().StringVar(&since, "since", "", "only entries updated, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
+	cmd.Flags().StringVar(&until, "until", "", "only entries updated, or sessions that began, before the end of this date, time or time in words")
 	cmd.Flags().BoolVar(&q.All, "all", false, "include superseded and archived entries")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	cmd.Flags().BoolVar(&sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
@@ -147,4 +147,11 @@ func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, 
 	}
 	a.hintWatcher(ix)
 	return res, err
+}
+
+// timeFlags reads --since and --until (see when.Range), times in words
+// against the app's now.
+func (a *app) timeFlags(since, until string) (from, to time.Time, err error) {
+	w, err := when.Range(a.now(), when.Bound{Name: "--since", Text: since}, when.Bound{Name: "--until", Text: until})
+	return w.Since, w.Until, err
 }

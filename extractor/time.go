@@ -1,0 +1,123 @@
+package extractor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/librarian/ingest"
+)
+
+// windowBoost is how much more a candidate scores when what it tells
+// happened in the time the question asks about ("last week", "in March"):
+// twice as much, so that it goes ahead of an equal one from another time.
+const windowBoost = 1.0
+
+// timeOf reads the time a question says in words, against now: the window
+// it asks about, and the question without its time words, which are not
+// what to search for. A question in the query syntax is searched as
+// typed.
+func timeOf(q string, now time.Time) (when.Reading, string) {
+	r := when.Read(q, now)
+	if !query.Parse(q).Natural() || len(r.Spans) == 0 {
+		return r, q
+	}
+	return r, r.Rest
+}
+
+// dateEvents dates the events the question places its time by ("since the
+// launch"): each is when the best entry or past session that mentions it
+// happened. An event nothing mentions leaves the window as it is.
+func (r *retrieval) dateEvents(ctx context.Context) error {
+	for _, ev := range r.when.Events() {
+		at, from, err := r.eventTime(ctx, ev.Event)
+		if err != nil {
+			return err
+		}
+		if at.IsZero() {
+			r.plan.Searches = append(r.plan.Searches, fmt.Sprintf("when: %s %s: not found", ev.Op, ev.Event))
+			continue
+		}
+		day := time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, at.Location())
+		w := when.ByOp(ev.Op, when.Window{Since: day, Until: day.AddDate(0, 0, 1)})
+		r.window = r.window.Intersect(w)
+		r.plan.Searches = append(r.plan.Searches, fmt.Sprintf("when: %s %s: %s (%s)", ev.Op, ev.Event, day.Format(time.DateOnly), from))
+	}
+	return nil
+}
+
+// eventTime is when the best match for an event's words happened, and the
+// name of what says so.
+func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, string, error) {
+	expr := strings.Join(strings.Fields(words), " ")
+	if r.entriesInScope() {
+		res, err := r.m.Index.Search(ctx, index.Query{Text: expr, Limit: 1})
+		if err != nil {
+			return time.Time{}, "", fmt.Errorf("retrieve %q: date %q: %w", r.req.Query, words, err)
+		}
+		if len(res) > 0 && !res[0].Updated.IsZero() {
+			return res[0].Updated, res[0].Name, nil
+		}
+	}
+	if r.m.Sessions != nil {
+		hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: expr, Limit: 1})
+		switch {
+		case errors.Is(err, ErrNoSessions):
+		case err != nil:
+			return time.Time{}, "", fmt.Errorf("retrieve %q: date %q: %w", r.req.Query, words, err)
+		case len(hits) > 0:
+			return hits[0].Time, fmt.Sprintf("conversation:%d", hits[0].Conversation), nil
+		}
+	}
+	return time.Time{}, "", nil
+}
+
+// inWindow boosts a candidate that happened in the time the question asks
+// about.
+func (r *retrieval) inWindow(c *candidate) {
+	if r.window.IsZero() || c.date.IsZero() || !r.window.Contains(c.date) {
+		return
+	}
+	c.score *= 1 + windowBoost
+	c.why = append(c.why, "in "+r.window.String())
+}
+
+// nameDate is the date an entry is filed under (episodes/2026-01/2026-01-28),
+// if any.
+func nameDate(name string) (time.Time, bool) {
+	seg := name[strings.LastIndexByte(name, '/')+1:]
+	if len(seg) < 10 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.DateOnly, seg[:10])
+	return t, err == nil
+}
+
+// listWindow gathers the entries dated in the time a question asks about
+// when it holds no other words to search for ("what happened last week?"),
+// the latest first.
+func (r *retrieval) listWindow(ctx context.Context) error {
+	if !r.entriesInScope() {
+		return nil
+	}
+	w := r.window.Intersect(when.Window{Since: r.req.Since, Until: r.req.Until})
+	res, err := r.m.Index.Latest(ctx, index.Listing{Since: w.Since, Until: w.Until, Limit: searchLimit})
+	if err != nil {
+		return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+	}
+	r.plan.Searches = append(r.plan.Searches, "when: "+r.window.String())
+	for i, h := range res {
+		if !r.inScope(h.Name) {
+			continue
+		}
+		c := r.add(h.Name)
+		c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+		c.text = float64(len(res) - i) // the latest first
+	}
+	return nil
+}

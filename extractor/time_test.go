@@ -1,0 +1,85 @@
+package extractor
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRetrieveTimeInQuestion checks that a time the question says in words
+// is read against the memory's now: it favours what happened then, its
+// words are not searched for, and the dates of the items say when.
+func TestRetrieveTimeInQuestion(t *testing.T) {
+	m := fixture(t) // now is Sunday 2026-02-01
+	for _, c := range []struct {
+		q, window string
+	}{
+		{"what did we decide on 15 January?", "2026-01-15"},
+		{"what about the daemon last week?", "2026-01-19 to 2026-01-25"},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Items) == 0 || !strings.Contains(b.Items[0].Why, "in "+c.window) {
+			t.Fatalf("%q: the first item is not of %s:\n%s", c.q, c.window, b.Text())
+		}
+		for _, s := range b.Plan.Searches {
+			if strings.Contains(s, "january") || strings.Contains(s, "week") {
+				t.Errorf("%q: searched for the time's words: %q", c.q, s)
+			}
+		}
+	}
+}
+
+// TestRetrieveWindowAlone checks that a question of nothing but a time
+// lists what is dated then.
+func TestRetrieveWindowAlone(t *testing.T) {
+	m := fixture(t)
+	b, err := Retrieve(t.Context(), m, Request{Query: "what happened last week?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 {
+		t.Fatalf("nothing listed for last week:\n%s", b.Text())
+	}
+	from, to := time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)
+	for _, it := range b.Items {
+		if it.Date.Before(from) || !it.Date.Before(to) {
+			t.Errorf("item %s dated %s, not last week", it.Name, it.Date)
+		}
+	}
+}
+
+// TestRetrieveSinceEvent checks that "since the memory spec" is dated by
+// the entry that tells of it.
+func TestRetrieveSinceEvent(t *testing.T) {
+	m := fixture(t)
+	b, err := Retrieve(t.Context(), m, Request{Query: "what changed since the memory spec?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(b.Plan.Searches, func(s string) bool { return strings.HasPrefix(s, "when: since memory spec: 2026-01-26") }) {
+		t.Errorf("the event is not dated by milestones/memory-spec-final: plan %q", b.Plan.Searches)
+	}
+}
+
+// TestRetrieveSinceUntil checks that Since and Until keep only what
+// happened in their time, the entries the question names included.
+func TestRetrieveSinceUntil(t *testing.T) {
+	m := fixture(t)
+	since, until := time.Date(2026, 1, 10, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 21, 0, 0, 0, 0, time.UTC)
+	b, err := Retrieve(t.Context(), m, Request{Query: "who is Sarah and what did we decide?", Since: since, Until: until})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 {
+		t.Fatalf("nothing in the window:\n%s", b.Text())
+	}
+	for _, it := range b.Items {
+		if it.Date.Before(since) || !it.Date.Before(until) {
+			t.Errorf("item %s dated %s, outside %s to %s", it.Name, it.Date, since, until)
+		}
+	}
+}
