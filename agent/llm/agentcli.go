@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -427,4 +428,20 @@ func withoutNulls(v any) any {
 		}
 	}
 	return v
+}
+
+// CLIsOnPath returns the providers that run an agent CLI (claude-code,
+// codex) whose program lookPath (nil: exec.LookPath) finds: the models a
+// person may already be signed in to.
+func CLIsOnPath(lookPath func(string) (string, error)) []string {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	var found []string
+	for _, p := range []string{"claude-code", "codex"} {
+		if _, err := lookPath(CLIName(p)); err == nil {
+			found = append(found, p)
+		}
+	}
+	return found
 }

@@ -179,7 +179,7 @@ func (c Config) check() error {
 	case c.Provider == "command" && (len(c.Command) == 0 || c.Command[0] == ""):
 		return errors.New(`command: provider command needs the program to run, e.g. ["claude", "-p"]`)
 	case (c.Provider == "claude-code" || c.Provider == "codex") && (c.BaseURL != "" || c.APIKeyEnv != ""):
-		return fmt.Errorf("provider %s: runs the signed-in %s command line, which takes no base_url or api_key_env", c.Provider, cliName(c.Provider))
+		return fmt.Errorf("provider %s: runs the signed-in %s command line, which takes no base_url or api_key_env", c.Provider, CLIName(c.Provider))
 	case c.Provider == "openai" && c.Model == "":
 		return errors.New("model: an openai-compatible server at base_url needs the model to use")
 	case c.Timeout < 0:
@@ -200,8 +200,9 @@ func (c Config) check() error {
 	return nil
 }
 
-// cliName is the program a CLI provider runs by default.
-func cliName(provider string) string {
+// CLIName is the program a CLI provider (claude-code, codex) runs by
+// default.
+func CLIName(provider string) string {
 	if provider == "claude-code" {
 		return "claude"
 	}
