@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -69,7 +70,10 @@ func (w *work) summarize(ctx context.Context, m model, sessionEnd bool) error {
 	}
 	var pending []*doc
 	for _, d := range w.liveDocs() {
-		if isSummary(d) {
+		// An entry still holding its template's text (me.md of a new
+		// vault) says nothing yet: a summary of it would head every
+		// context block with the template's instructions.
+		if isSummary(d) || templates.Unfilled(d.e.Body()) {
 			continue
 		}
 		// A summary without a time, or an entry dated after this run (a

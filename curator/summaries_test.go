@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -238,5 +239,55 @@ func TestChangedEntriesAreSummarizedAgain(t *testing.T) {
 	c.Add(time.Hour)
 	if res := curate(t, v, c, true); len(res.Changes) != 0 {
 		t.Errorf("the entry dated ahead was summarized again:\n%s", changeLines(res))
+	}
+}
+
+// TestSummariesSkipTemplates: an entry whose body is still the template
+// it was made from (me.md of a new vault, a contact made with only a
+// title) says nothing yet, and is never summarized; once a person fills it
+// in, it is.
+func TestSummariesSkipTemplates(t *testing.T) {
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := c.Now().UTC().Format(time.RFC3339)
+	put(t, v, "contacts/sarah-chen", "---\ntitle: Sarah Chen\ntype: contact\ncreated: "+at+"\nupdated: "+at+"\n---\n"+templates.Body("contact"))
+	if res := curate(t, v, c, true); len(liveSummaries(t, v)[TagIncremental]) != 0 {
+		t.Fatalf("templates alone were summarized:\n%s\n%s", changeLines(res), dumpVault(t, v))
+	}
+	c.Add(time.Hour)
+	note(t, v, c, "knowledge/billing", "The billing service retries a failed charge three times.")
+	curate(t, v, c, true)
+	sums := liveSummaries(t, v)[TagIncremental]
+	if len(sums) != 1 {
+		t.Fatalf("summaries %v, want one of the note", sums)
+	}
+	files := entryFiles(t, v)
+	s, err := entry.Parse([]byte(files[sums[0]+".md"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if covers := stringList(s, FieldCovers); !slices.Equal(covers, []string{"knowledge/billing"}) || strings.Contains(s.Body(), "Who the user is") {
+		t.Errorf("the summary covers %v and says:\n%s", covers, s.Body())
+	}
+
+	// Filled in, me.md is worth a summary.
+	c.Add(time.Hour)
+	if _, _, err := v.Write(t.Context(), "me", "Sam Rivera, backend engineer at Lumen; prefers short answers.\n"); err != nil {
+		t.Fatal(err)
+	}
+	curate(t, v, c, true)
+	var covered []string
+	for _, n := range liveSummaries(t, v)[TagIncremental] {
+		e, err := entry.Parse([]byte(entryFiles(t, v)[n+".md"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		covered = append(covered, stringList(e, FieldCovers)...)
+	}
+	if !slices.Contains(covered, "me") || slices.Contains(covered, "contacts/sarah-chen") {
+		t.Errorf("covered %v, want me and not the untouched contact", covered)
 	}
 }

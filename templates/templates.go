@@ -8,8 +8,10 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctx0/ctx0"
+	"github.com/ctx0/ctx0/vault/entry"
 )
 
 //go:embed all:vault types
@@ -54,3 +56,36 @@ func Body(typ string) string {
 	data, _ := files.ReadFile("types/" + typ + ".md")
 	return string(data)
 }
+
+// Unfilled reports whether body is still, apart from blank space, the
+// body of one of the entries templates make: a new vault's me.md, or the
+// starting body of an entry type. Such an entry says nothing yet, so
+// nothing is to be learned, summarized or shown from its text.
+func Unfilled(body string) bool {
+	key := strings.Join(strings.Fields(body), " ")
+	_, ok := unfilled()[key]
+	return ok
+}
+
+// unfilled holds the template bodies, whitespace-collapsed.
+var unfilled = sync.OnceValue(func() map[string]struct{} {
+	set := map[string]struct{}{}
+	add := func(body string) {
+		if key := strings.Join(strings.Fields(body), " "); key != "" {
+			set[key] = struct{}{}
+		}
+	}
+	for _, f := range Vault() {
+		if path.Ext(f.Path) != ".md" || f.Path == "CONTEXT.md" {
+			continue
+		}
+		if e, err := entry.Parse(f.Data); err == nil {
+			add(e.Body())
+		}
+	}
+	types, _ := fs.ReadDir(files, "types")
+	for _, d := range types {
+		add(Body(strings.TrimSuffix(d.Name(), ".md")))
+	}
+	return set
+})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -43,38 +44,77 @@ func (c *Command) Complete(ctx context.Context, r Request) (Reply, error) {
 	if len(c.argv) == 0 {
 		return Reply{}, errors.New("command: no program configured")
 	}
-	prog := filepath.Base(c.argv[0])
-	runCtx := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(runCtx, c.argv[0], c.argv[1:]...)
-	cmd.Stdin = strings.NewReader(commandPrompt(r))
-	stdout, stderr := &capped{max: maxBody}, &capped{max: 64 << 10}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
-	err := cmd.Run()
 	reply := Reply{Model: c.model}
-	switch {
-	case ctx.Err() != nil:
-		return reply, fmt.Errorf("command %s: %w", prog, ctx.Err())
-	case runCtx.Err() != nil:
-		return reply, fmt.Errorf("command %s: no reply within %s: %w", prog, c.timeout, runCtx.Err())
-	case err != nil:
-		if msg := stderr.tail(500); msg != "" {
-			return reply, fmt.Errorf("command %s: %w: %s", prog, err, msg)
-		}
-		return reply, fmt.Errorf("command %s: %w", prog, err)
+	out, err := runProgram(ctx, program{argv: c.argv, stdin: commandPrompt(r), timeout: c.timeout})
+	if err != nil {
+		return reply, fmt.Errorf("command %w", err)
 	}
-	obj, err := extractJSON(stdout.buf.Bytes())
+	obj, err := extractJSON(out)
 	if err != nil {
 		return reply, &SchemaError{Provider: c.Name(), Schema: r.schemaName(), Problem: err.Error()}
 	}
 	reply.JSON = obj
 	return reply, nil
 }
+
+// program is one run of a program that answers on its stdout.
+type program struct {
+	argv    []string
+	stdin   string
+	timeout time.Duration // 0 leaves it to ctx
+	dir     string        // the working directory; "" is ctx0's
+	env     []string      // added to ctx0's environment
+}
+
+// runProgram runs p without a shell and returns its stdout. It is killed
+// when ctx ends or its timeout passes. An error starts with the program's
+// name and, when it failed, ends with the tail of its stderr.
+func runProgram(ctx context.Context, p program) ([]byte, error) {
+	prog := filepath.Base(p.argv[0])
+	runCtx := ctx
+	if p.timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, p.timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(runCtx, p.argv[0], p.argv[1:]...)
+	cmd.Stdin = strings.NewReader(p.stdin)
+	cmd.Dir = p.dir
+	if len(p.env) > 0 {
+		cmd.Env = append(os.Environ(), p.env...)
+	}
+	stdout, stderr := &capped{max: maxBody}, &capped{max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.WaitDelay = waitDelay
+	err := cmd.Run()
+	switch {
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("%s: %w", prog, ctx.Err())
+	case runCtx.Err() != nil:
+		return nil, fmt.Errorf("%s: no reply within %s: %w", prog, p.timeout, runCtx.Err())
+	case err != nil:
+		// What the program printed may say why (a CLI reports its errors
+		// as JSON on stdout): the caller gets it with the error.
+		return stdout.buf.Bytes(), &programError{prog: prog, err: err, stderr: stderr.tail(500)}
+	}
+	return stdout.buf.Bytes(), nil
+}
+
+// programError is a program that ran and failed.
+type programError struct {
+	prog   string
+	err    error
+	stderr string // its tail, on one line
+}
+
+func (e *programError) Error() string {
+	if e.stderr != "" {
+		return fmt.Sprintf("%s: %v: %s", e.prog, e.err, e.stderr)
+	}
+	return fmt.Sprintf("%s: %v", e.prog, e.err)
+}
+
+func (e *programError) Unwrap() error { return e.err }
 
 // commandPrompt is the whole request as one text: a program has no
 // separate system prompt or response format.

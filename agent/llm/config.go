@@ -21,17 +21,22 @@ import (
 // Config is what the vault's .ctx0/config.yaml says of the language model:
 //
 //	llm:
-//	  provider: anthropic        # anthropic | openai | command | offline (default offline)
-//	  model: claude-sonnet-4-5   # default claude-sonnet-4-5, or gpt-4.1-mini for OpenAI's own API
+//	  provider: anthropic        # anthropic | openai | claude-code | codex | command | offline (default offline)
+//	  model: claude-sonnet-4-5   # default claude-sonnet-4-5, or gpt-4.1-mini for OpenAI's own API,
+//	                             # haiku for claude-code, Codex's own choice for codex
 //	  base_url: ""               # another endpoint; openai-compatible servers: http://localhost:11434/v1
 //	  api_key_env: ANTHROPIC_API_KEY   # the variable holding the key; default ANTHROPIC_API_KEY,
 //	                             # or OPENAI_API_KEY for OpenAI's own API; none for other servers
-//	  command: ["claude", "-p"]  # provider command: the program and its arguments, run without a shell
-//	  timeout: 120s              # per attempt
+//	  command: ["claude", "-p"]  # provider command: the program and its arguments, run without a shell;
+//	                             # claude-code and codex: the CLI to run (default claude, codex)
+//	  timeout: 120s              # per attempt (default 5m for claude-code and codex)
 //	  max_retries: 4             # after 429, 5xx and connection errors
 //	  max_tokens: 8192           # reply cap for requests that set none
 //
 // Keys are never written in the file: it is committed with the vault.
+// claude-code and codex need none: they run the agent's own command line,
+// signed in as the user already is, so that one line (provider:
+// claude-code) turns model filing on.
 type Config struct {
 	Provider  string        `yaml:"provider"`
 	Model     string        `yaml:"model"`
@@ -47,7 +52,9 @@ type Config struct {
 
 // The defaults of settings the file leaves out.
 const (
-	DefaultTimeout    = 2 * time.Minute
+	DefaultTimeout = 2 * time.Minute
+	// An agent CLI starts a whole agent before it asks the model.
+	DefaultCLITimeout = 5 * time.Minute
 	DefaultMaxRetries = 4
 	defaultAnthropic  = "claude-sonnet-4-5"
 	defaultOpenAI     = "gpt-4.1-mini"
@@ -130,8 +137,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+		if c.Provider == "claude-code" || c.Provider == "codex" {
+			c.Timeout = DefaultCLITimeout
+		}
 	}
 	switch {
+	case c.Provider == "claude-code":
+		if c.Model == "" {
+			c.Model = DefaultClaudeCodeModel
+		}
 	case c.Provider == "anthropic":
 		if c.Model == "" {
 			c.Model = defaultAnthropic
@@ -157,13 +171,15 @@ var envName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // check reports the first bad setting, naming its field.
 func (c Config) check() error {
 	switch c.Provider {
-	case "anthropic", "openai", "command", "offline":
+	case "anthropic", "openai", "claude-code", "codex", "command", "offline":
 	default:
-		return fmt.Errorf("provider %q: want anthropic, openai, command or offline", c.Provider)
+		return fmt.Errorf("provider %q: want anthropic, openai, claude-code, codex, command or offline", c.Provider)
 	}
 	switch {
 	case c.Provider == "command" && (len(c.Command) == 0 || c.Command[0] == ""):
 		return errors.New(`command: provider command needs the program to run, e.g. ["claude", "-p"]`)
+	case (c.Provider == "claude-code" || c.Provider == "codex") && (c.BaseURL != "" || c.APIKeyEnv != ""):
+		return fmt.Errorf("provider %s: runs the signed-in %s command line, which takes no base_url or api_key_env", c.Provider, CLIName(c.Provider))
 	case c.Provider == "openai" && c.Model == "":
 		return errors.New("model: an openai-compatible server at base_url needs the model to use")
 	case c.Timeout < 0:
@@ -184,6 +200,15 @@ func (c Config) check() error {
 	return nil
 }
 
+// CLIName is the program a CLI provider (claude-code, codex) runs by
+// default.
+func CLIName(provider string) string {
+	if provider == "claude-code" {
+		return "claude"
+	}
+	return provider
+}
+
 // Open returns the provider cfg configures, wrapped in retries and schema
 // validation, reading its API key from the environment through getenv
 // (nil: os.Getenv).
@@ -201,6 +226,10 @@ func Open(cfg Config, getenv func(string) string) (Provider, error) {
 		return Offline{}, nil
 	case "command":
 		p = NewCommand(cfg.Command, cfg.Model, cfg.Timeout)
+	case "claude-code":
+		p = NewClaudeCode(cfg.Command, cfg.Model, cfg.Timeout)
+	case "codex":
+		p = NewCodex(cfg.Command, cfg.Model, cfg.Timeout)
 	default:
 		e := Endpoint{BaseURL: cfg.BaseURL, Model: cfg.Model, MaxTokens: cfg.MaxTokens, Client: &http.Client{Timeout: cfg.Timeout}}
 		if cfg.APIKeyEnv != "" {

@@ -54,6 +54,18 @@ llm:
 		{"command", "llm:\n  provider: command\n  command: [claude, -p, --model, sonnet]\n  timeout: 5m\n", Config{
 			Provider: "command", Command: []string{"claude", "-p", "--model", "sonnet"}, Timeout: 5 * time.Minute, MaxRetries: DefaultMaxRetries}},
 	}
+	tests = append(tests, []struct {
+		name string
+		yaml string
+		want Config
+	}{
+		// One line turns model filing on: no key, no command.
+		{"claude-code", "llm:\n  provider: claude-code\n", Config{
+			Provider: "claude-code", Model: "haiku", Timeout: DefaultCLITimeout, MaxRetries: DefaultMaxRetries}},
+		{"codex", "llm:\n  provider: codex\n", Config{Provider: "codex", Timeout: DefaultCLITimeout, MaxRetries: DefaultMaxRetries}},
+		{"claude-code elsewhere", "llm:\n  provider: claude-code\n  command: [/opt/claude/bin/claude]\n  model: sonnet\n  timeout: 90s\n", Config{
+			Provider: "claude-code", Model: "sonnet", Command: []string{"/opt/claude/bin/claude"}, Timeout: 90 * time.Second, MaxRetries: DefaultMaxRetries}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := LoadConfig(writeConfig(t, tt.yaml))
@@ -73,7 +85,9 @@ func TestLoadConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, want string
 	}{
-		{"provider", "llm:\n  provider: gemini\n", `llm: provider "gemini": want anthropic, openai, command or offline`},
+		{"provider", "llm:\n  provider: gemini\n", `llm: provider "gemini": want anthropic, openai, claude-code, codex, command or offline`},
+		{"claude-code with a key", "llm:\n  provider: claude-code\n  api_key_env: ANTHROPIC_API_KEY\n", "llm: provider claude-code: runs the signed-in claude command line, which takes no base_url or api_key_env"},
+		{"codex with a server", "llm:\n  provider: codex\n  base_url: http://localhost:8080/v1\n", "llm: provider codex: runs the signed-in codex command line"},
 		{"command missing", "llm:\n  provider: command\n", "llm: command: provider command needs the program"},
 		{"model missing for a server", "llm:\n  provider: openai\n  base_url: http://localhost:8080/v1\n", "llm: model:"},
 		{"base_url", "llm:\n  provider: openai\n  model: m\n  base_url: localhost:8080\n", `llm: base_url "localhost:8080"`},
@@ -123,6 +137,8 @@ func TestOpen(t *testing.T) {
 		{"local server with a named key", Config{Provider: "openai", BaseURL: "http://127.0.0.1:8000/v1", Model: "m", APIKeyEnv: "VLLM_KEY"}, nil, "$VLLM_KEY is not set", true},
 		{"command", Config{Provider: "command", Command: []string{"claude", "-p"}}, nil, "command ", false},
 		{"bad config", Config{Provider: "command"}, nil, "llm config: command:", true},
+		{"claude-code needs no key", Config{Provider: "claude-code"}, nil, "claude-code haiku", false},
+		{"codex needs no key", Config{Provider: "codex", Model: "gpt-5-mini"}, nil, "codex gpt-5-mini", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

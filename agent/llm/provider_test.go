@@ -24,6 +24,8 @@ var backends = []backend{
 	{"anthropic", openAnthropic, usage(llmtest.AnthropicModel, llmtest.InputTokens, llmtest.OutputTokens)},
 	{"openai", openOpenAI, usage(llmtest.OpenAIModel, llmtest.InputTokens, llmtest.OutputTokens)},
 	{"command", openCommand, Usage{}},
+	{"claude-code", openClaudeCode, claudeUsage},
+	{"codex", openCodex, codexUsage},
 }
 
 func openAnthropic(t *testing.T, outputs ...string) (Provider, func() []string) {

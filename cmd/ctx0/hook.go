@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
@@ -35,7 +36,8 @@ install). Before a compaction (PreCompact) and at the end of a session
 finished and queued for the librarian; when the agent stops (Stop), what the
 turn added is ingested and conversations silent for the gap are queued. At
 SessionStart it prints the context block of the session's folder (see ctx0
-context), which Claude Code adds to the session.
+context), which Claude Code adds to the session. In a session that ctx0
+itself started to ask a model ($CTX0_CHILD is set), it does nothing.
 
 The hook never breaks the session: it exits 0 whatever happens, writes what
 it did and any error to .ctx0/state/hooks.log in the vault, and returns within
@@ -62,6 +64,13 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				return nil
 			}
 			log := hooks.OpenLog(stateDir, a.now)
+			if llm.IsChild(a.getenv) {
+				// The session is the one ctx0 itself started to file
+				// another: filing it would file ctx0's own prompt, and
+				// start another run whose session would be filed too.
+				log.Printf("hook %v: skipped: the session is ctx0's own model run ($%s is set)", args, llm.ChildEnv)
+				return nil
+			}
 			if len(args) != 1 || args[0] != "claude-code" {
 				log.Printf("hook %v: want ctx0 hook claude-code", args)
 				return nil
@@ -168,6 +177,7 @@ for every project; --project edits .claude/settings.json of the git repository
 				if _, err := exec.LookPath("ctx0"); err != nil {
 					a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not find the hook until it is (go install ./cmd/ctx0)")
 				}
+				defer a.noteModelCLIs(root)
 				ch, err = hooks.Install(path, hooks.Command("ctx0", root))
 				if err != nil {
 					return err

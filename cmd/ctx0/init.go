@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -37,6 +39,7 @@ repository, existing files and history are left as they are.`,
 				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
 			}
 			a.note("Initialized ctx0 vault in %s", v.Root())
+			a.noteModelCLIs(v.Root())
 			return nil
 		},
 	}
@@ -52,4 +55,23 @@ func (a *app) buildIndex(ctx context.Context, v *vault.Vault) error {
 		return err
 	}
 	return ix.Close()
+}
+
+// noteModelCLIs says in one line, when the vault at root files sessions
+// offline and an agent CLI is on the PATH, how to have the model the
+// person is already signed in to file them instead.
+func (a *app) noteModelCLIs(root string) {
+	cfg, err := llm.LoadConfig(root)
+	if err != nil || cfg.Provider != "offline" {
+		return
+	}
+	found := llm.CLIsOnPath(nil)
+	file := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
+	switch len(found) {
+	case 0:
+	case 1:
+		a.note("%s is on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: %s in %s", llm.CLIName(found[0]), found[0], file)
+	default:
+		a.note("claude and codex are on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: claude-code (or codex) in %s", file)
+	}
 }
