@@ -103,7 +103,7 @@ func (ix *Index) Doctor(ctx context.Context) (Diagnosis, error) {
 		if l.Outside {
 			where = "outside the vault"
 		}
-		d.add(ProblemSymlink, "", "%s is a symbolic link to %s (%s); ctx0 does not read, write or index through it", l.Path, l.Target, where)
+		d.addFile(ProblemSymlink, l.Path, "a symbolic link to %s (%s); ctx0 does not read, write or index through it", l.Target, where)
 	}
 	gitProblems, err := ix.v.CheckGit(ctx)
 	if err != nil {
