@@ -76,7 +76,24 @@ type ContextOptions struct {
 	// Budget is the most tokens the block may take; 0 means
 	// DefaultContextBudget.
 	Budget int
+	// Usage is how the block's instructions name what the agent can do:
+	// ctx0 commands (the default), or ctx0's MCP tools for an agent that
+	// reaches the memory only over MCP.
+	Usage Usage
 }
+
+// Usage is how the block's instructions tell an agent to look things up,
+// save and correct them: the way the agent reaches ctx0.
+type Usage int
+
+const (
+	// UsageCLI names ctx0 commands (ctx0 retrieve, remember, supersede),
+	// for an agent with a shell: the CLI and the hooks.
+	UsageCLI Usage = iota
+	// UsageMCP names ctx0's MCP tools (retrieve, remember, memory), for an
+	// agent that has only those.
+	UsageMCP
+)
 
 // Block is the session-start context: seed 000's <memory> block for a
 // system prompt. Text is the block; the rest says what is in it.
@@ -136,7 +153,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	projects := projectNames(opt.Project)
-	c := &blockMaker{m: m, b: Block{Project: opt.Project, Items: []BlockItem{}, Budget: opt.Budget}}
+	c := &blockMaker{m: m, b: Block{Project: opt.Project, Items: []BlockItem{}, Budget: opt.Budget}, usage: opt.Usage}
 	pinned, err := m.Index.Latest(ctx, index.Listing{Pinned: true, Projects: projects, Limit: maxPinned})
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
@@ -194,6 +211,7 @@ func pickSummaries(list []index.Result) (compacted *index.Result, incremental []
 type blockMaker struct {
 	m       Memory
 	b       Block
+	usage   Usage
 	curator curator.Config
 	now     time.Time
 }
@@ -449,7 +467,7 @@ func (c *blockMaker) render(items []BlockItem) string {
 	if c.b.Project != "" {
 		fmt.Fprintf(&w, " (this session's project: %s)", c.b.Project)
 	}
-	w.WriteString(".\n" + instructions)
+	w.WriteString(".\n" + instructions[c.usage])
 	if len(items) == 0 {
 		w.WriteString("Nothing is saved yet.\n")
 	}
@@ -471,9 +489,16 @@ func (c *blockMaker) render(items []BlockItem) string {
 }
 
 // instructions are seed 000's system-prompt instructions, cut short: when
-// to look things up and when to save them.
-const instructions = `## Using it
+// to look things up and when to save them, in the words of each usage.
+var instructions = map[Usage]string{
+	UsageCLI: `## Using it
 - Before asking the user, look here; for more, run ctx0 retrieve "your question".
 - Save what lasts with ctx0 remember "...": what the user asks you to remember, preferences, decisions and why, people, fixes, where things live. One standalone sentence each; nothing transient, obvious or already here.
 - If something here is wrong: ctx0 supersede NAME "the correction".
-`
+`,
+	UsageMCP: `## Using it
+- Before asking the user, look here; for more, call the retrieve tool with your question in plain words.
+- Save what lasts with the remember tool: what the user asks you to remember, preferences, decisions and why, people, fixes, where things live. One standalone sentence each; nothing transient, obvious or already here.
+- If something here is wrong, correct the entry with the memory tool (str_replace in /memories/NAME.md).
+`,
+}

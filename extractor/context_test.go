@@ -23,6 +23,7 @@ func TestContextGolden(t *testing.T) {
 		{"bot0", ContextOptions{Project: "github.com/me/bot0"}, true},
 		{"global", ContextOptions{}, false},
 		{"small", ContextOptions{Project: "github.com/me/bot0", Budget: MinContextBudget}, false},
+		{"mcp", ContextOptions{Project: "github.com/me/bot0", Usage: UsageMCP}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b, err := Context(t.Context(), m, c.opt)

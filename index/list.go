@@ -44,8 +44,10 @@ func (ix *Index) List(ctx context.Context, f vault.Filter) (list []vault.Summary
 	// vault.List reads every file before it filters.
 	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, problem FROM entries
 		WHERE problem != '' OR ((?1 = '' OR type = ?1) AND (?2 = '' OR project = ?2) AND (NOT ?3 OR pinned)
-			AND (?4 = '' OR EXISTS (SELECT 1 FROM tags t WHERE t.entry_id = entries.id AND t.tag = ?4)))
-		ORDER BY name`, f.Type, f.Project, f.Pinned, f.Tag)
+			AND (?4 = '' OR EXISTS (SELECT 1 FROM tags t WHERE t.entry_id = entries.id AND t.tag = ?4))
+			AND (NOT ?6 OR archived != '')
+			AND (?5 OR ?6 OR (archived = '' AND superseded_by = '')))
+		ORDER BY name`, f.Type, f.Project, f.Pinned, f.Tag, f.All, f.Archived)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list entries: %w", err)
 	}

@@ -25,6 +25,12 @@ func TestListAgreesWithFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if _, _, err := v.Remove(ctx, "notes/plain", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := v.Supersede(ctx, "contacts/sam", "Sam left; Sarah took over billing.", ""); err != nil {
+		t.Fatal(err)
+	}
 	// Written by other tools: an entry, and a file that does not parse.
 	writeFile(t, v, "notes/by-hand.md", "---\ntitle: By hand\ntype: fact\ntags: [investor]\n---\nText.\n")
 	writeFile(t, v, "notes/broken.md", "---\ntitle: [unclosed\n---\nText.\n")
@@ -34,7 +40,7 @@ func TestListAgreesWithFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []vault.Filter{{}, {Type: "contact"}, {Tag: "investor"}, {Project: "billing"}, {Pinned: true},
-		{Type: "note", Pinned: true}, {Tag: "none"}} {
+		{Type: "note", Pinned: true}, {Tag: "none"}, {All: true}, {Archived: true}, {Type: "contact", All: true}, {Type: "note", Archived: true}} {
 		t.Run(fmt.Sprintf("%+v", f), func(t *testing.T) {
 			got, gotProblems, err := v.List(ctx, f)
 			if err != nil {
@@ -54,5 +60,26 @@ func TestListAgreesWithFiles(t *testing.T) {
 				t.Errorf("problem through the index %q, reading the files %q", gotProblems[0], wantProblems[0])
 			}
 		})
+	}
+	// Live entries by default; the archived and superseded ones on asking.
+	for _, tt := range []struct {
+		f    vault.Filter
+		want []string
+	}{
+		{vault.Filter{}, []string{"contacts/sam-left-sarah-took-over-billing", "contacts/sarah-chen", "me", "notes/by-hand", "notes/deploy"}},
+		{vault.Filter{Archived: true}, []string{"archive/notes/plain"}},
+		{vault.Filter{All: true}, []string{"archive/notes/plain", "contacts/sam", "contacts/sam-left-sarah-took-over-billing", "contacts/sarah-chen", "me", "notes/by-hand", "notes/deploy"}},
+	} {
+		list, _, err := v.List(ctx, tt.f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range list {
+			got = append(got, s.Name)
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("list %+v: %v, want %v", tt.f, got, tt.want)
+		}
 	}
 }

@@ -40,7 +40,7 @@ func testVault(t *testing.T) (*vault.Vault, *index.Index) {
 	return v, ix
 }
 
-// runAll files every queued conversation, as ctx0 librarian run --ready
+// runAll files every queued conversation, as ctx0 librarian run --all --queued
 // does, and returns what each run did.
 func runAll(t *testing.T, o Options) []Result {
 	t.Helper()

@@ -96,6 +96,10 @@ func TestRememberSearchShowRetrieve(t *testing.T) {
 	if !strings.Contains(ctxBlock, "<memory") {
 		t.Errorf("context: %s", ctxBlock)
 	}
+	// An agent with only MCP is told of the tools, not of commands to run.
+	if !strings.Contains(ctxBlock, "call the retrieve tool") || strings.Contains(ctxBlock, "ctx0 retrieve") || strings.Contains(ctxBlock, "ctx0 supersede") {
+		t.Errorf("context over MCP names commands, not tools: %s", ctxBlock)
+	}
 	fails(t, cs, "show", map[string]any{"name": "nobody-at-all"}, "search")
 	listed := ok(t, cs, "query", nil)
 	if !strings.Contains(listed, "no learned queries") {

@@ -178,7 +178,7 @@ func (s *Server) readEntry(ctx context.Context, req *sdk.ReadResourceRequest) (*
 }
 
 func (s *Server) readContext(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: s.opts.Project, Budget: s.opts.Budgets.ContextBudget})
+	b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: s.opts.Project, Budget: s.opts.Budgets.ContextBudget, Usage: extractor.UsageMCP})
 	if err != nil {
 		return nil, fmt.Errorf("context block: %w", err)
 	}
@@ -246,7 +246,7 @@ func (s *Server) addPrompts() {
 		if p := req.Params.Arguments["project"]; p != "" {
 			project = p
 		}
-		b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: project, Budget: s.opts.Budgets.ContextBudget})
+		b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: project, Budget: s.opts.Budgets.ContextBudget, Usage: extractor.UsageMCP})
 		if err != nil {
 			return nil, fmt.Errorf("context block: %w", err)
 		}

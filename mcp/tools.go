@@ -331,7 +331,7 @@ func (s *Server) contextTool(ctx context.Context, _ *sdk.CallToolRequest, in con
 	if project == "" {
 		project = s.opts.Project
 	}
-	b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: project, Budget: n})
+	b, err := extractor.Context(ctx, s.memory(), extractor.ContextOptions{Project: project, Budget: n, Usage: extractor.UsageMCP})
 	if err != nil {
 		return nil, nil, err
 	}

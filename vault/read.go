@@ -87,9 +87,20 @@ func (v *Vault) read(name string) (*entry.Entry, error) {
 type Filter struct {
 	Type, Tag, Project string
 	Pinned             bool
+	// By their state, zero selects live entries only: neither archived
+	// nor superseded, as search shows them. All adds the archived and
+	// superseded ones; Archived selects archived ones only.
+	All, Archived bool
 }
 
 func (f Filter) match(e *entry.Entry) bool {
+	archived := !e.Archived().IsZero()
+	switch {
+	case f.Archived && !archived:
+		return false
+	case !f.All && !f.Archived && (archived || e.SupersededBy() != ""):
+		return false
+	}
 	if f.Type != "" && e.Type() != f.Type {
 		return false
 	}

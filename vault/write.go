@@ -280,9 +280,18 @@ func (v *Vault) newEntry(m Meta, body string) (*entry.Entry, error) {
 	return e, nil
 }
 
+// CheckType says whether t is a type of the vault (declared in its config
+// or built in): what add and set accept, and what list filters by.
+func (v *Vault) CheckType(t string) error {
+	if _, ok := v.cfg.Type(t); !ok {
+		return fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", t, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile)
+	}
+	return nil
+}
+
 func (v *Vault) checkMeta(m Meta) error {
-	if _, ok := v.cfg.Type(m.Type); !ok {
-		return fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", m.Type, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile)
+	if err := v.CheckType(m.Type); err != nil {
+		return err
 	}
 	if m.Source != "" && !slices.Contains(Sources, m.Source) {
 		return fmt.Errorf("unknown source %q: use one of %s", m.Source, strings.Join(Sources, ", "))

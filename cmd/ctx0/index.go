@@ -69,6 +69,15 @@ func (a *app) stderrIsTerminal() bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// step says on stderr what work begins, when stderr is a terminal, so a
+// person is not left before a silent screen; piped, it says nothing, like
+// progress.
+func (a *app) step(format string, args ...any) {
+	if a.stderrIsTerminal() {
+		fmt.Fprintf(a.stderr, "ctx0: "+format+"…\n", args...)
+	}
+}
+
 // progressMin is the size of a rebuild from which progress is shown.
 const progressMin = 300
 

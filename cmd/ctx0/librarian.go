@@ -97,6 +97,11 @@ when a session ends.`,
 					return err
 				}
 				results = append(results, res)
+				if !asJSON {
+					// Each as it is filed: with a model, --all over many
+					// conversations takes minutes.
+					printFiled(a.stdout, res)
+				}
 				if !all {
 					break
 				}
@@ -115,9 +120,6 @@ when a session ends.`,
 					a.note("No conversation is queued for the librarian (see ctx0 conversations).")
 				default:
 					a.note("No conversation is ready or queued for the librarian (see ctx0 conversations; ctx0 ingest reads sessions).")
-				}
-				for _, r := range results {
-					printFiled(a.stdout, r)
 				}
 			}
 			if !curate || len(results) == 0 {

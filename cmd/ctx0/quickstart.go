@@ -77,8 +77,10 @@ its sample people never mix with yours or reach your agents' sessions. Give
 				}
 				a.vaultDir = filepath.Join(home, ".ctx0", "demo")
 			}
+			a.step("opening the vault")
 			v, err := a.open(ctx)
 			if errors.Is(err, vault.ErrNotVault) {
+				a.step("creating the demo vault and its index")
 				if v, _, err = vault.Init(ctx, a.dir(), vault.WithClock(a.now)); err == nil {
 					if err = a.buildIndex(ctx, v); err == nil {
 						v, err = a.open(ctx)
@@ -89,6 +91,7 @@ its sample people never mix with yours or reach your agents' sessions. Give
 				return err
 			}
 			a.note("Vault: %s", v.Root())
+			a.step("adding sample entries")
 			for _, s := range sample {
 				if _, _, err := v.Add(ctx, s); err != nil && !errors.Is(err, vault.ErrExists) {
 					return err
@@ -144,6 +147,7 @@ func (a *app) quickstartSession(ctx context.Context) error {
 	if _, err := s.IngestLog(ctx, lg); err != nil {
 		return err
 	}
+	a.step("filing a sample session with the librarian")
 	w, err := a.openLibrarian(ctx, s)
 	if err != nil {
 		return err
@@ -164,6 +168,7 @@ func (a *app) quickstartSession(ctx context.Context) error {
 	}
 	defer closeMemory()
 	const q = "when do staging deploys go out?"
+	a.step("retrieving from the vault")
 	b, err := extractor.Retrieve(ctx, m, extractor.Request{Query: q, Budget: 300})
 	if err != nil {
 		return err

@@ -28,6 +28,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"--vault", dir, "show"}, exitUsage, "ctx0: show takes one NAME (see ctx0 show --help)"},
 		{[]string{"--version", "--bogus"}, exitUsage, "ctx0: unknown flag: --bogus (see ctx0 --help)"},
 		{[]string{"--vault", dir, "list", "--bogus"}, exitUsage, "unknown flag: --bogus"},
+		{[]string{"--vault", dir, "list", "--type", "bogus"}, exitUsage, `ctx0: list: --type: unknown type "bogus"`},
 		{[]string{"--vault", dir, "log", "-n", "x"}, exitUsage, `invalid argument "x"`},
 		{[]string{"--vault", dir, "nosuch"}, exitUsage, `unknown command "nosuch"`},
 		{[]string{"--vault", dir + "/missing", "list"}, exitFailure, "not a ctx0 vault"},

@@ -64,15 +64,26 @@ func (a *app) newListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List entries",
-		Long:  `List the vault's entries by name, optionally only those of a type, tag or project, or pinned.`,
+		Long: `List the vault's live entries by name, optionally only those of a type, tag or
+project, or pinned. Archived and superseded entries are left out, as search
+leaves them out: --all lists them too, --archived lists only archived ones.`,
 		Example: `  ctx0 list
   ctx0 list --type contact --json
-  ctx0 list --tag investor --pinned`,
+  ctx0 list --tag investor --pinned
+  ctx0 list --archived`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.All && f.Archived {
+				return usagef("list: --all and --archived exclude each other")
+			}
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if f.Type != "" {
+				if err := v.CheckType(f.Type); err != nil {
+					return usagef("list: --type: %w", err)
+				}
 			}
 			list, problems, err := v.List(cmd.Context(), f)
 			if err != nil {
@@ -88,6 +99,8 @@ func (a *app) newListCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.Tag, "tag", "", "only entries with this tag")
 	cmd.Flags().StringVar(&f.Project, "project", "", "only entries of this project")
 	cmd.Flags().BoolVar(&f.Pinned, "pinned", false, "only pinned entries")
+	cmd.Flags().BoolVar(&f.All, "all", false, "archived and superseded entries too")
+	cmd.Flags().BoolVar(&f.Archived, "archived", false, "only archived entries")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
 	return cmd
 }
