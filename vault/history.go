@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -213,13 +214,9 @@ func parentTrees(parent, c *object.Commit) (*object.Tree, *object.Tree, error) {
 // is resolved as of now (name, slug, title or alias) and followed back
 // through the entry's renames to the path it had at rev.
 func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
-	h, err := v.repo.ResolveRevision(plumbing.Revision(rev))
+	c, err := v.commitAt(ctx, rev)
 	if err != nil {
-		return Doc{}, fmt.Errorf("revision %q: %w", rev, err)
-	}
-	c, err := object.GetCommit(v.repo.Storer, *h)
-	if err != nil {
-		return Doc{}, fmt.Errorf("revision %q: %w", rev, err)
+		return Doc{}, err
 	}
 	if norm, err := NormalizeName(ref); err == nil {
 		if d, ok, err := docAt(c, norm, rev); ok || err != nil {
@@ -228,7 +225,9 @@ func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
 	}
 	name, err := v.Resolve(ctx, ref)
 	if errors.Is(err, ErrNotFound) {
-		return Doc{}, fmt.Errorf("%w %q at %s", ErrNotFound, ref, rev)
+		// No entry answers to it now (renamed away, purged): a unique slug
+		// among the entries of that revision.
+		return slugAt(ctx, c, ref, rev)
 	}
 	if err != nil {
 		return Doc{}, err
@@ -254,6 +253,45 @@ func (v *Vault) GetAt(ctx context.Context, ref, rev string) (Doc, error) {
 		err = fmt.Errorf("%w %q at %s", ErrNotFound, name, rev)
 	}
 	return d, err
+}
+
+// slugAt reads the entry of commit c whose slug is ref (its name without
+// the folder), if exactly one has it.
+func slugAt(ctx context.Context, c *object.Commit, ref, rev string) (Doc, error) {
+	slug, err := NormalizeName(ref)
+	if err != nil {
+		return Doc{}, err
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return Doc{}, fmt.Errorf("read tree of %s: %w", rev, err)
+	}
+	w := object.NewTreeWalker(t, true, nil)
+	defer w.Close()
+	var names []string
+	for {
+		if err := ctx.Err(); err != nil {
+			return Doc{}, err
+		}
+		p, e, err := w.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return Doc{}, fmt.Errorf("read tree of %s: %w", rev, err)
+		}
+		if n, ok := nameOf(p); ok && e.Mode.IsFile() && strings.EqualFold(Slug(n), slug) {
+			names = append(names, n)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return Doc{}, fmt.Errorf("%w %q at %s", ErrNotFound, ref, rev)
+	case 1:
+		d, _, err := docAt(c, names[0], rev)
+		return d, err
+	}
+	return Doc{}, &AmbiguousError{Ref: ref, Candidates: names}
 }
 
 // docAt reads entry name from commit c (rev names it in errors); ok is false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -278,7 +279,11 @@ them to .ctx0/conflicts/ for every clone.`,
 			if err != nil {
 				return err
 			}
-			if err := v.RecordConflicts(cs, "HEAD", "MERGE_HEAD"); err != nil {
+			ours := "HEAD"
+			if t, err := v.TreeAt(cmd.Context(), "HEAD"); err == nil {
+				ours = t.Commit()
+			}
+			if err := v.RecordConflicts(cs, ours, mergedCommit(os.Environ())); err != nil {
 				return err
 			}
 			if err := os.WriteFile(args[1], out, 0o644); err != nil {
@@ -287,4 +292,24 @@ them to .ctx0/conflicts/ for every clone.`,
 			return nil
 		},
 	}
+}
+
+// mergedCommit is the commit git is merging in, for the merge driver's
+// conflict records: git names each merge head in the driver's environment
+// as GITHEAD_<hash>=<branch> (MERGE_HEAD is not written yet), and a record
+// needs a commit that still means that side after the merge. With no
+// single such head (an octopus merge, an older git) it says MERGE_HEAD.
+func mergedCommit(environ []string) string {
+	var heads []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		h, ok := strings.CutPrefix(k, "GITHEAD_")
+		if ok && (len(h) == 40 || len(h) == 64) && strings.Trim(h, "0123456789abcdef") == "" {
+			heads = append(heads, h)
+		}
+	}
+	if len(heads) != 1 {
+		return "MERGE_HEAD"
+	}
+	return heads[0]
 }
