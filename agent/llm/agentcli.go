@@ -68,7 +68,9 @@ func (a agentCLI) run(ctx context.Context, stdin string, files map[string][]byte
 // prints one result object: type "result", subtype ("success" or an
 // error_* kind), is_error, result (the text), structured_output (the
 // object matching --json-schema), session_id, total_cost_usd, usage and
-// modelUsage. --tools "" gives the model no tools, --strict-mcp-config
+// modelUsage. --tools "" gives the model no tools (with tools at hand,
+// models have been seen to refuse the structured-output tool that
+// --json-schema adds and loop until killed), --strict-mcp-config
 // without --mcp-config loads no MCP server, and --no-session-persistence
 // keeps the run's session off disk, where ctx0's ingest would find it.
 type ClaudeCode struct{ agentCLI }
@@ -165,7 +167,9 @@ func (c *ClaudeCode) Complete(ctx context.Context, r Request) (Reply, error) {
 		reply.JSON = res.StructuredOutput
 		return reply, nil
 	}
-	// A CLI too old for --json-schema answers in text.
+	// A CLI too old for --json-schema answers in text, and a success may
+	// lack structured_output: the text is then the reply, checked against
+	// the schema like any other.
 	obj, err := extractJSON([]byte(res.Result))
 	if err != nil {
 		return reply, &SchemaError{Provider: c.Name(), Schema: r.schemaName(), Problem: err.Error()}
@@ -197,7 +201,8 @@ func parseClaudeResult(out []byte) (claudeResult, error) {
 
 // Codex completes by running the Codex CLI headless (codex exec), signed in
 // as the user already is. Checked against codex-rs/exec (cli.rs,
-// exec_events.rs) of openai/codex, as of codex-cli 0.114:
+// exec_events.rs) of openai/codex as published in 2026 (an older codex
+// without --ephemeral or --output-schema refuses the flag, and says so):
 //
 //	codex exec --json --output-schema FILE --sandbox read-only
 //	           --skip-git-repo-check --ephemeral [--model M] -   (the prompt on stdin)
