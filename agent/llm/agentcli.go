@@ -271,34 +271,9 @@ func (c *Codex) Complete(ctx context.Context, r Request) (Reply, error) {
 	if runErr != nil && !errors.As(runErr, &pe) {
 		return reply, fmt.Errorf("codex: %w", runErr)
 	}
-	var (
-		text, thread string
-		failure      []string
-		events       int
-	)
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, maxBody)
-	for sc.Scan() {
-		var ev codexEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type == "" {
-			continue // not an event: codex prints only events on stdout, but a wrapper may not
-		}
-		events++
-		switch ev.Type {
-		case "thread.started":
-			thread = ev.ThreadID
-		case "item.completed":
-			if ev.Item.Type == "agent_message" {
-				text = ev.Item.Text
-			}
-		case "turn.completed":
-			reply.Usage = reply.Usage.Add(usage(c.model, ev.Usage.InputTokens, ev.Usage.OutputTokens))
-		case "turn.failed":
-			failure = append(failure, ev.Error.Message)
-		case "error":
-			failure = append(failure, ev.Message)
-		}
-	}
+	ev := parseCodexEvents(out)
+	reply.Usage = usage(c.model, ev.inputTokens, ev.outputTokens)
+	text, thread, failure, events := ev.text, ev.thread, ev.failure, ev.events
 	switch {
 	case len(failure) > 0:
 		return reply, fmt.Errorf("codex: turn failed (thread %s): %s", thread, strings.Join(strings.Fields(strings.Join(failure, "; ")), " "))
@@ -320,6 +295,46 @@ func (c *Codex) Complete(ctx context.Context, r Request) (Reply, error) {
 		return reply, &SchemaError{Provider: c.Name(), Schema: r.schemaName(), Problem: err.Error()}
 	}
 	return reply, nil
+}
+
+// codexOutput is what codex exec --json printed.
+type codexOutput struct {
+	text, thread              string   // the last agent message; the thread's id
+	failure                   []string // what turn.failed and error events said
+	inputTokens, outputTokens int      // summed over the turns
+	events                    int      // the lines that were events
+}
+
+// parseCodexEvents reads codex exec --json's stdout: one event a line.
+// Lines that are not events are skipped: codex prints only events on
+// stdout, but a wrapper may not.
+func parseCodexEvents(out []byte) codexOutput {
+	var o codexOutput
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, maxBody)
+	for sc.Scan() {
+		var ev codexEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type == "" {
+			continue
+		}
+		o.events++
+		switch ev.Type {
+		case "thread.started":
+			o.thread = ev.ThreadID
+		case "item.completed":
+			if ev.Item.Type == "agent_message" {
+				o.text = ev.Item.Text
+			}
+		case "turn.completed":
+			o.inputTokens += ev.Usage.InputTokens
+			o.outputTokens += ev.Usage.OutputTokens
+		case "turn.failed":
+			o.failure = append(o.failure, ev.Error.Message)
+		case "error":
+			o.failure = append(o.failure, ev.Message)
+		}
+	}
+	return o
 }
 
 // firstLine is the start of out's first line, at most n bytes.

@@ -346,3 +346,51 @@ func checkStrict(t *testing.T, at string, v any) {
 		}
 	}
 }
+
+// FuzzAgentCLIOutput feeds anything to the parsers of what the CLIs print
+// and to the schema rewriting: none may panic, a result object is one, the
+// events are at most the lines, and a reply without nulls has none left.
+func FuzzAgentCLIOutput(f *testing.F) {
+	for _, seed := range []string{
+		claudeOK(goodReply), codexOK(goodReply), testSchema, `{"type":"result"`, "Invalid API key\n", "",
+		`{"a":null,"b":[{"c":null,"d":1}],"e":{"$ref":"#/x","description":"d"}}`,
+		`{"type":"object","properties":{"x":{"type":"string","enum":["a"]}},"required":[]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if res, err := parseClaudeResult(out); err == nil && res.Type != "result" {
+			t.Errorf("parsed a %q as the result object", res.Type)
+		}
+		if o := parseCodexEvents(out); o.events > strings.Count(string(out), "\n")+1 {
+			t.Errorf("%d events in %d lines", o.events, strings.Count(string(out), "\n")+1)
+		}
+		if s, err := strictSchema(out); err == nil && !json.Valid(s) {
+			t.Errorf("strict schema is not JSON: %s", s)
+		}
+		if d, err := dropNulls(out); err == nil {
+			var v any
+			if err := json.Unmarshal(d, &v); err != nil || hasNullMember(v) {
+				t.Errorf("dropNulls(%s) = %s, %v", out, d, err)
+			}
+		}
+	})
+}
+
+func hasNullMember(v any) bool {
+	switch n := v.(type) {
+	case []any:
+		for _, sub := range n {
+			if hasNullMember(sub) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, sub := range n {
+			if sub == nil || hasNullMember(sub) {
+				return true
+			}
+		}
+	}
+	return false
+}
