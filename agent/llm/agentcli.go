@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,7 +55,11 @@ func (a agentCLI) run(ctx context.Context, stdin string, files map[string][]byte
 		}
 	}
 	argv := append(append([]string(nil), a.argv...), args(dir)...)
-	return runProgram(ctx, program{argv: argv, stdin: stdin, timeout: a.timeout, dir: dir, env: []string{ChildEnv + "=1"}})
+	out, err := runProgram(ctx, program{argv: argv, stdin: stdin, timeout: a.timeout, dir: dir, env: []string{ChildEnv + "=1"}})
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return out, fmt.Errorf("%s is not installed here (not on the PATH): install it and sign in, or name it in llm.command: %w", a.argv[0], err)
+	}
+	return out, err
 }
 
 // ClaudeCode completes by running Claude Code headless (claude -p), signed

@@ -267,6 +267,19 @@ func TestAgentCLIFailures(t *testing.T) {
 	}
 }
 
+// TestAgentCLIMissing: a CLI that is not installed is named, with what to
+// do about it.
+func TestAgentCLIMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, p := range []Provider{NewClaudeCode(nil, "", time.Minute), NewCodex(nil, "", time.Minute),
+		NewClaudeCode([]string{filepath.Join(t.TempDir(), "claude")}, "", time.Minute)} {
+		_, err := p.Complete(t.Context(), testRequest())
+		if err == nil || !contains(err.Error(), p.Name()+": ", "is not installed here", "llm.command") {
+			t.Errorf("%s: got %v", p.Name(), err)
+		}
+	}
+}
+
 // TestStrictSchema checks the schema codex is given: what OpenAI's strict
 // structured outputs accept, for the extraction the librarian asks for and
 // the test schema, and that a strict reply checks against the original
