@@ -55,6 +55,13 @@ func (a agentCLI) run(ctx context.Context, stdin string, files map[string][]byte
 		}
 	}
 	argv := append(append([]string(nil), a.argv...), args(dir)...)
+	// A program named by a relative path is found from ctx0's folder, not
+	// from the empty one it runs in.
+	if strings.ContainsRune(argv[0], '/') || strings.ContainsRune(argv[0], filepath.Separator) {
+		if abs, err := filepath.Abs(argv[0]); err == nil {
+			argv[0] = abs
+		}
+	}
 	out, err := runProgram(ctx, program{argv: argv, stdin: stdin, timeout: a.timeout, dir: dir, env: []string{ChildEnv + "=1"}})
 	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 		return out, fmt.Errorf("%s is not installed here (not on the PATH): install it and sign in, or name it in llm.command: %w", a.argv[0], err)

@@ -148,6 +148,18 @@ func TestAgentCLIArgs(t *testing.T) {
 		}
 		checkChild(t, dir)
 	})
+	t.Run("claude-code by a relative path", func(t *testing.T) {
+		dir := standIn(t, "claude", claudeOK(goodReply))
+		bin := filepath.SplitList(os.Getenv("PATH"))[0]
+		t.Chdir(filepath.Dir(bin))
+		p := NewClaudeCode([]string{filepath.Join(".", filepath.Base(bin), "claude")}, "sonnet", time.Minute)
+		if _, err := p.Complete(t.Context(), testRequest()); err != nil {
+			t.Fatal(err)
+		}
+		if args := runFile(t, dir, "args", 0); !strings.Contains(args, "--model\nsonnet\n") {
+			t.Errorf("args %q", args)
+		}
+	})
 	t.Run("codex", func(t *testing.T) {
 		dir := standIn(t, "codex", codexOK(goodReply))
 		reply, err := NewCodex([]string{"codex", "--profile", "ctx0"}, "", time.Minute).Complete(t.Context(), testRequest())
