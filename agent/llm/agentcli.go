@@ -17,9 +17,10 @@ import (
 
 // ChildEnv is set (to "1") in the environment of every agent CLI that ctx0
 // runs to ask a model. The CLI passes its environment on to the hooks it
-// runs, so ctx0's own hook, started by that child at its session's end,
-// sees it and leaves the child's session alone: the run that files a
-// session is never filed itself, and never starts another run.
+// runs, so ctx0's own hook (or ingest, or dump), started by that child
+// at its session's end, sees it and leaves the child's session alone: the
+// run that files a session is never filed itself, and never starts
+// another run.
 const ChildEnv = "CTX0_CHILD"
 
 // IsChild reports whether getenv (nil: os.Getenv) is the environment of a
