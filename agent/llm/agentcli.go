@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -406,16 +408,18 @@ func strictNode(v any) any {
 				}
 			}
 		}
-		names := make([]any, 0, len(props))
-		for k, p := range props {
-			p = strictNode(p)
+		// In order, so that one schema always makes the same file.
+		names := slices.Sorted(maps.Keys(props))
+		list := make([]any, 0, len(names))
+		for _, k := range names {
+			p := strictNode(props[k])
 			if !required[k] {
 				p = nullable(p)
 			}
 			props[k] = p
-			names = append(names, k)
+			list = append(list, k)
 		}
-		n["required"] = names
+		n["required"] = list
 		n["additionalProperties"] = false
 	}
 	return v
