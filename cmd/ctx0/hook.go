@@ -108,6 +108,18 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 	return cmd
 }
 
+// ownModelRun reports, and says on stderr, that this process runs inside
+// a session that ctx0 itself started to ask a model ($CTX0_CHILD is set):
+// hooks and ingestion leave such a session alone, so that filing a session
+// never files ctx0's own prompt nor starts another run.
+func (a *app) ownModelRun(command string) bool {
+	if !llm.IsChild(a.getenv) {
+		return false
+	}
+	a.note("ctx0 %s: skipped: this is ctx0's own model run ($%s is set)", command, llm.ChildEnv)
+	return true
+}
+
 // sessionContext is the context block (see ctx0 context) of a session that
 // runs in cwd.
 func (a *app) sessionContext(ctx context.Context, cwd string) (string, error) {
