@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -94,7 +95,7 @@ func properNames(text string, limit int) []string {
 	})
 	capital := func(w string) bool {
 		for _, r := range w {
-			return unicode.IsUpper(r) && !stopwords[strings.ToLower(strings.TrimRight(w, ".'"))]
+			return unicode.IsUpper(r) && !query.IsStopword(strings.ToLower(strings.TrimRight(w, ".'")))
 		}
 		return false
 	}

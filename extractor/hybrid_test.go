@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 )
 
 // embedServer is an httptest server speaking OpenAI's embeddings API
@@ -90,7 +91,7 @@ func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
 func meaning(text string) []float32 {
 	v := make([]float32, 64)
 	for _, w := range splitWords(strings.ToLower(text)) {
-		if stopwords[w] {
+		if query.IsStopword(w) {
 			continue
 		}
 		key, weight := w, float32(1)
@@ -244,7 +245,7 @@ func TestHybridRetrieve(t *testing.T) {
 	}
 	// Found by meaning alone (no "login" in it): the start of its chunk,
 	// the word searched for that it holds marked.
-	res, err = m.Index.HybridSearch(t.Context(), index.Query{Text: "login keys"}, "", m.Embeddings)
+	res, err = m.Index.HybridSearch(t.Context(), index.Query{Text: "login AND keys"}, "", m.Embeddings)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/index/query"
 )
 
 // Model is a language model the extractor plans searches and condenses
@@ -49,15 +50,15 @@ func (r *retrieval) withModel(ctx context.Context) (Bundle, error) {
 	prompt := fmt.Sprintf(`Plan searches of the vault's full-text index for this request.
 Request: %q
 Scope: %s
-Reply with JSON: {"searches": [...]}, 1 to %d searches. A search is words (all must match), "a phrase", a OR b, NOT a, prefix*, or title:word. Prefer several short searches over one long one.`,
+Reply with JSON: {"searches": [...]}, 1 to %d searches. A search is words or a question (any word may match; more matching ranks higher), a AND b (both must match), "a phrase", a OR b, NOT a, prefix*, or title:word. Prefer several short searches over one long one.`,
 		r.req.Query, scopeText(r.req.Scope), maxSearches)
 	if err := r.ask(ctx, "search_plan", prompt, planSchema, 300, &plan); err != nil {
 		return Bundle{}, fmt.Errorf("plan: %w", err)
 	}
-	var searches []string
+	var searches []*query.Plan
 	for _, s := range plan.Searches {
 		if s = strings.TrimSpace(s); s != "" && len(s) <= 200 {
-			searches = append(searches, s)
+			searches = append(searches, query.Parse(s))
 		}
 	}
 	if len(searches) == 0 || len(searches) > maxSearches {

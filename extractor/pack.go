@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/ctx0/ctx0/index/query"
 )
 
 // Near-duplicates and diversity.
@@ -321,7 +323,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 func stemSet(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range splitWords(strings.ToLower(text)) {
-		if !stopwords[w] {
+		if !query.IsStopword(w) {
 			set[stem(w)] = true
 		}
 	}

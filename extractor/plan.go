@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -59,16 +60,17 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 	}
 	x := &queryRun{r: newRetrieval(m, Request{Query: q.Name, Budget: budget}), now: m.now(), docs: map[string]*entry.Entry{}}
 	x.r.plan = Plan{By: "query:" + q.Name, Searches: []string{}}
-	var searched []string
+	var searched []*query.Plan
 	for i, s := range q.Steps {
 		var err error
 		where := fmt.Sprintf("step %d", i+1)
 		switch {
 		case s.Search != "":
 			text := bind(s.Search)
-			searched = append(searched, text)
+			p := query.Parse(text)
+			searched = append(searched, p)
 			x.r.plan.Searches = append(x.r.plan.Searches, text)
-			err = x.search(ctx, index.Query{Text: text, Scope: bind(s.Scope), Type: bind(s.Type), Tag: bind(s.Tag), Limit: s.Limit}, where)
+			err = x.search(ctx, index.Query{Text: text, Plan: p, Scope: bind(s.Scope), Type: bind(s.Type), Tag: bind(s.Tag), Limit: s.Limit}, where)
 		case s.Glob != "":
 			err = x.glob(ctx, bind(s.Glob), where)
 		case s.Filter != "":
@@ -83,7 +85,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 		}
 	}
 	// Passages are judged by the words the plan searched for.
-	x.r.t = analyze(strings.Join(searched, " "))
+	x.r.t = termsOf(searched...)
 	x.r.match = matcher{x.r.t}
 	var texts []string
 	for _, c := range x.list {
@@ -343,8 +345,14 @@ func FromQuestion(name, question string, scope []string) (Query, error) {
 	if len(scope) == 0 {
 		scope = []string{""}
 	}
+	// A question is saved as the words it searches for, which read as
+	// what the step does and still search as a question does.
+	search := t.expr
+	if t.plan.Natural() {
+		search = strings.Join(t.plan.Words(), " ")
+	}
 	for _, s := range scope {
-		q.Steps = append(q.Steps, Step{Search: t.expr, Scope: s})
+		q.Steps = append(q.Steps, Step{Search: search, Scope: s})
 	}
 	q.Steps = append(q.Steps, Step{Links: "out"})
 	return q, q.Check()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -127,7 +128,7 @@ func newRetrieval(m Memory, req Request) *retrieval {
 // offline answers with the offline plan: the question's words searched.
 func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 	if r.t.expr != "" {
-		if err := r.gather(ctx, []string{r.t.expr}); err != nil {
+		if err := r.gather(ctx, []*query.Plan{r.t.plan}); err != nil {
 			return Bundle{}, err
 		}
 	}
@@ -169,18 +170,20 @@ func (r *retrieval) entriesInScope() bool {
 
 // gather runs searches over the index and looks up the names the question
 // uses.
-func (r *retrieval) gather(ctx context.Context, searches []string) error {
+func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 	if !r.entriesInScope() {
 		return nil
 	}
-	r.plan.Searches = append(r.plan.Searches, searches...)
+	for _, s := range searches {
+		r.plan.Searches = append(r.plan.Searches, s.Text())
+	}
 	scopes := []string{""}
 	if len(r.req.Scope) > 0 {
 		scopes = slices.DeleteFunc(slices.Clone(r.req.Scope), func(s string) bool { return s == sessionsScope })
 	}
 	for _, s := range searches {
 		for _, scope := range scopes {
-			res, err := r.search(ctx, index.Query{Text: s, Limit: searchLimit, Scope: scope, Since: r.req.Since, Until: r.req.Until})
+			res, err := r.search(ctx, index.Query{Text: s.Text(), Plan: s, Limit: searchLimit, Scope: scope, Since: r.req.Since, Until: r.req.Until})
 			if err != nil {
 				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
 			}
@@ -238,7 +241,7 @@ func (r *retrieval) lookupNames(ctx context.Context) error {
 	for n := 3; n >= 1; n-- {
 		for i := 0; i+n <= len(spans); i++ {
 			first, last := strings.ToLower(q[spans[i][0]:spans[i][1]]), strings.ToLower(q[spans[i+n-1][0]:spans[i+n-1][1]])
-			if stopwords[first] || stopwords[last] || n == 1 && len(first) < 3 {
+			if query.IsStopword(first) || query.IsStopword(last) || n == 1 && len(first) < 3 {
 				continue
 			}
 			// As written ("S. Chen") and as words ("S Chen").

@@ -80,7 +80,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	q := ingest.Query{Text: r.t.expr, Limit: sessionHits, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	if !r.window.IsZero() && err == nil {
 		// Those of the time the question asks about too, which the

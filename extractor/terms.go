@@ -3,19 +3,23 @@ package extractor
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // terms is what a question asks about: the words a search looks for and a
-// passage is judged by.
+// passage is judged by, from the question's plan (package query), which
+// every search of the retrieval uses as it is.
 type terms struct {
+	// plan is the question read by package query; nil for the terms of a
+	// learned query's steps.
+	plan  *query.Plan
 	words []string // content words, lowercased, each once, in the order asked
 	stems []string // their match keys (see stem); a CJK word is its own key
 	// run is, for a word that is a pair of characters cut from a longer
-	// run of a spaceless script (see pairs), a number for that run; -1 for
-	// other words.
+	// run of a spaceless script (see query.Pairs), a number for that run;
+	// -1 for other words.
 	run []int
 	// not are the stems of the words the question excludes (NOT word,
 	// -word): an entry that holds one is not quoted.
@@ -23,115 +27,55 @@ type terms struct {
 	// text is the question without its syntax and excluded words: where
 	// the names it uses are looked for.
 	text string
-	// expr is the search for the index, in package query's syntax: the
-	// question as typed when it uses that syntax (quotes, OR, NOT, a
-	// field:, a prefix*), else its content words joined by OR, so that a
-	// long question still finds entries that hold some of its words, the
-	// ones holding more ranking higher.
+	// expr is the search for the index: the question as typed, "" when it
+	// has nothing to search for. Without operators it is natural language,
+	// its content words optional terms, so that a long question still finds
+	// entries that hold some of them, the ones holding more ranking higher.
 	expr string
 }
 
 // analyze reads a question.
 func analyze(q string) terms {
-	t := terms{text: q, expr: q}
-	syntax := hasSyntax(q)
-	if syntax {
-		var excluded []string
-		t.text, excluded = splitExcluded(q)
-		for _, w := range splitWords(strings.Join(excluded, " ")) {
-			t.not = append(t.not, stem(strings.ToLower(w)))
-		}
-	}
-	seen := map[string]bool{}
-	for n, w := range splitWords(t.text) {
-		ps := pairs(w)
-		for _, p := range ps {
-			lw := strings.ToLower(strings.TrimSuffix(p, "*"))
-			if lw == "" || stopwords[lw] || seen[lw] || (len(lw) == 1 && lw[0] < utf8.RuneSelf) {
-				continue
-			}
-			seen[lw] = true
-			t.words = append(t.words, lw)
-			t.stems = append(t.stems, stem(lw))
-			if len(ps) > 1 {
-				t.run = append(t.run, n)
-			} else {
-				t.run = append(t.run, -1)
-			}
-		}
-	}
-	if !syntax {
-		t.expr = strings.Join(t.words, " OR ")
+	p := query.Parse(q)
+	t := termsOf(p)
+	t.plan = p
+	if !p.Empty() {
+		t.expr = strings.TrimSpace(q)
 	}
 	return t
 }
 
-// pairs returns a word of a spaceless script longer than two characters as
-// its overlapping pairs of characters, and any other word as itself: a
-// question written without spaces ("東京のユーザー会はどこ") is one run,
-// which no entry holds whole, and pairs are how such text is searched
-// without a dictionary.
-func pairs(w string) []string {
-	r := []rune(w)
-	if len(r) <= 2 || !spaceless(r[0]) {
-		return []string{w}
-	}
-	out := make([]string, 0, len(r)-1)
-	for i := 0; i+1 < len(r); i++ {
-		out = append(out, string(r[i:i+2]))
-	}
-	return out
-}
-
-// splitExcluded separates a query in package query's syntax into the text
-// it looks for, without operators and field names, and the words and
-// phrases it excludes (after NOT, or with a leading '-').
-func splitExcluded(q string) (text string, excluded []string) {
-	var keep []string
-	negate, inPhrase := false, false
-	for _, f := range strings.Fields(q) {
-		if k, rest, ok := strings.Cut(f, ":"); ok && (k == "name" || k == "title" || k == "tags" || k == "tag" || k == "body") {
-			f = rest
+// termsOf returns the terms that plans look for together.
+func termsOf(plans ...*query.Plan) terms {
+	var t terms
+	var sought []string
+	seen := map[string]bool{}
+	n := 0
+	for _, p := range plans {
+		sought = append(sought, p.Sought())
+		for _, w := range p.Excluded() {
+			t.not = append(t.not, stem(w))
 		}
-		switch {
-		case f == "NOT" && !inPhrase:
-			negate = true
-			continue
-		case f == "OR" || f == "AND":
-			continue
-		case strings.HasPrefix(f, "-") && len(f) > 1 && !inPhrase:
-			negate, f = true, f[1:]
-		}
-		if strings.Count(f, `"`)%2 == 1 {
-			inPhrase = !inPhrase
-		}
-		if negate {
-			excluded = append(excluded, f)
-		} else {
-			keep = append(keep, f)
-		}
-		if !inPhrase {
-			negate = false
+		for _, w := range p.Words() {
+			n++
+			ps := query.Pairs(w)
+			for _, pw := range ps {
+				if seen[pw] {
+					continue
+				}
+				seen[pw] = true
+				t.words = append(t.words, pw)
+				t.stems = append(t.stems, stem(pw))
+				if len(ps) > 1 {
+					t.run = append(t.run, n)
+				} else {
+					t.run = append(t.run, -1)
+				}
+			}
 		}
 	}
-	return strings.Join(keep, " "), excluded
-}
-
-// hasSyntax reports whether q uses package query's syntax beyond plain
-// words: then it is searched as typed.
-func hasSyntax(q string) bool {
-	if strings.ContainsAny(q, `"*()`) {
-		return true
-	}
-	for _, f := range strings.Fields(q) {
-		if f == "OR" || f == "NOT" || f == "AND" || strings.HasPrefix(f, "-") && len(f) > 1 {
-			return true
-		}
-		if k, _, ok := strings.Cut(f, ":"); ok && (k == "name" || k == "title" || k == "tags" || k == "tag" || k == "body") {
-			return true
-		}
-	}
-	return false
+	t.text = strings.Join(sought, " ")
+	return t
 }
 
 // splitWords cuts text into words: runs of letters, digits and combining
@@ -293,20 +237,3 @@ func (m matcher) counts(text string) []int {
 	}
 	return out
 }
-
-// stopwords are words a question is made of that say nothing about what it
-// asks: searching for them would find every entry.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all also am an and any anything are as at
-		be been before being below between both but by can could did do does doing done down during each
-		else ever every few find for from further get give given had has have having he her here hers
-		him his how i if in into is it its itself just know let like look me more most my no nor not now
-		of off on once only or other our ours out over own please recall remember same say says she
-		should show so some something still such tell than that the their theirs them then there these
-		they thing things this those through to too under until up us very was we were what whatever
-		when where whether which while who whom whose why will with would you your yours`) {
-		m[w] = true
-	}
-	return m
-}()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
@@ -23,7 +24,7 @@ const windowBoost = 1.0
 // typed.
 func timeOf(q string, now time.Time) (when.Reading, string) {
 	r := when.Read(q, now)
-	if hasSyntax(q) || len(r.Spans) == 0 {
+	if len(r.Spans) == 0 || !query.Parse(q).Natural() {
 		return r, q
 	}
 	return r, r.Rest

@@ -17,15 +17,19 @@ import (
 
 // Query is a search of the index.
 type Query struct {
-	Text    string    // what to look for, in the syntax of package query
-	Limit   int       // at most this many results; 0 means DefaultLimit
-	Type    string    // only entries of this type
-	Tag     string    // only entries with this tag
-	Project string    // only entries of this project
-	Scope   string    // only entries in this folder or below it, such as "contacts"
-	Since   time.Time // only entries updated (else created, else modified) at or after Since
-	Until   time.Time // only entries updated (else created, else modified) before Until
-	All     bool      // also superseded and archived entries, and summaries
+	Text string // what to look for, in the syntax of package query
+	// Plan is Text as package query parsed it, when the caller has it
+	// already (nil: Search parses Text). It never goes over the wire: a
+	// watcher parses Text again.
+	Plan    *query.Plan `json:"-"`
+	Limit   int         // at most this many results; 0 means DefaultLimit
+	Type    string      // only entries of this type
+	Tag     string      // only entries with this tag
+	Project string      // only entries of this project
+	Scope   string      // only entries in this folder or below it, such as "contacts"
+	Since   time.Time   // only entries updated (else created, else modified) at or after Since
+	Until   time.Time   // only entries updated (else created, else modified) before Until
+	All     bool        // also superseded and archived entries, and summaries
 }
 
 // DefaultLimit is the number of results a search returns unless asked.
@@ -68,10 +72,10 @@ const (
 
 // Search returns the entries that match q, best first. Filters are applied
 // inside the query, so a limit with a filter still returns Limit results
-// when that many match. A query that FTS5 refuses (it cannot happen with
-// package query's translation, but the index must not show its errors)
-// is searched as plain words. A watcher in another process answers it if
-// it can (see serve.go).
+// when that many match. A natural query (see package query) finds the
+// entries that hold any of its terms, those that hold more of them and
+// closer together first. A watcher in another process answers it if it
+// can (see serve.go).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	if ctx.Value(checkedKey{}) != ix { // see Checked: this index, as checked
 		res, err := ix.searchWatcher(ctx, q)
@@ -85,10 +89,20 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	return ix.searchHere(ctx, q)
 }
 
-// searchHere is Search in this process.
+// plan returns q's plan, parsing its text if the caller did not.
+func (q Query) plan() *query.Plan {
+	if q.Plan != nil {
+		return q.Plan
+	}
+	return query.Parse(q.Text)
+}
+
+// searchHere is Search in this process. Package query's expressions are
+// always well formed (FuzzTranslate holds it to FTS5), so an error here is
+// the index's, not the query's.
 func (ix *Index) searchHere(ctx context.Context, q Query) ([]Result, error) {
-	expr := query.Translate(q.Text)
-	if expr == "" {
+	plan := q.plan()
+	if plan.Empty() {
 		return []Result{}, nil
 	}
 	if q.Limit <= 0 {
@@ -99,12 +113,7 @@ func (ix *Index) searchHere(ctx context.Context, q Query) ([]Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res, err := search(ctx, db, expr, q)
-		if err != nil && strings.Contains(err.Error(), "fts5") {
-			if fb := query.Fallback(q.Text); fb != "" {
-				res, err = search(ctx, db, fb, q)
-			}
-		}
+		res, err := search(ctx, db, plan, q)
 		if err == nil {
 			return res, nil
 		}
@@ -120,7 +129,8 @@ type hit struct {
 	score float64
 }
 
-func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, error) {
+func search(ctx context.Context, db *sql.DB, plan *query.Plan, q Query) ([]Result, error) {
+	expr := plan.Expr()
 	join, filter, args := q.filter()
 	with := func(first ...any) []any { return append(first, args...) }
 	// from is the FROM clause of a table t as a, with the entries join
@@ -202,20 +212,31 @@ func search(ctx context.Context, db *sql.DB, expr string, q Query) ([]Result, er
 	slices.SortFunc(hits, func(a, b hit) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.id, a.id))
 	})
-	if hits, err = confirm(ctx, db, expr, q, hits, unsure); err != nil {
+	keep := q.Limit
+	if plan.Natural() {
+		keep = max(keep, rerankDepth)
+	}
+	if hits, err = confirm(ctx, db, plan, keep, hits, unsure); err != nil {
 		return nil, err
 	}
-	return fetch(ctx, db, q, hits)
+	return fetch(ctx, db, plan, q.Limit, hits)
 }
 
-// confirm returns the first q.Limit of hits that match the query as a
+// rerankDepth is the number of best BM25 hits of a natural query that are
+// ranked again by how much of the query each holds, and how close
+// together (query.Cover): enough that an entry holding every term, which
+// BM25 may put below ones repeating a single term, is among them.
+const rerankDepth = 40
+
+// confirm returns the first limit of hits that match the query as a
 // whole. Those in unsure matched in fts_head, which has no body: if the
 // query excludes something (NOT), the body may hold it, so they are
 // checked against the whole entry.
-func confirm(ctx context.Context, db *sql.DB, expr string, q Query, hits []hit, unsure map[int64]bool) ([]hit, error) {
-	if len(unsure) == 0 || !query.Excludes(q.Text) {
-		return hits[:min(len(hits), q.Limit)], nil
+func confirm(ctx context.Context, db *sql.DB, plan *query.Plan, limit int, hits []hit, unsure map[int64]bool) ([]hit, error) {
+	if len(unsure) == 0 || !plan.Excludes() {
+		return hits[:min(len(hits), limit)], nil
 	}
+	expr := plan.Expr()
 	// One at a time: FTS5 seeks to each, where one statement over them
 	// all would walk every match between the first and the last.
 	st, err := db.PrepareContext(ctx, `SELECT rowid FROM fts WHERE fts MATCH ? AND rowid = ?`)
@@ -225,7 +246,7 @@ func confirm(ctx context.Context, db *sql.DB, expr string, q Query, hits []hit, 
 	defer st.Close()
 	var out []hit
 	for _, h := range hits {
-		if len(out) == q.Limit {
+		if len(out) == limit {
 			break
 		}
 		if unsure[h.id] {
@@ -279,9 +300,10 @@ func scan(ctx context.Context, db *sql.DB, sqlText string, args ...any) ([]hit, 
 	return out, rows.Err()
 }
 
-// fetch reads the results for hits, in their order, with snippets of
-// their bodies.
-func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, error) {
+// fetch reads the results for the first limit of hits, in their order,
+// with snippets of their bodies. A natural query's hits are first ranked
+// again, by BM25 times their cover's boost.
+func fetch(ctx context.Context, db *sql.DB, plan *query.Plan, limit int, hits []hit) ([]Result, error) {
 	if len(hits) == 0 {
 		return []Result{}, nil
 	}
@@ -289,31 +311,56 @@ func fetch(ctx context.Context, db *sql.DB, q Query, hits []hit) ([]Result, erro
 	for i, h := range hits {
 		ids[i] = h.id
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id, coalesce((SELECT body FROM fts WHERE rowid = entries.id), '')
+	rerank := plan.Natural() && len(hits) > 1
+	head := "''"
+	if rerank {
+		head = `coalesce((SELECT name || char(10) || title || char(10) || tags FROM fts WHERE rowid = entries.id), '')`
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`, id, coalesce((SELECT body FROM fts WHERE rowid = entries.id), ''), `+head+`
 		FROM entries WHERE id IN (SELECT value FROM json_each(?))`, jsonList(ids))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	marker := query.NewMarker(q.Text)
-	byID := map[int64]Result{}
+	marker := plan.Marker()
+	type row struct {
+		r    Result
+		body string
+	}
+	byID := map[int64]row{}
+	boost := map[int64]float64{}
 	for rows.Next() {
 		var id int64
-		var body string
-		s, err := scanSummary(rows, &id, &body)
+		var body, head string
+		s, err := scanSummary(rows, &id, &body, &head)
 		if err != nil {
 			return nil, err
 		}
-		byID[id] = Result{Summary: s, Snippet: query.OneLine(marker.Snippet(body, snippetTokens, MarkOpen, MarkClose, "…"))}
+		byID[id] = row{Result{Summary: s}, body}
+		if rerank {
+			boost[id] = marker.Cover(head + "\n" + body).Boost()
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	if rerank {
+		for i := range hits {
+			if b, ok := boost[hits[i].id]; ok {
+				hits[i].score *= b
+			}
+		}
+		slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.score, a.score) })
+	}
 	out := []Result{}
 	for _, h := range hits {
+		if len(out) == limit {
+			break
+		}
 		if r, ok := byID[h.id]; ok {
-			r.Score = h.score
-			out = append(out, r)
+			r.r.Score = h.score
+			r.r.Snippet = query.OneLine(marker.Snippet(r.body, snippetTokens, MarkOpen, MarkClose, "…"))
+			out = append(out, r.r)
 		}
 	}
 	return out, nil

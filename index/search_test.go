@@ -178,8 +178,13 @@ func TestSearchManyMatches(t *testing.T) {
 	if len(rs) != 5 || rs[0].Name != "contacts/sarah-chen" {
 		t.Fatalf("search = %q, want contacts/sarah-chen first", names(rs))
 	}
-	if got := names(find(t, ix, Query{Text: "roadmap sarah"})); !slices.Equal(got, []string{"episodes/e0000"}) {
+	if got := names(find(t, ix, Query{Text: "roadmap AND sarah"})); !slices.Equal(got, []string{"episodes/e0000"}) {
 		t.Fatalf("search = %q", got)
+	}
+	// As a question, every entry that names Sarah matches; the one that
+	// also holds the roadmap ranks first.
+	if got := names(find(t, ix, Query{Text: "what is the roadmap with Sarah"})); len(got) != DefaultLimit || got[0] != "episodes/e0000" {
+		t.Fatalf("search = %q, want episodes/e0000 first of %d", got, DefaultLimit)
 	}
 	if rs := find(t, ix, Query{Text: "sarah", Limit: 5, Scope: "contacts"}); len(rs) != 1 {
 		t.Fatalf("search with scope = %q", names(rs))

@@ -26,7 +26,7 @@ func (ix *Index) socketPath() string { return ix.path + "-sock" }
 // serveVersion changes whenever a search request, its answer, or what a
 // search returns changes: a reader and a watcher of other versions do not
 // talk, the reader searches locally.
-const serveVersion = 1
+const serveVersion = 2
 
 // serveTimeout bounds a whole exchange; a watcher that takes longer is
 // busy or stuck, and the reader searches locally.

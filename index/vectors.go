@@ -420,7 +420,7 @@ func (ix *Index) HybridSearch(ctx context.Context, q Query, about string, e Embe
 		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.Name, b.Name))
 	})
 	kept = kept[:min(len(kept), limit)]
-	if err := ix.fillSummaries(ctx, db, kept, only, query.NewMarker(q.Text)); err != nil {
+	if err := ix.fillSummaries(ctx, db, kept, only, q.plan().Marker()); err != nil {
 		return nil, fmt.Errorf("search %q by meaning: %w", about, err)
 	}
 	res := make([]HybridResult, len(kept))

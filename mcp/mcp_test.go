@@ -63,6 +63,12 @@ func TestRememberSearchShowRetrieve(t *testing.T) {
 	if !strings.Contains(found, name) || !strings.Contains(found, "«") {
 		t.Errorf("search: %s", found)
 	}
+	// Agents ask questions: the tool reads them as the CLI does.
+	for _, q := range []string{"how does Sarah like to be contacted", "what does Sarah prefer for the seed round?"} {
+		if found := ok(t, cs, "search", map[string]any{"query": q}); !strings.Contains(found, name) {
+			t.Errorf("search %q: %s", q, found)
+		}
+	}
 	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "search", Arguments: map[string]any{"query": "sarah"}})
 	if err != nil {
 		t.Fatal(err)

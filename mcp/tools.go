@@ -68,7 +68,7 @@ func (s *Server) addTools() {
 		Name:  "search",
 		Title: "Search memory",
 		Description: "Full-text search of the memory vault (BM25 over names, titles, tags, bodies; stemmed; by meaning too when the vault has embeddings). Returns compact rows: name, title, snippet, score; open the ones you need with show. " +
-			`Use for keywords, names, exact phrases ("staging deploy"), OR, NOT, prefix*. For a question in plain words, retrieve is better.`,
+			`Takes a question or words (any may match; entries holding more of them, closer together, rank first), and strict operators: a AND b, "exact phrase", OR, NOT, prefix*, title:word. For a bundle of context to answer a question, use retrieve.`,
 		Annotations: &sdk.ToolAnnotations{Title: "Search memory", ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, map[string]string{"text": "query"}, nil, s.searchTool)
 
@@ -184,7 +184,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 }
 
 type searchIn struct {
-	Query   string `json:"query" jsonschema:"words to find; \"exact phrase\", OR, NOT, prefix*, title:word"`
+	Query   string `json:"query" jsonschema:"a question or words to find; strict: a AND b, \"exact phrase\", OR, NOT, prefix*, title:word"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10, at most 50)"`
 	Scope   string `json:"scope,omitempty" jsonschema:"only this folder and below, such as contacts or episodes/2026-01"`
 	Type    string `json:"type,omitempty" jsonschema:"only entries of this type"`

@@ -32,7 +32,14 @@ snippet with the matched terms marked «like this». Words are stemmed, so
 "deploying" finds "deploy"; accents are ignored; Chinese, Japanese and Korean
 text is found inside longer runs of characters.
 
-  deploy staging       both words, in any order
+A query without operators is a question or a few words: its stop words
+("how", "does", "the") are dropped and the entries holding any of the rest
+are found, those holding more of them, closer together, first. Operators
+are strict:
+
+  how does Sarah like to be contacted    a question: sarah, contacted
+  deploy staging       either word, entries with both first
+  deploy AND staging   both words, in any order
   "staging deploy"     the words next to each other
   deploy OR release    either word
   deploy NOT staging   deploy but not staging (also: -staging)
@@ -45,6 +52,7 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 .ctx0/config.yaml, results are also found by meaning, and the two scores fused
 (text_score and vector_score in --json).`,
 		Example: `  ctx0 search deploy key
+  ctx0 search 'what does Sarah prefer for scheduling?'
   ctx0 search '"staging deploy" OR rollback' --type decision --limit 5
   ctx0 search sarah --scope contacts --since 2026-01-01 --json
   ctx0 search --sessions deploy --since "last week"`,

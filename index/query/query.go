@@ -5,11 +5,11 @@
 // so characters that mean something to FTS5 (- : ^ * ( ) and the like) are
 // taken literally unless they are part of the small syntax below.
 //
-//	deploy staging      both words, in any order; words are stemmed, so
+//	deploy AND staging  both words, in any order; words are stemmed, so
 //	                    "deploying" finds "deploy"
 //	"staging deploy"    the words next to each other, in this order
-//	deploy OR release   either word (OR binds tighter than the implicit AND:
-//	                    "a b OR c" is a and (b or c))
+//	deploy OR release   either word (OR binds tighter than the implicit AND
+//	                    of a strict query: "a b OR c" is a and (b or c))
 //	deploy NOT staging  deploy but not staging; "-staging" says the same
 //	depl*               words that start with "depl"
 //	title:sarah         a word in one field: name, title, tags (or tag), body
@@ -18,10 +18,22 @@
 // OR, NOT and AND are operators only in capitals. A query of nothing but
 // exclusions cannot be answered by a full-text index, so its words are
 // searched for instead.
+//
+// A query that uses none of that syntax (no quotes, AND, OR, NOT, -word,
+// prefix* or field:) is natural language, a question or a few words as
+// people and agents type them: "how does Sarah like to be contacted". Its
+// stop words are dropped (see stopwords.txt; a query of nothing but stop
+// words keeps them) and the rest are optional terms, ORed, so that an entry
+// holding some of them is found; BM25 ranks those holding more, and rarer,
+// terms first, and Cover tells a ranking how many of the terms a text holds
+// and how close together. Parentheses alone group nothing and do not make
+// a query strict.
+//
+// Parse reads a query once into a Plan, which gives the FTS5 expression,
+// the Marker of its snippets and the words it looks for, to every caller.
 package query
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 )
@@ -35,26 +47,9 @@ const maxDepth = 8
 var fields = map[string]string{"name": "name", "title": "title", "tags": "tags", "tag": "tags", "body": "body"}
 
 // Translate returns the FTS5 expression for q, or "" when q holds nothing to
-// search for (no letters or digits).
+// search for (no letters or digits): Parse(q).Expr().
 func Translate(q string) string {
-	return parse(q).render(false)
-}
-
-// parse reads q; nil means it holds nothing to search for.
-func parse(q string) *node {
-	return (&parser{toks: lex(clean(q))}).seq(0)
-}
-
-// Fallback is the plainest reading of q: each run of non-blank characters a
-// word, all of them required. Search uses it if FTS5 refuses a translation.
-func Fallback(q string) string {
-	var parts []string
-	for _, w := range strings.Fields(clean(q)) {
-		if l := leaf(w, "", false); l != nil {
-			parts = append(parts, l.render(false))
-		}
-	}
-	return strings.Join(parts, " AND ")
+	return Parse(q).Expr()
 }
 
 // clean makes q safe to quote for FTS5, which reads its query as a C
@@ -88,9 +83,9 @@ type token struct {
 }
 
 // lex splits q into tokens. It never fails: an unclosed quote runs to the
-// end of q.
-func lex(q string) []token {
-	var toks []token
+// end of q. strict reports whether q uses any operator: a phrase, AND, OR,
+// NOT or -word, a prefix* or a field:.
+func lex(q string) (toks []token, strict bool) {
 	rs := []rune(q)
 	field := ""
 	for i := 0; i < len(rs); {
@@ -121,9 +116,11 @@ func lex(q string) []token {
 			}
 			toks = append(toks, t)
 			field = ""
+			strict = true
 			continue
 		case r == '-' && i+1 < len(rs) && !unicode.IsSpace(rs[i+1]) && rs[i+1] != '-':
 			toks = append(toks, token{kind: tNot})
+			strict = true
 			i++
 			continue
 		}
@@ -136,15 +133,19 @@ func lex(q string) []token {
 		switch w {
 		case "OR":
 			toks = append(toks, token{kind: tOr})
+			strict = true
 			continue
 		case "NOT":
 			toks = append(toks, token{kind: tNot})
+			strict = true
 			continue
 		case "AND":
+			strict = true
 			continue
 		}
 		if k, rest, ok := strings.Cut(w, ":"); ok {
 			if f, known := fields[strings.ToLower(k)]; known {
+				strict = true
 				if rest == "" {
 					// title:"a phrase": the field goes to the next token.
 					field = f
@@ -155,10 +156,11 @@ func lex(q string) []token {
 		}
 		t := token{kind: tWord, text: strings.TrimRight(w, "*"), field: field}
 		t.prefix = len(t.text) < len(w)
+		strict = strict || t.prefix
 		toks = append(toks, t)
 		field = ""
 	}
-	return toks
+	return toks, strict
 }
 
 // node is a parsed query: a leaf (one quoted word or phrase), an OR of
@@ -289,7 +291,8 @@ func leaf(text, field string, prefix bool) *node {
 }
 
 // render writes n in FTS5 syntax; grouped wraps a compound in parentheses.
-func (n *node) render(grouped bool) string {
+// unfielded drops field filters, for a table whose text has no fields.
+func (n *node) render(grouped, unfielded bool) string {
 	if n == nil {
 		return ""
 	}
@@ -298,7 +301,7 @@ func (n *node) render(grouped bool) string {
 	case n.isSeq:
 		parts := make([]string, len(n.pos))
 		for i, c := range n.pos {
-			parts[i] = c.render(true)
+			parts[i] = c.render(true, unfielded)
 		}
 		s = strings.Join(parts, " AND ")
 		if len(n.neg) > 0 {
@@ -307,7 +310,7 @@ func (n *node) render(grouped bool) string {
 			}
 			negs := make([]string, len(n.neg))
 			for i, c := range n.neg {
-				negs[i] = c.render(true)
+				negs[i] = c.render(true, unfielded)
 			}
 			s += " NOT " + group(negs, " OR ")
 		}
@@ -318,7 +321,7 @@ func (n *node) render(grouped bool) string {
 	case n.or != nil:
 		parts := make([]string, len(n.or))
 		for i, c := range n.or {
-			parts[i] = c.render(true)
+			parts[i] = c.render(true, unfielded)
 		}
 		return "(" + strings.Join(parts, " OR ") + ")"
 	}
@@ -326,7 +329,7 @@ func (n *node) render(grouped bool) string {
 	if n.prefix {
 		s += "*"
 	}
-	if n.field != "" {
+	if n.field != "" && !unfielded {
 		s = "{" + n.field + "} : " + s
 	}
 	return s
@@ -337,20 +340,4 @@ func group(parts []string, op string) string {
 		return parts[0]
 	}
 	return "(" + strings.Join(parts, op) + ")"
-}
-
-// Excludes reports whether q excludes anything (NOT). An entry that holds
-// the rest of such a query somewhere may still not match it as a whole.
-func Excludes(q string) bool {
-	var walk func(n *node) bool
-	walk = func(n *node) bool {
-		if n == nil {
-			return false
-		}
-		if len(n.neg) > 0 {
-			return true
-		}
-		return slices.ContainsFunc(n.pos, walk) || slices.ContainsFunc(n.or, walk)
-	}
-	return walk(parse(q))
 }

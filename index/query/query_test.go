@@ -10,7 +10,8 @@ import (
 func TestTranslate(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"deploy", `"deploy"`},
-		{"deploy staging", `"deploy" AND "staging"`},
+		{"deploy staging", `("deploy" OR "staging")`},
+		{"deploy AND staging", `"deploy" AND "staging"`},
 		{`"staging deploy"`, `"staging deploy"`},
 		{"deploy OR release", `("deploy" OR "release")`},
 		{"a b OR c", `"a" AND ("b" OR "c")`},
@@ -21,10 +22,12 @@ func TestTranslate(t *testing.T) {
 		{`"staging dep"*`, `"staging dep"*`},
 		{"title:sarah", `{title} : "sarah"`},
 		{`tag:"key people"`, `{tags} : "key people"`},
-		{"foo:bar", `"foo:bar"`},
+		{"foo:bar", `"foo bar"`},
+		{"foo:bar -x", `"foo:bar" NOT "x"`},
 		{"(a OR b) c", `("a" OR "b") AND "c"`},
 		{"(a c) OR b", `(("a" AND "c") OR "b")`},
-		{"x-ray c++", `"x-ray" AND "c++"`},
+		{"x-ray c++", `"x ray"`},
+		{"x-ray AND c++", `"x-ray" AND "c++"`},
 		{"", ""},
 		{"   ", ""},
 		{"*", ""},
@@ -39,15 +42,22 @@ func TestTranslate(t *testing.T) {
 		{"NOT a", `"a"`},
 		{"-staging", `"staging"`},
 		{"a (", `"a"`},
-		{"a ) b", `"a" AND "b"`},
+		{"a ) b", `("a" OR "b")`},
+		{"a ) AND b", `"a" AND "b"`},
 		{`unclosed "quote here`, `"unclosed" AND "quote here"`},
 		{`say "hi"" there`, `"say" AND "hi" AND " there"`},
-		{`it's`, `"it's"`},
+		{`it's`, `"it s"`},
+		{`Sarah's e-mail?`, `("sarah" OR "e mail")`},
+		{"how does Sarah like to be contacted", `("sarah" OR "contacted")`},
+		{"what is this", `("what" OR "is" OR "this")`},
+		{"deploy deploying", `"deploy"`},
 		{`he said "a ""b"`, `"he" AND "said" AND "a " AND "b"`},
-		{"NEAR(a b)", `"NEAR" AND ("a" AND "b")`},
-		{"and or not", `"and" AND "or" AND "not"`},
+		{"NEAR(a b)", `("near" OR "a" OR "b")`},
+		{"NEAR(a AND b)", `"NEAR" AND ("a" AND "b")`},
+		{"and or not", `("and" OR "or" OR "not")`},
 		{"a AND b", `"a" AND "b"`},
-		{"数据库", "\"\u200b数\u200b据\u200b库\u200b\""},
+		{"数据库", "(\"\u200b数\u200b据\u200b\" OR \"\u200b据\u200b库\u200b\")"},
+		{`"数据库"`, "\"\u200b数\u200b据\u200b库\u200b\""},
 		{"café", `"café"`},
 	} {
 		if got := Translate(tc.in); got != tc.want {
@@ -138,7 +148,8 @@ func TestTranslationsMatch(t *testing.T) {
 	}{
 		{"deploy", []string{"staging", "release"}},
 		{"deploying", []string{"staging", "release"}},
-		{"deploy staging", []string{"staging"}},
+		{"deploy AND staging", []string{"staging"}},
+		{"deploy staging", []string{"staging", "release"}},
 		{`"deploy key"`, []string{"release"}},
 		{`"key deploy"`, nil},
 		{"deploy NOT staging", []string{"release"}},
@@ -189,7 +200,8 @@ func FuzzTranslate(f *testing.F) {
 	}
 	db := ftsTable(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		for _, expr := range []string{Translate(q), Fallback(q)} {
+		p := Parse(q)
+		for _, expr := range []string{p.Expr(), p.Unfielded()} {
 			if expr == "" {
 				continue
 			}

@@ -29,7 +29,9 @@ type phrase struct {
 // NewMarker returns the marker of what q looks for in a body: its words
 // and phrases, but not those it excludes (NOT) or looks for in another
 // field (title:).
-func NewMarker(q string) *Marker {
+func NewMarker(q string) *Marker { return Parse(q).Marker() }
+
+func newMarker(root *node) *Marker {
 	m := &Marker{terms: map[string]string{}}
 	var walk func(n *node)
 	walk = func(n *node) {
@@ -54,7 +56,7 @@ func NewMarker(q string) *Marker {
 			}
 		}
 	}
-	walk(parse(q))
+	walk(root)
 	return m
 }
 

@@ -120,7 +120,7 @@ func TestMarkerMarksWhatTheBodyMatches(t *testing.T) {
 }
 
 func TestMarkerHead(t *testing.T) {
-	m := NewMarker("how is login handled")
+	m := NewMarker("how is login AND handled")
 	text := "Device keys. Authentication uses keys bound to the device. A lost laptop is revoked and the login is refused."
 	if got, want := m.Head(text, 8, "«", "»", "…"), "Device keys. Authentication uses keys bound to the…"; got != want {
 		t.Errorf("Head = %q, want %q", got, want)
@@ -135,7 +135,7 @@ func TestExcludes(t *testing.T) {
 		"deploy": false, "deploy NOT friday": true, "deploy -friday": true, "(a OR (b NOT c)) d": true,
 		`"do NOT merge"`: false, "NOT friday": false, "": false,
 	} {
-		if got := Excludes(q); got != want {
+		if got := Parse(q).Excludes(); got != want {
 			t.Errorf("Excludes(%q) = %v, want %v", q, got, want)
 		}
 	}

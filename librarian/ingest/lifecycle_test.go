@@ -240,7 +240,8 @@ func TestSearch(t *testing.T) {
 		{Query{Text: "xterm", Project: "/home/marco/projects/spotter"}, 1},            // in a project
 		{Query{Text: "xterm", Project: "github.com/acme/other"}, 0},                   // not in it
 		{Query{Text: "xterm", Since: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)}, 0}, // too old
-		{Query{Text: "title:xterm"}, 0},                                               // a field transcripts lack
+		{Query{Text: "title:xterm"}, 1},                                               // a field transcripts lack: the word is searched in the text
+		{Query{Text: "title:xterm AND nowhere"}, 0},                                   // still strict
 		{Query{Text: "  "}, 0},
 	}
 	for _, tt := range tests {

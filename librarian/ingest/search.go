@@ -1,9 +1,11 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,9 +38,16 @@ const (
 // DefaultLimit is the number of hits a search returns unless asked.
 const DefaultLimit = 10
 
+// rerankDepth is the number of best BM25 passages of a natural query that
+// are ranked again by how much of it each holds (query.Cover).
+const rerankDepth = 40
+
 // Query is a search of past sessions.
 type Query struct {
-	Text    string    // what to look for, in the syntax of package query
+	Text string // what to look for, in the syntax of package query
+	// Plan is Text as package query parsed it, when the caller has it
+	// already (nil: Search parses Text).
+	Plan    *query.Plan
 	Limit   int       // at most this many hits; 0 means DefaultLimit
 	Project string    // only conversations of this project
 	Since   time.Time // only conversations that went on at or after Since
@@ -54,27 +63,36 @@ const DefaultSnippet = 16
 // Ref is the Ref of the hit's conversation.
 func (h Hit) Ref() string { return Ref(h.Session, h.First) }
 
-// Search finds what was said in past sessions, best match first: words,
-// "phrases", OR, NOT and prefix* as package query reads them. A message
-// counts with the few around it, so the words of a question and of its
-// answer match together.
+// Search finds what was said in past sessions, best match first: a
+// question or words, "phrases", OR, NOT and prefix* as package query reads
+// them (a field: means nothing in a transcript, so title:x searches x). A
+// message counts with the few around it, so the words of a question and of
+// its answer match together. A natural query's best passages are ranked
+// again by how much of it each holds, and how close together.
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	hits := []Hit{}
-	expr := query.Translate(q.Text)
-	if expr == "" {
+	plan := q.Plan
+	if plan == nil {
+		plan = query.Parse(q.Text)
+	}
+	if plan.Empty() {
 		return hits, nil
 	}
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
+	}
+	if q.Snippet <= 0 {
+		q.Snippet = DefaultSnippet
+	}
+	fetch := q.Limit
+	if plan.Natural() {
+		fetch = max(fetch, rerankDepth)
 	}
 	type found struct {
 		block int64
 		hit   Hit
 	}
 	var rows []found
-	if q.Snippet <= 0 {
-		q.Snippet = DefaultSnippet
-	}
 	since, until := int64(math.MinInt64), int64(math.MaxInt64)
 	if !q.Since.IsZero() {
 		since = millis(q.Since)
@@ -82,14 +100,13 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if !q.Until.IsZero() {
 		until = millis(q.Until)
 	}
-	run := func(expr string) error {
-		rows = rows[:0]
+	run := func() error {
 		// The snippets are made after the ranking, of the blocks it keeps:
 		// snippet() in this statement would be computed for every match.
 		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, c.first_at, bm25(blocks_fts)
 			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
 			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ? AND c.first_at < ?
-			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, expr, q.Project, q.Project, since, until, q.Limit)
+			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, plan.Unfielded(), q.Project, q.Project, since, until, fetch)
 		if err != nil {
 			return err
 		}
@@ -101,26 +118,32 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 				return err
 			}
 			f.hit.First = fromMillis(first)
-			f.hit.Score = math.Round(-f.hit.Score*1000) / 1000
+			f.hit.Score = -f.hit.Score
 			rows = append(rows, f)
 		}
 		return rs.Err()
 	}
-	err := run(expr)
-	if fb := query.Fallback(q.Text); err != nil && fb != "" && fb != expr {
-		// FTS5 refused the expression: a field such as title: means
-		// nothing in a transcript. Search the plain words.
-		err = run(fb)
-	}
-	if err != nil {
+	if err := run(); err != nil {
 		return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 	}
-	marker := query.NewMarker(q.Text)
-	for _, f := range rows {
-		var text string
-		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT text FROM blocks_fts WHERE rowid = ?), '')`, f.block).Scan(&text); err != nil {
+	marker := plan.Marker()
+	texts := make([]string, len(rows))
+	for i, f := range rows {
+		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT text FROM blocks_fts WHERE rowid = ?), '')`, f.block).Scan(&texts[i]); err != nil {
 			return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 		}
+		if plan.Natural() {
+			rows[i].hit.Score *= marker.Cover(texts[i]).Boost()
+		}
+	}
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(rows[b].hit.Score, rows[a].hit.Score) })
+	for _, i := range order[:min(len(order), q.Limit)] {
+		f, text := rows[i], texts[i]
+		f.hit.Score = math.Round(f.hit.Score*1000) / 1000
 		f.hit.Snippet = query.OneLine(marker.Snippet(text, q.Snippet, markOpen, markClose, "…"))
 		if err := s.attribute(ctx, f.block, &f.hit); err != nil {
 			return nil, err

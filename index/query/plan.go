@@ -1,0 +1,298 @@
+package query
+
+import (
+	_ "embed"
+	"slices"
+	"strings"
+)
+
+// Plan is a query read once. Every search takes one (the vault's, the past
+// sessions', retrieve's, a learned query's step) and asks it for what it
+// needs: the FTS5 expression, the marker of snippets, whether it excludes,
+// the words it looks for. No caller reads the query's text again.
+type Plan struct {
+	text    string
+	root    *node // nil: nothing to search for
+	natural bool
+	// words are the words the query looks for, as written but in lower
+	// case, each once by index term: for a natural query, those left once
+	// stop words are dropped; for a strict one, those of what it requires
+	// or offers, not of what it excludes.
+	words    []string
+	excluded []string
+}
+
+// Parse reads q into its plan. It never fails; a query with nothing to
+// search for (no letters or digits) gives an empty plan.
+func Parse(q string) *Plan {
+	c := clean(q)
+	toks, strict := lex(c)
+	p := &Plan{text: q}
+	if !strict {
+		p.natural = true
+		p.root, p.words = natural(toks)
+		return p
+	}
+	p.root = (&parser{toks: toks}).seq(0)
+	if p.root != nil {
+		var pos, neg []string
+		p.root.leaves(false, func(n *node, excluded bool) {
+			ws := splitTokens(Unsegment(n.text))
+			if excluded {
+				neg = append(neg, ws...)
+			} else {
+				pos = append(pos, ws...)
+			}
+		})
+		p.words = content(pos)
+		p.excluded = distinct(lower(neg))
+	}
+	return p
+}
+
+// natural makes the plan of a query without operators: its content words
+// (or, if it has none, all of its words) ORed. A word the tokenizer splits
+// ("x-ray", "2023-05-08", "Sarah's") stays a phrase, without the stop
+// words at its ends ("Sarah's" is "sarah"). A run of a spaceless script
+// longer than two characters is searched as its overlapping pairs, since
+// no entry holds a whole question written without spaces.
+func natural(toks []token) (*node, []string) {
+	var units, all [][]string
+	for _, t := range toks {
+		if t.kind != tWord {
+			continue
+		}
+		ws := lower(splitTokens(t.text))
+		if len(ws) == 0 {
+			continue
+		}
+		all = append(all, ws)
+		for len(ws) > 0 && stopwords[fold(ws[0])] {
+			ws = ws[1:]
+		}
+		// At the end, a letter left of a contraction too: Sarah's, don't.
+		for len(ws) > 0 && (stopwords[fold(ws[len(ws)-1])] || letter(ws[len(ws)-1])) {
+			ws = ws[:len(ws)-1]
+		}
+		if len(ws) == 0 || len(ws) == 1 && letter(ws[0]) {
+			continue
+		}
+		units = append(units, ws)
+	}
+	if len(units) == 0 {
+		units = all
+	}
+	n := &node{}
+	var words []string
+	seen := map[string]bool{}
+	add := func(text string) {
+		key := ""
+		for _, w := range splitTokens(text) {
+			key += term(w) + " "
+		}
+		if !seen[key] {
+			seen[key] = true
+			n.or = append(n.or, &node{text: Segment(text)})
+		}
+	}
+	for _, u := range units {
+		words = append(words, u...)
+		if !slices.ContainsFunc(u, func(w string) bool { return firstSpaceless(w) >= 0 }) {
+			add(strings.Join(u, " "))
+			continue
+		}
+		for _, w := range u {
+			for _, p := range Pairs(w) {
+				add(p)
+			}
+		}
+	}
+	switch len(n.or) {
+	case 0:
+		return nil, nil
+	case 1:
+		return n.or[0], content(words)
+	}
+	return n, content(words)
+}
+
+// content returns ws in lower case without stop words and single letters, each once by index term; all of them if that leaves none.
+func content(ws []string) []string {
+	ws = lower(ws)
+	kept := slices.DeleteFunc(slices.Clone(ws), func(w string) bool {
+		return stopwords[fold(w)] || letter(w)
+	})
+	if len(kept) == 0 {
+		kept = ws
+	}
+	return distinct(kept)
+}
+
+// letter reports whether w is a single ASCII letter, which says nothing by
+// itself (the s of Sarah's, the t of don't, the x of x y z).
+func letter(w string) bool {
+	return len(w) == 1 && ('a' <= w[0] && w[0] <= 'z' || 'A' <= w[0] && w[0] <= 'Z')
+}
+
+func lower(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = strings.ToLower(w)
+	}
+	return out
+}
+
+// distinct keeps the first of the words that share an index term.
+func distinct(ws []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, w := range ws {
+		if t := term(w); !seen[t] {
+			seen[t] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// splitTokens returns the tokens of s as the index reads them, a token
+// that mixes a spaceless script with other letters cut where the script
+// changes.
+func splitTokens(s string) []string {
+	var out []string
+	for _, sp := range tokenize(s) {
+		tok := s[sp.start:sp.end]
+		start, inRun := 0, false
+		for i, r := range tok {
+			if sl := spaceless(r); i == 0 {
+				inRun = sl
+			} else if sl != inRun {
+				out = append(out, tok[start:i])
+				start, inRun = i, sl
+			}
+		}
+		out = append(out, tok[start:])
+	}
+	return out
+}
+
+// Pairs returns a word of a spaceless script longer than two characters as
+// its overlapping pairs of characters, and any other word as itself: a
+// question written without spaces ("東京のユーザー会はどこ") is one run,
+// which no text holds whole, and pairs are how such text is searched
+// without a dictionary.
+func Pairs(w string) []string {
+	r := []rune(w)
+	if len(r) <= 2 || !spaceless(r[0]) {
+		return []string{w}
+	}
+	out := make([]string, 0, len(r)-1)
+	for i := 0; i+1 < len(r); i++ {
+		out = append(out, string(r[i:i+2]))
+	}
+	return out
+}
+
+//go:embed stopwords.txt
+var stopwordsText string
+
+// stopwords is stopwords.txt as a set.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for line := range strings.Lines(stopwordsText) {
+		if w := strings.TrimSpace(line); w != "" && !strings.HasPrefix(w, "#") {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// IsStopword reports whether w (a word in lower case) is an English stop
+// word, one a natural query drops.
+func IsStopword(w string) bool { return stopwords[fold(w)] }
+
+// leaves calls f for each word or phrase of n, saying whether it is
+// excluded (under a NOT).
+func (n *node) leaves(excluded bool, f func(n *node, excluded bool)) {
+	switch {
+	case n == nil:
+	case n.isSeq:
+		for _, c := range n.pos {
+			c.leaves(excluded, f)
+		}
+		for _, c := range n.neg {
+			c.leaves(true, f)
+		}
+	case n.or != nil:
+		for _, c := range n.or {
+			c.leaves(excluded, f)
+		}
+	default:
+		f(n, excluded)
+	}
+}
+
+// Text returns the query as it was typed.
+func (p *Plan) Text() string { return p.text }
+
+// Empty reports whether the query holds nothing to search for.
+func (p *Plan) Empty() bool { return p.root == nil }
+
+// Natural reports whether the query is natural language (no operators):
+// its terms are optional, and a ranking should prefer texts that Cover
+// more of them, close together.
+func (p *Plan) Natural() bool { return p.natural }
+
+// Expr returns the FTS5 expression of the query, or "" when it is empty.
+func (p *Plan) Expr() string { return p.root.render(false, false) }
+
+// Unfielded returns the FTS5 expression of the query for a table of one
+// text without fields (transcripts): a word limited to a field (title:x)
+// is searched in that text.
+func (p *Plan) Unfielded() string { return p.root.render(false, true) }
+
+// Excludes reports whether the query excludes anything (NOT). A text that
+// holds the rest of such a query may still not match it as a whole.
+func (p *Plan) Excludes() bool {
+	var walk func(n *node) bool
+	walk = func(n *node) bool {
+		if n == nil {
+			return false
+		}
+		if len(n.neg) > 0 {
+			return true
+		}
+		return slices.ContainsFunc(n.pos, walk) || slices.ContainsFunc(n.or, walk)
+	}
+	return walk(p.root)
+}
+
+// Words returns the words the query looks for, in lower case, each once:
+// for a natural query its content words; for a strict one the words it
+// requires or offers, without stop words unless it has nothing else. A run
+// of a spaceless script is one word.
+func (p *Plan) Words() []string { return slices.Clone(p.words) }
+
+// Excluded returns the words the query excludes (NOT word, -word), in
+// lower case.
+func (p *Plan) Excluded() []string { return slices.Clone(p.excluded) }
+
+// Sought returns the text the query looks for, without its operators,
+// field names and excluded words: where names it mentions can be looked
+// up.
+func (p *Plan) Sought() string {
+	if p.natural {
+		return p.text
+	}
+	var parts []string
+	p.root.leaves(false, func(n *node, excluded bool) {
+		if !excluded {
+			parts = append(parts, Unsegment(n.text))
+		}
+	})
+	return strings.Join(parts, " ")
+}
+
+// Marker returns a new marker of what the query looks for in a text (see
+// NewMarker). A Marker is not safe for concurrent use: take one each.
+func (p *Plan) Marker() *Marker { return newMarker(p.root) }

@@ -1,0 +1,130 @@
+package query
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		q        string
+		natural  bool
+		words    []string
+		excluded []string
+		sought   string
+	}{
+		{"how does Sarah like to be contacted", true, []string{"sarah", "contacted"}, nil, "how does Sarah like to be contacted"},
+		{"what does Sarah prefer for scheduling", true, []string{"sarah", "prefer", "scheduling"}, nil, "what does Sarah prefer for scheduling"},
+		{"What is this?", true, []string{"what", "is", "this"}, nil, "What is this?"},
+		{"Deploying deploys", true, []string{"deploying"}, nil, "Deploying deploys"},
+		{"Sarah's e-mail", true, []string{"sarah", "mail"}, nil, "Sarah's e-mail"},
+		{"東京のユーザー会", true, []string{"東京のユーザー会"}, nil, "東京のユーザー会"},
+		{"(a c) b", true, []string{"a", "c", "b"}, nil, "(a c) b"},
+		{"deploy AND staging", false, []string{"deploy", "staging"}, nil, "deploy staging"},
+		{`"the plan" for Q3`, false, []string{"plan", "q3"}, nil, "the plan for Q3"},
+		{"deploy NOT friday", false, []string{"deploy"}, []string{"friday"}, "deploy"},
+		{"deploy -staging -prod", false, []string{"deploy"}, []string{"staging", "prod"}, "deploy"},
+		{"title:sarah email", false, []string{"sarah", "email"}, nil, "sarah email"},
+		{"depl*", false, []string{"depl"}, nil, "depl"},
+		{"a OR b", false, []string{"a", "b"}, nil, "a b"},
+		{"", true, nil, nil, ""},
+		{"?!", true, nil, nil, "?!"},
+	} {
+		p := Parse(tc.q)
+		if p.Natural() != tc.natural || !slices.Equal(p.Words(), tc.words) || !slices.Equal(p.Excluded(), tc.excluded) || p.Sought() != tc.sought {
+			t.Errorf("Parse(%q): natural %v, words %q, excluded %q, sought %q; want %v, %q, %q, %q",
+				tc.q, p.Natural(), p.Words(), p.Excluded(), p.Sought(), tc.natural, tc.words, tc.excluded, tc.sought)
+		}
+		if p.Text() != tc.q || p.Empty() != (len(tc.words) == 0) {
+			t.Errorf("Parse(%q): text %q, empty %v", tc.q, p.Text(), p.Empty())
+		}
+	}
+}
+
+// TestStopwords checks the list as data: lower case, one word a line, no
+// repeats, and never a word people search for by itself.
+func TestStopwords(t *testing.T) {
+	seen := map[string]bool{}
+	for line := range strings.Lines(stopwordsText) {
+		w := strings.TrimSpace(line)
+		if w == "" || strings.HasPrefix(w, "#") {
+			continue
+		}
+		if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") || seen[w] {
+			t.Errorf("stopwords.txt: %q is not a new lower-case word", w)
+		}
+		seen[w] = true
+	}
+	for _, w := range []string{"the", "what", "does", "how", "to", "be"} {
+		if !IsStopword(w) {
+			t.Errorf("IsStopword(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"sarah", "email", "deploy", "prefer", "contacted", "schedule"} {
+		if IsStopword(w) {
+			t.Errorf("IsStopword(%q) = true", w)
+		}
+	}
+}
+
+func TestCover(t *testing.T) {
+	const text = "Sarah prefers email over phone calls for scheduling. Long after, other words follow here and there, then a phone. [[contacts/sarah-chen|Her]]"
+	for _, tc := range []struct {
+		q    string
+		want Cover
+	}{
+		{"what does Sarah prefer for scheduling", Cover{Held: 3, Of: 3, Span: 8}},
+		{"how does Sarah like to be contacted", Cover{Held: 1, Of: 2, Span: 1}},
+		{"sarah phone", Cover{Held: 2, Of: 2, Span: 2}}, // "a phone. [[contacts/sarah-chen"
+		{"phone", Cover{Held: 1, Of: 1, Span: 1}},
+		{"kafka", Cover{Of: 1}},
+		{`"phone calls" email`, Cover{Held: 2, Of: 2, Span: 4}},
+		{"contacts of sarah", Cover{Held: 1, Of: 2, Span: 1}}, // not the folder of [[contacts/sarah-chen]]
+	} {
+		if got := NewMarker(tc.q).Cover(Segment(text)); got != tc.want {
+			t.Errorf("Cover(%q) = %+v, want %+v", tc.q, got, tc.want)
+		}
+	}
+	// Boost: more of the query, then closer together, ranks higher.
+	for _, tc := range []struct{ more, less Cover }{
+		{Cover{Held: 3, Of: 3, Span: 40}, Cover{Held: 2, Of: 3, Span: 2}},
+		{Cover{Held: 2, Of: 3, Span: 3}, Cover{Held: 2, Of: 3, Span: 200}},
+		{Cover{Held: 1, Of: 3, Span: 1}, Cover{Held: 0, Of: 3}},
+	} {
+		if tc.more.Boost() <= tc.less.Boost() {
+			t.Errorf("Boost(%+v) = %v, not above Boost(%+v) = %v", tc.more, tc.more.Boost(), tc.less, tc.less.Boost())
+		}
+	}
+	if b := (Cover{Held: 1, Of: 1, Span: 1}).Boost(); b != 1 {
+		t.Errorf("a query of one term boosts %v, want 1", b)
+	}
+}
+
+// FuzzParse checks what every plan promises: a natural query only ORs; a
+// plan with words is not empty; a cover holds at most the query's terms.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "how does Sarah like to be contacted", `"a b"* OR c NOT (d -e) title:"x y" f*`, "what is this", "東京のユーザー会 café", "x-ray c++ it's", "(((a"} {
+		f.Add(s)
+	}
+	db := ftsTable(f)
+	f.Fuzz(func(t *testing.T, q string) {
+		p := Parse(q)
+		expr := p.Expr()
+		if p.Empty() != (expr == "") || p.Empty() != (len(p.Words()) == 0) {
+			t.Fatalf("Parse(%q): empty %v, expr %q, words %q", q, p.Empty(), expr, p.Words())
+		}
+		if p.Natural() && (strings.Contains(expr, " AND ") || strings.Contains(expr, " NOT ")) {
+			t.Fatalf("Parse(%q) is natural but requires or excludes: %q", q, expr)
+		}
+		if expr != "" {
+			if _, err := match(t, db, expr); err != nil {
+				t.Fatalf("query %q → %q: %v", q, expr, err)
+			}
+		}
+		c := p.Marker().Cover(Segment(q))
+		if c.Held > c.Of || c.Held > 0 && c.Span < 1 {
+			t.Fatalf("Cover of %q in itself: %+v", q, c)
+		}
+	})
+}
