@@ -24,7 +24,7 @@ const windowBoost = 1.0
 // typed.
 func timeOf(q string, now time.Time) (when.Reading, string) {
 	r := when.Read(q, now)
-	if !query.Parse(q).Natural() || len(r.Spans) == 0 {
+	if len(r.Spans) == 0 || !query.Parse(q).Natural() {
 		return r, q
 	}
 	return r, r.Rest
