@@ -111,12 +111,16 @@ func JSON(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (res Resu
 	return res, nil
 }
 
-// encodeEntry is one entry as it goes into the backup.
+// encodeEntry is one entry as it goes into the backup: indented to be
+// read, unless its file is larger than an entry may be, where indenting
+// (a second pass over every byte) would take seconds.
 func encodeEntry(be BackupEntry) (*bytes.Buffer, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("    ", "  ")
+	if len(be.Text) <= entry.MaxSize {
+		enc.SetIndent("    ", "  ")
+	}
 	return &buf, enc.Encode(be)
 }
 
