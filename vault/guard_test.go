@@ -120,6 +120,14 @@ func TestLinksRefusedEverywhere(t *testing.T) {
 	if i := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "link") || strings.Contains(n, "outdir") }); i >= 0 {
 		t.Errorf("Walk listed %s", names[i])
 	}
+	// Links in folders that are not ctx0's (an editor's, git's) are not
+	// listed.
+	if err := os.MkdirAll(filepath.Join(v.Root(), ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(v.Root(), ".obsidian", "plugins")); err != nil {
+		t.Fatal(err)
+	}
 	links, err := v.Links(ctx)
 	if err != nil {
 		t.Fatal(err)
