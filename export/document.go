@@ -16,7 +16,7 @@ import (
 // in a YAML block, its headings moved two levels down to sit under it, and
 // its links leading to the other entries' sections.
 func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Result, error) {
-	s, err := load(ctx, v, o, o.All)
+	s, err := load(ctx, v, o, o.All, false)
 	if err != nil {
 		return Result{}, err
 	}

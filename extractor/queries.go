@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -105,7 +104,7 @@ var reservedNames = []string{"list", "save", "rm"}
 // without the file has none.
 func LoadQueries(root string) (Queries, error) {
 	p := filepath.Join(root, filepath.FromSlash(QueriesFile))
-	data, err := os.ReadFile(p)
+	data, err := vault.ReadFile(root, QueriesFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

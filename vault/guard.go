@@ -87,8 +87,10 @@ type Link struct {
 	Outside bool   `json:"outside"`
 }
 
-// Links lists the symbolic links in the vault's files (outside .git),
-// which ctx0 does not follow: their targets are not entries.
+// Links lists the symbolic links among the vault's files (its entries'
+// folders and .ctx0; other hidden folders, such as .git or an editor's,
+// are not ctx0's), which ctx0 does not follow: their targets are not
+// entries.
 func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 	var links []Link
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
@@ -98,7 +100,7 @@ func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() && p != v.root && d.Name() == ".git" {
+		if d.IsDir() && p != v.root && strings.HasPrefix(d.Name(), ".") && p != filepath.Join(v.root, ".ctx0") {
 			return filepath.SkipDir
 		}
 		if d.Type()&fs.ModeSymlink == 0 {

@@ -71,9 +71,24 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%v)", path, errNotRegular, fi.Mode().Type())
+		return nil, fmt.Errorf("%s: %w (%s)", path, errNotRegular, kindOf(fi.Mode()))
 	}
 	return f, nil
+}
+
+// kindOf names what a file that is not a regular file is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // keyOf names a session file independently of the folder it was found
