@@ -26,8 +26,10 @@ const maxSegment = 120
 // trimmed. A trailing ".md" and surrounding slashes are dropped first.
 // Names that would leave the vault or reach into its machinery ("..",
 // absolute paths, ".git/", ".ctx0/", any hidden segment) are refused.
+// A secret in s is redacted first: no name carries one.
 func NormalizeName(s string) (string, error) {
 	orig := s
+	s, _ = Redact(s)
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\\", "/"))
 	if strings.HasPrefix(s, "/") || (len(s) > 1 && s[1] == ':') {
 		return "", fmt.Errorf("%w %q: absolute paths are not allowed", ErrBadName, orig)

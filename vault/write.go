@@ -131,7 +131,9 @@ type Remembered struct {
 // type and its name from the text. Text over the configured limit is refused;
 // text already held by an entry returns that entry and writes nothing.
 func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, error) {
-	text := strings.TrimSpace(o.Text)
+	// Redacted before anything is made of it: the duplicate check, the
+	// title and the name all see the text as it will be stored.
+	text, redacted := Redact(strings.TrimSpace(o.Text))
 	if text == "" {
 		return Remembered{}, errors.New("remember: nothing to remember: the text is empty")
 	}
@@ -173,6 +175,9 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 		r.Name = name
 		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes()}}, nil
 	})
+	if c.Hash != "" && len(redacted) > 0 {
+		c.Redacted = redacted
+	}
 	r.Commit = c
 	return r, err
 }
@@ -370,8 +375,10 @@ func titleFromText(text string) string {
 
 // SlugFromTitle is a short file name from the first words of a title: as
 // many whole words as fit in 60 bytes; "" when no word makes a name.
-// Slashes separate words, so that a title never names a folder.
+// Slashes separate words, so that a title never names a folder. A secret
+// in the title is redacted first: no name carries one.
 func SlugFromTitle(title string) string {
+	title, _ = Redact(title)
 	s := ""
 	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ").Replace(title)) {
 		next := normalizeSegment(s + " " + w)
