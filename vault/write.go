@@ -35,6 +35,9 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 	if err != nil || len(changes) == 0 {
 		return Commit{}, err
 	}
+	if err := checkChanges(changes); err != nil {
+		return Commit{}, err
+	}
 	c, err := v.applyLocked(ctx, msg, changes)
 	if err != nil {
 		return Commit{}, err
@@ -88,6 +91,9 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 	}
 	body := templates.Body(o.Type)
 	if o.Body != nil {
+		if err := checkText("add "+name, "body", *o.Body); err != nil {
+			return "", Commit{}, err
+		}
 		body = withNewline(*o.Body)
 	}
 	var created string
@@ -140,8 +146,8 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
 		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
 	}
-	if !utf8.ValidString(text) {
-		return Remembered{}, fmt.Errorf("remember: %w", entry.ErrInvalidUTF8)
+	if err := checkText("remember", "text", text); err != nil {
+		return Remembered{}, err
 	}
 	if o.Type == "" {
 		o.Type = "note"
@@ -184,6 +190,9 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 
 // Write replaces an entry's body, keeping its frontmatter.
 func (v *Vault) Write(ctx context.Context, ref, body string) (string, Commit, error) {
+	if err := checkText("write "+ref, "body", body); err != nil {
+		return "", Commit{}, err
+	}
 	return v.edit(ctx, ref, "write", func(_ string, e *entry.Entry) error {
 		e.SetBody(withNewline(body))
 		return nil
@@ -198,6 +207,9 @@ func (v *Vault) Set(ctx context.Context, ref, field, value string) (string, Comm
 	field = strings.TrimSpace(field)
 	if field == "" {
 		return "", Commit{}, errors.New("set: empty field name")
+	}
+	if err := checkText("set "+field, "value", value); err != nil {
+		return "", Commit{}, err
 	}
 	return v.edit(ctx, ref, "set "+field+" on", func(name string, e *entry.Entry) error {
 		return v.setField(ctx, name, e, field, value)
