@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // ErrBadName is returned for a name that is empty after normalization or
@@ -26,10 +28,26 @@ const maxSegment = 120
 // trimmed. A trailing ".md" and surrounding slashes are dropped first.
 // Names that would leave the vault or reach into its machinery ("..",
 // absolute paths, ".git/", ".ctx0/", any hidden segment) are refused.
-// A secret in s is redacted first: no name carries one.
+// A secret in s is redacted first: no name carries one. Names are in
+// Unicode NFC, so "résumé" typed with a combining accent is the same entry
+// as with a precomposed one. Windows' reserved device names (con, nul,
+// com1, aux.txt…) are refused: a vault holding one cannot be checked out
+// on Windows.
 func NormalizeName(s string) (string, error) {
-	orig := s
-	s, _ = Redact(s)
+	redacted, _ := Redact(s)
+	n, err := normalizeName(s, redacted)
+	if err != nil {
+		return "", err
+	}
+	// Lowercasing can give a secret its shape (GLPAT-… becomes glpat-…).
+	if again, _ := Redact(n); again != n {
+		return normalizeName(s, again)
+	}
+	return n, nil
+}
+
+// normalizeName normalizes s, typed as orig.
+func normalizeName(orig, s string) (string, error) {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\\", "/"))
 	if strings.HasPrefix(s, "/") || (len(s) > 1 && s[1] == ':') {
 		return "", fmt.Errorf("%w %q: absolute paths are not allowed", ErrBadName, orig)
@@ -51,6 +69,9 @@ func NormalizeName(s string) (string, error) {
 		if n == "" {
 			return "", fmt.Errorf("%w %q: segment %q has no letters or digits", ErrBadName, orig, p)
 		}
+		if reservedOnWindows(n) {
+			return "", fmt.Errorf("%w %q: %q is a device name that Windows reserves", ErrBadName, orig, n)
+		}
 		parts[i] = n
 	}
 	return strings.Join(parts, "/"), nil
@@ -59,7 +80,7 @@ func NormalizeName(s string) (string, error) {
 func normalizeSegment(s string) string {
 	var b strings.Builder
 	hyphen := false
-	for _, r := range strings.ToLower(s) {
+	for _, r := range norm.NFC.String(strings.ToLower(s)) {
 		switch {
 		case r == ' ' || r == '_' || r == '-' || unicode.IsSpace(r):
 			hyphen = true
@@ -74,12 +95,28 @@ func normalizeSegment(s string) string {
 		hyphen = false
 		b.WriteRune(r)
 	}
-	out := strings.Trim(b.String(), "-.")
+	// Dropping a character can leave a combining mark next to the letter
+	// it belongs to: compose again.
+	out := strings.Trim(norm.NFC.String(b.String()), "-.")
 	for len(out) > maxSegment {
 		_, size := utf8.DecodeLastRuneInString(out)
 		out = strings.TrimRight(out[:len(out)-size], "-.")
 	}
 	return out
+}
+
+// reservedOnWindows reports whether a normalized segment is one of the
+// device names Windows reserves in every folder, alone or before any
+// extension: con, prn, aux, nul, com0-9, lpt0-9 (nul.md, aux.tar.gz).
+func reservedOnWindows(seg string) bool {
+	base, _, _ := strings.Cut(seg, ".")
+	switch base {
+	case "con", "prn", "aux", "nul":
+		return true
+	}
+	// COM¹ to COM³ are reserved too, but a name keeps no superscripts.
+	return len(base) == 4 && (strings.HasPrefix(base, "com") || strings.HasPrefix(base, "lpt")) &&
+		base[3] >= '0' && base[3] <= '9'
 }
 
 // Slug is the last segment of a name: "sarah-chen" for "contacts/sarah-chen".

@@ -399,6 +399,13 @@ func SlugFromTitle(title string) string {
 		}
 		s = next
 	}
+	// Lowercasing can give a secret its shape (GLPAT-… becomes glpat-…).
+	if r, _ := Redact(s); r != s {
+		s = normalizeSegment(r)
+	}
+	if reservedOnWindows(s) {
+		s += "-entry" // "Nul" names knowledge/nul-entry, not a device
+	}
 	return s
 }
 
