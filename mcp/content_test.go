@@ -21,7 +21,7 @@ func TestToolsRefuseWhatReadsRefuse(t *testing.T) {
 		want string
 	}{
 		{"remember NUL", "remember", map[string]any{"content": "a\x00b"}, "binary content"},
-		{"create NUL", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/nul.md", "file_text": "a\x00b"}, "binary content"},
+		{"create NUL", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/zero.md", "file_text": "a\x00b"}, "binary content"},
 		{"create large", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/big.md", "file_text": large}, "too large"},
 		{"overwrite NUL", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/plain.md", "file_text": "a\x00b"}, "binary content"},
 		{"str_replace NUL", "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/plain.md", "old_str": "placeholder", "new_str": "a\x00b"}, "binary content"},
