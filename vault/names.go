@@ -34,6 +34,22 @@ const maxSegment = 120
 // com1, aux.txt…) are refused: a vault holding one cannot be checked out
 // on Windows.
 func NormalizeName(s string) (string, error) {
+	n, err := normalizeAnyName(s)
+	if err != nil {
+		return "", err
+	}
+	for _, seg := range strings.Split(n, "/") {
+		if reservedOnWindows(seg) {
+			return "", fmt.Errorf("%w %q: %q is a device name that Windows reserves", ErrBadName, s, seg)
+		}
+	}
+	return n, nil
+}
+
+// normalizeAnyName is NormalizeName without the refusal of Windows'
+// device names, so that an entry a person made under such a name can still
+// be found, renamed and removed.
+func normalizeAnyName(s string) (string, error) {
 	redacted, _ := Redact(s)
 	n, err := normalizeName(s, redacted)
 	if err != nil {
@@ -68,9 +84,6 @@ func normalizeName(orig, s string) (string, error) {
 		n := normalizeSegment(p)
 		if n == "" {
 			return "", fmt.Errorf("%w %q: segment %q has no letters or digits", ErrBadName, orig, p)
-		}
-		if reservedOnWindows(n) {
-			return "", fmt.Errorf("%w %q: %q is a device name that Windows reserves", ErrBadName, orig, n)
 		}
 		parts[i] = n
 	}
