@@ -38,6 +38,8 @@ type set struct {
 	skipped  []Skipped
 	redacted map[string]int
 	flatten  bool
+	// redactNames: the export is redacted, names too (see shownName).
+	redactNames bool
 
 	// resolve is v.Resolve, which links are resolved with; resolved holds
 	// what it said of each link target so far.
@@ -54,7 +56,7 @@ const queriesFile = ".ctx0/queries.yaml"
 // skipped and reported, so one bad file does not stop an export.
 func load(ctx context.Context, v *vault.Vault, o Options, keepRetired bool) (*set, error) {
 	s := &set{v: v, resolve: v.Resolve, byName: map[string]*doc{}, inVault: map[string]bool{},
-		redacted: map[string]int{}, resolved: map[string]resolution{}}
+		redacted: map[string]int{}, resolved: map[string]resolution{}, redactNames: o.Redact}
 	var all []string
 	if err := v.Walk(ctx, func(name string, _ fs.FileInfo) error {
 		all = append(all, name)

@@ -62,6 +62,21 @@ func normalizeAnyName(s string) (string, error) {
 	return n, nil
 }
 
+// RedactName is name with the secrets it carries redacted, normalized as
+// NormalizeName would make it; name itself, as it is, when it carries
+// none. An export with redaction names its files with it, for entries a
+// person named before ctx0 redacted names.
+func RedactName(name string) string {
+	plain, err := normalizeName(name, name)
+	if err != nil {
+		return name
+	}
+	if n, err := normalizeAnyName(name); err == nil && n != plain {
+		return n
+	}
+	return name
+}
+
 // normalizeName normalizes s, typed as orig.
 func normalizeName(orig, s string) (string, error) {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\\", "/"))
