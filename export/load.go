@@ -42,6 +42,8 @@ type set struct {
 	// keepUnparsed keeps a file that is not a valid entry as its bytes
 	// (see doc.unparsed), rather than skipping it.
 	keepUnparsed bool
+	// redactNames: the export is redacted, names too (see shownName).
+	redactNames bool
 
 	// resolve is v.Resolve, which links are resolved with; resolved holds
 	// what it said of each link target so far.
@@ -59,7 +61,7 @@ const queriesFile = ".ctx0/queries.yaml"
 // keepUnparsed they are kept as their bytes instead.
 func load(ctx context.Context, v *vault.Vault, o Options, keepRetired, keepUnparsed bool) (*set, error) {
 	s := &set{v: v, resolve: v.Resolve, byName: map[string]*doc{}, inVault: map[string]bool{},
-		redacted: map[string]int{}, resolved: map[string]resolution{}, keepUnparsed: keepUnparsed}
+		redacted: map[string]int{}, resolved: map[string]resolution{}, keepUnparsed: keepUnparsed, redactNames: o.Redact}
 	var all []string
 	if err := v.Walk(ctx, func(name string, _ fs.FileInfo) error {
 		all = append(all, name)

@@ -31,6 +31,8 @@ type Commit struct {
 	Hash    string   `json:"commit"`
 	Message string   `json:"message"`
 	Paths   []string `json:"paths"`
+	// Redacted counts the secrets replaced before the commit, by kind.
+	Redacted map[string]int `json:"redacted,omitempty"`
 }
 
 // errRefMoved means another writer (a person's git commit) moved the branch
@@ -61,6 +63,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 	if err := ctx.Err(); err != nil {
 		return Commit{}, err
 	}
+	msg, redacted := redactChanges(msg, changes)
 	blobs := make(map[string]plumbing.Hash, len(changes))
 	for _, c := range changes {
 		if c.data == nil {
@@ -73,7 +76,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		blobs[c.path] = h
 	}
-	return v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
+	c, err := v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
 		var baseTree plumbing.Hash
 		var parents []plumbing.Hash
 		if !head.hash.IsZero() {
@@ -94,6 +97,10 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		return v.newCommit(tree, parents, msg)
 	})
+	if c.Hash != "" {
+		c.Redacted = redacted
+	}
+	return c, err
 }
 
 // planFunc returns the commit to move the branch to from head, writing it

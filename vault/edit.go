@@ -21,6 +21,9 @@ func (v *Vault) EditBody(ctx context.Context, ref, verb string, fn func(body str
 		if err != nil {
 			return err
 		}
+		if err := checkText(verb+" "+ref, "the new body", body); err != nil {
+			return err
+		}
 		e.SetBody(withNewline(body))
 		return nil
 	})

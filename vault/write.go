@@ -35,6 +35,9 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 	if err != nil || len(changes) == 0 {
 		return Commit{}, err
 	}
+	if err := checkChanges(changes); err != nil {
+		return Commit{}, err
+	}
 	c, err := v.applyLocked(ctx, msg, changes)
 	if err != nil {
 		return Commit{}, err
@@ -88,6 +91,9 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 	}
 	body := templates.Body(o.Type)
 	if o.Body != nil {
+		if err := checkText("add "+name, "body", *o.Body); err != nil {
+			return "", Commit{}, err
+		}
 		body = withNewline(*o.Body)
 	}
 	var created string
@@ -131,15 +137,17 @@ type Remembered struct {
 // type and its name from the text. Text over the configured limit is refused;
 // text already held by an entry returns that entry and writes nothing.
 func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, error) {
-	text := strings.TrimSpace(o.Text)
+	// Redacted before anything is made of it: the duplicate check, the
+	// title and the name all see the text as it will be stored.
+	text, redacted := Redact(strings.TrimSpace(o.Text))
 	if text == "" {
 		return Remembered{}, errors.New("remember: nothing to remember: the text is empty")
 	}
 	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
 		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
 	}
-	if !utf8.ValidString(text) {
-		return Remembered{}, fmt.Errorf("remember: %w", entry.ErrInvalidUTF8)
+	if err := checkText("remember", "text", text); err != nil {
+		return Remembered{}, err
 	}
 	if o.Type == "" {
 		o.Type = "note"
@@ -173,12 +181,18 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 		r.Name = name
 		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes()}}, nil
 	})
+	if c.Hash != "" && len(redacted) > 0 {
+		c.Redacted = redacted
+	}
 	r.Commit = c
 	return r, err
 }
 
 // Write replaces an entry's body, keeping its frontmatter.
 func (v *Vault) Write(ctx context.Context, ref, body string) (string, Commit, error) {
+	if err := checkText("write "+ref, "body", body); err != nil {
+		return "", Commit{}, err
+	}
 	return v.edit(ctx, ref, "write", func(_ string, e *entry.Entry) error {
 		e.SetBody(withNewline(body))
 		return nil
@@ -193,6 +207,9 @@ func (v *Vault) Set(ctx context.Context, ref, field, value string) (string, Comm
 	field = strings.TrimSpace(field)
 	if field == "" {
 		return "", Commit{}, errors.New("set: empty field name")
+	}
+	if err := checkText("set "+field, "value", value); err != nil {
+		return "", Commit{}, err
 	}
 	return v.edit(ctx, ref, "set "+field+" on", func(name string, e *entry.Entry) error {
 		return v.setField(ctx, name, e, field, value)
@@ -379,8 +396,10 @@ func titleFromText(text string) string {
 
 // SlugFromTitle is a short file name from the first words of a title: as
 // many whole words as fit in 60 bytes; "" when no word makes a name.
-// Slashes separate words, so that a title never names a folder.
+// Slashes separate words, so that a title never names a folder. A secret
+// in the title is redacted first: no name carries one.
 func SlugFromTitle(title string) string {
+	title, _ = Redact(title)
 	s := ""
 	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ").Replace(title)) {
 		next := normalizeSegment(s + " " + w)
@@ -388,6 +407,13 @@ func SlugFromTitle(title string) string {
 			break
 		}
 		s = next
+	}
+	// Lowercasing can give a secret its shape (GLPAT-… becomes glpat-…).
+	if r, _ := Redact(s); r != s {
+		s = normalizeSegment(r)
+	}
+	if reservedOnWindows(s) {
+		s += "-entry" // "Nul" names knowledge/nul-entry, not a device
 	}
 	return s
 }

@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/export"
+	"github.com/ctx0/ctx0/redact"
 )
 
 func (a *app) newExportCmd() *cobra.Command {
@@ -168,7 +168,7 @@ func (a *app) noteExport(res export.Result) {
 		a.note("ctx0: kept %s byte for byte, as it is not a valid entry: %s", s.Path, s.Error)
 	}
 	if len(res.Redacted) > 0 {
-		a.note("ctx0: redacted %s", redactedText(res.Redacted))
+		a.note("ctx0: redacted %s", redact.Summary(res.Redacted))
 	}
 }
 
@@ -189,20 +189,4 @@ func (a *app) printExport(res export.Result) error {
 		l.Rewritten, l.Outside, l.Broken, l.Ambiguous)
 	_, err := a.stdout.Write([]byte(b.String()))
 	return err
-}
-
-// redactedText reads "3 secrets (openai-key 2, password 1)".
-func redactedText(counts map[string]int) string {
-	kinds := make([]string, 0, len(counts))
-	total := 0
-	for k, n := range counts {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-		total += n
-	}
-	sort.Strings(kinds)
-	noun := "secrets"
-	if total == 1 {
-		noun = "secret"
-	}
-	return fmt.Sprintf("%d %s (%s)", total, noun, strings.Join(kinds, ", "))
 }
