@@ -51,6 +51,6 @@ func (v *Vault) Create(ctx context.Context, name string, data []byte) (Commit, e
 			}
 			return "", nil, fmt.Errorf("create %s: %w", name, err)
 		}
-		return "add " + name, []change{{path: entryPath(name), data: data}}, nil
+		return "add " + name, []change{{path: entryPath(name), data: data, based: true}}, nil
 	})
 }

@@ -48,8 +48,8 @@ type journalWrite struct {
 }
 
 // journalLock is one of git's lock files (index.lock, refs/heads/main.lock)
-// that the writer was about to create, or created: its path relative to
-// the git dir, the file's inode once created (0 before), and when.
+// that the writer created: its path relative to the git dir, the file's
+// inode (0 where the system has none), and when.
 type journalLock struct {
 	Path string `json:"path"`
 	Ino  uint64 `json:"ino,omitempty"`
@@ -112,36 +112,35 @@ func (v *Vault) gitLockRel(p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// createGitLock creates git's lock file p exclusively, as git does,
-// recording it in the journal first, so that a ctx0 killed while holding it
-// is known to have held it. It waits up to wait for a git command holding
+// createGitLock creates git's lock file p exclusively, as git does, and
+// records it in the journal, so that a ctx0 killed while holding it is
+// known to have held it. It waits up to wait for a git command holding
 // p to finish. A lock file older than staleLock that no journal accounts
 // for (a git command, or a ctx0 from before the journal, that was killed)
 // is removed when abandoned says so.
 func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration) (*os.File, error) {
 	h := v.held
-	rel := v.gitLockRel(p)
-	if h != nil {
-		h.j.GitLocks = append(h.j.GitLocks, journalLock{Path: rel, At: time.Now().UnixNano()})
-		if err := h.save(); err != nil {
-			return nil, err
-		}
-	}
 	delay := time.Millisecond
 	deadline := time.Now().Add(wait)
 	for {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if err == nil {
-			if h != nil {
-				if fi, err := f.Stat(); err == nil {
-					last := &h.j.GitLocks[len(h.j.GitLocks)-1]
-					last.Ino, last.At = inode(fi), time.Now().UnixNano()
-					if err := h.save(); err != nil {
-						f.Close()
-						os.Remove(p)
-						return nil, err
-					}
-				}
+			if h == nil {
+				return f, nil
+			}
+			// Recorded once made, so the record never names a lock file
+			// that was someone else's when it was written. A kill in the
+			// microseconds between leaves it to the rule for unrecorded
+			// lock files below.
+			rec := journalLock{Path: v.gitLockRel(p), At: time.Now().UnixNano()}
+			if fi, err := f.Stat(); err == nil {
+				rec.Ino = inode(fi)
+			}
+			h.j.GitLocks = append(h.j.GitLocks, rec)
+			if err := h.save(); err != nil {
+				f.Close()
+				os.Remove(p)
+				return nil, err
 			}
 			return f, nil
 		}
@@ -170,9 +169,8 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 // inode, modified no earlier than the holder created it (less a second for
 // coarse file-system clocks) and no later than a minute after (a lock is
 // held for milliseconds, and a later file with a reused inode is someone
-// else's). A lock the holder was about to create when it died (no inode
-// recorded) is its own only if made within two seconds of the record: the
-// holder died between the record and the create, microseconds apart.
+// else's). Where the system gives no inode numbers, the time alone says:
+// modified within a second before the record and two seconds after.
 func (v *Vault) removeDeadGitLocks(locks []journalLock) []string {
 	var removed []string
 	for _, l := range locks {

@@ -31,16 +31,25 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 		return Commit{}, err
 	}
 	defer unlock()
-	msg, changes, err := fn()
-	if err != nil || len(changes) == 0 {
-		return Commit{}, err
-	}
-	if err := checkChanges(changes); err != nil {
-		return Commit{}, err
-	}
-	c, err := v.applyLocked(ctx, msg, changes)
-	if err != nil {
-		return Commit{}, err
+	var c Commit
+	for attempt := 0; ; attempt++ {
+		msg, changes, err := fn()
+		if err != nil || len(changes) == 0 {
+			return Commit{}, err
+		}
+		if err := checkChanges(changes); err != nil {
+			return Commit{}, err
+		}
+		c, err = v.applyLocked(ctx, msg, changes)
+		if errors.Is(err, errStale) && attempt < staleRetries {
+			// Someone edited a file between our read and our write: read
+			// it again and make the change anew on what is there now.
+			continue
+		}
+		if err != nil {
+			return Commit{}, err
+		}
+		break
 	}
 	if o, ok := v.catalog.(Observer); ok {
 		if err := o.Changed(ctx, c.Paths); err != nil {
@@ -111,7 +120,7 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 			return "", nil, err
 		}
 		created = name
-		return "add " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return "add " + name, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
 	})
 	return created, c, err
 }
@@ -179,7 +188,7 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 			return "", nil, err
 		}
 		r.Name = name
-		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
 	})
 	if c.Hash != "" && len(redacted) > 0 {
 		c.Redacted = redacted
@@ -255,7 +264,7 @@ func (v *Vault) edit(ctx context.Context, ref, verb string, fn func(name string,
 		if err := v.touch(e); err != nil {
 			return "", nil, err
 		}
-		return verb + " " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return verb + " " + name, []change{{path: entryPath(name), data: e.Bytes(), base: before, based: true}}, nil
 	})
 	return name, c, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
@@ -91,6 +92,19 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				spawn := hooks.Background(exe, root, stateDir)
 				if !background {
 					o.Spawn = spawn
+				}
+				// Without its index, the context block would wait for a
+				// build the hook's deadline cuts short, every time: the
+				// build runs in its own process instead, started once.
+				o.Context = func(ctx context.Context, cwd string) (string, error) {
+					present, err := index.EnsureBuilding(root, func() error { return spawn([]string{"index"}, nil) })
+					if err != nil {
+						return "", err
+					}
+					if !present {
+						return "", errors.New("the index is missing; it is being built in the background, and the next session gets the context block")
+					}
+					return a.sessionContext(ctx, cwd)
 				}
 				if cfg.FileAfterSession {
 					o.File = func() error { return spawn([]string{"librarian", "run", "--all", "--queued", "--curate"}, nil) }
