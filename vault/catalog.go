@@ -253,6 +253,13 @@ func (v *Vault) Resolve(ctx context.Context, ref string) (string, error) {
 		}
 		return "", err
 	}
+	if _, err := os.Lstat(v.path(norm)); err == nil {
+		// The file is there: say why it cannot be read rather than that
+		// there is no such entry.
+		if err := CheckPath(v.root, entryPath(norm)); err != nil {
+			return "", err
+		}
+	}
 	if v.isEntryFile(norm) {
 		return norm, nil
 	}
