@@ -169,11 +169,12 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	}
 	// git's staging area is locked before the branch moves, as `git commit`
 	// does, so that a commit is never made that cannot then be staged.
-	indexLock, err := v.lockGitIndex(ctx, filepath.Join(v.gitDir, "index.lock"))
+	indexLockPath := filepath.Join(v.gitDir, "index.lock")
+	indexLock, err := v.lockGitIndex(ctx, indexLockPath)
 	if err != nil {
 		return Commit{}, fmt.Errorf("update git index: %w", err)
 	}
-	defer releaseLockFile(indexLock)
+	defer releaseLockFile(indexLock, indexLockPath)
 
 	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
@@ -201,13 +202,13 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
 }
 
-// releaseLockFile closes a git lock file f and removes it, unless it was
-// renamed into place (it no longer has its name) or is gone.
-func releaseLockFile(f *os.File) {
+// releaseLockFile closes f, the git lock file p, and removes p, unless it
+// was renamed into place (p is no longer that file) or is gone.
+func releaseLockFile(f *os.File, p string) {
 	ours, err := f.Stat()
 	f.Close()
-	if fi, lerr := os.Lstat(f.Name()); err == nil && lerr == nil && os.SameFile(fi, ours) {
-		os.Remove(f.Name())
+	if fi, lerr := os.Lstat(p); err == nil && lerr == nil && os.SameFile(fi, ours) {
+		os.Remove(p)
 	}
 }
 
