@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -118,10 +119,24 @@ func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 }
 
 // ReadFile reads the file at rel, slash-separated, under the vault root,
-// refused as CheckPath refuses it.
+// refused as CheckPath refuses it. It opens the file through os.Root, so a
+// folder swapped for a link after the check still cannot lead the read
+// out of the vault.
 func ReadFile(root, rel string) ([]byte, error) {
 	if err := CheckPath(root, rel); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	f, err := os.OpenInRoot(root, filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: filepath.Join(root, filepath.FromSlash(rel)), Err: err}
+	}
+	return b.Bytes(), nil
 }

@@ -2,6 +2,7 @@ package vault
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -180,4 +181,21 @@ func FuzzCheckPath(f *testing.F) {
 			t.Fatalf("CheckPath let %q through, which leaves the vault as %s", rel, p)
 		}
 	})
+}
+
+// ReadFile reads what is in the vault, says when a file is missing as
+// os.ReadFile does, and refuses what CheckPath refuses.
+func TestReadFile(t *testing.T) {
+	v, _ := linkedVault(t)
+	if data, err := ReadFile(v.Root(), "me.md"); err != nil || !strings.Contains(string(data), "title:") {
+		t.Errorf("ReadFile(me.md) = %q, %v", data, err)
+	}
+	if _, err := ReadFile(v.Root(), "knowledge/missing.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+	for _, rel := range []string{"knowledge/link-outside.md", "projects/outdir/inner.md", "../x.md"} {
+		if data, err := ReadFile(v.Root(), rel); err == nil {
+			t.Errorf("ReadFile(%s) read %q", rel, data)
+		}
+	}
 }
