@@ -79,8 +79,20 @@ func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, str
 		if err != nil {
 			return time.Time{}, "", fmt.Errorf("retrieve %q: date %q: %w", r.req.Query, words, err)
 		}
-		if len(res) > 0 && !res[0].Updated.IsZero() {
-			return res[0].Updated, res[0].Name, nil
+		if len(res) > 0 {
+			// When what it tells happened: the conversation it was
+			// filed from, the day it is filed under, else its date.
+			c := &candidate{kind: "entry", name: res[0].Name}
+			if err := r.read(ctx, c); err != nil {
+				return time.Time{}, "", err
+			}
+			at := c.date
+			if _, t := c.said.at(0); !t.IsZero() {
+				at = t
+			}
+			if !at.IsZero() {
+				return at, res[0].Name, nil
+			}
 		}
 	}
 	if r.m.Sessions != nil {

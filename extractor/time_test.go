@@ -103,3 +103,18 @@ func TestRetrieveNamedDateSearched(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrieveEventDatedByItsConversation checks that an event the
+// librarian filed is dated when its conversation took place, not when it
+// was filed.
+func TestRetrieveEventDatedByItsConversation(t *testing.T) {
+	m := fixture(t)
+	addFiled(t, m) // filed on 2026-05-01 from conversations of 2025 and 2026
+	b, err := Retrieve(t.Context(), m, Request{Query: "what broke after the phoenix server start?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(b.Plan.Searches, func(s string) bool { return strings.HasPrefix(s, "when: after phoenix server start: 2026-02-10") }) {
+		t.Errorf("the event is not dated by its conversation: plan %q", b.Plan.Searches)
+	}
+}
