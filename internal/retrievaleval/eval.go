@@ -158,7 +158,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep.Sessions, rep.SessionsBM25 = before.sessions, before.sessionsBM25
+	rep.Sessions, rep.SessionsBM25, rep.SessionHits = before.sessions, before.sessionsBM25, before.sessionHits
 	rep.Retrieve, rep.RetrieveFiled = before.retrieve, after.retrieve
 	rep.Entries, rep.EntriesBM25, rep.EntryQuestions = after.entries, after.entriesBM25, after.entryQuestions
 	rep.Docs, rep.Entryc = before.docs, after.entryc
@@ -169,6 +169,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 // answers are the measures of one state of the vault.
 type answers struct {
 	sessions, sessionsBM25 Ranks
+	sessionHits            Ranks
 	entries, entriesBM25   Ranks
 	entryQuestions         int
 	retrieve               RetrieveStats
@@ -284,13 +285,17 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		if err != nil {
 			return nil, err
 		}
-		var got []string
-		for _, h := range hits {
+		var got, shown []string
+		for i, h := range hits {
 			if !slices.Contains(got, h.Session) {
 				got = append(got, h.Session)
 			}
+			if i < ingest.DefaultLimit {
+				shown = append(shown, h.Session)
+			}
 		}
 		a.sessions.add(rankOf(got, evidence))
+		a.sessionHits.add(rankOf(shown, evidence))
 		var bm []string
 		for _, i := range sessionBM25.Rank(q.Text, 10) {
 			bm = append(bm, order[i])

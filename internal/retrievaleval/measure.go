@@ -175,6 +175,9 @@ type Report struct {
 	Questions              int
 	Docs, Entryc           int // sessions, and entries once filed
 	Sessions, SessionsBM25 Ranks
+	// SessionHits are the ranks of the first evidence hit among the hits
+	// as search --sessions shows them (10, several may be of one session).
+	SessionHits Ranks
 	// Entries are the ranks of the questions whose answer an entry filed
 	// from their evidence holds (EntryQuestions of them).
 	Entries, EntriesBM25    Ranks
@@ -194,6 +197,7 @@ func (r *Report) Write(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.3f | %.3f |\n", name, len(x), x.RecallAt(1), x.RecallAt(5), x.RecallAt(10), x.MRR())
 	}
 	row("`search --sessions` (sessions of the hits, in order)", r.Sessions)
+	row("`search --sessions`, the 10 hits as shown", r.SessionHits)
 	row("plain BM25, whole sessions", r.SessionsBM25)
 	row("`search` (entries that hold the answer, filed from the evidence)", r.Entries)
 	row("plain BM25, whole entries", r.EntriesBM25)
