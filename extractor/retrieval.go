@@ -98,8 +98,8 @@ type retrieval struct {
 	searcher   *searcher
 }
 
-func newRetrieval(m Memory, req Request) *retrieval {
-	t := analyze(req.Query)
+// newRetrieval starts answering req, whose question t is.
+func newRetrieval(m Memory, req Request, t terms) *retrieval {
 	return &retrieval{
 		m: m, req: req, t: t, match: matcher{t},
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
