@@ -241,8 +241,13 @@ func (q Query) Bind(args map[string]string, project string) (map[string]string, 
 // phrase stands for one word of the question, its value; or, for a phrase
 // without parameters, the same content words in any order.
 func (qs Queries) Match(question string) (Query, map[string]string, bool) {
+	return qs.match(question, analyze(question))
+}
+
+// match is Match of a question already read as t.
+func (qs Queries) match(question string, t terms) (Query, map[string]string, bool) {
 	words := lowerWords(question)
-	content := strings.Join(slices.Sorted(slices.Values(analyze(question).stems)), " ")
+	content := strings.Join(slices.Sorted(slices.Values(t.stems)), " ")
 	for _, q := range qs {
 		for _, ph := range q.Phrases {
 			if args, ok := matchPhrase(lowerWords(ph), words); ok {

@@ -118,9 +118,14 @@ type retrieval struct {
 	searcher   *searcher
 }
 
-func newRetrieval(m Memory, req Request) *retrieval {
+// newRetrieval starts answering req, whose question t is. Words that say
+// a time ("last week") set the window and are not searched for: a question
+// that holds some is read again without them.
+func newRetrieval(m Memory, req Request, t terms) *retrieval {
 	tr, window, text := timeOf(req.Query, m.now())
-	t := analyze(text)
+	if text != req.Query {
+		t = analyze(text)
+	}
 	return &retrieval{
 		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window,
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
