@@ -88,6 +88,10 @@ func keyOf(path string, src transcript.Source) string {
 	switch {
 	case src == transcript.Codex:
 		keep = 1
+	case src == transcript.Gemini:
+		// <project hash>/chats/session-….jsonl, or a sub-agent's
+		// chats/<parent session>/<id>.jsonl.
+		keep = 3
 	case len(parts) >= 2 && parts[len(parts)-2] == "subagents":
 		keep = 4
 	}
@@ -95,8 +99,9 @@ func keyOf(path string, src transcript.Source) string {
 	return string(src) + "/" + strings.Join(parts[len(parts)-keep:], "/")
 }
 
-// FindFiles lists the session files under dir, every *.jsonl at any depth,
-// in a stable order. A dir that does not exist holds none.
+// FindFiles lists the session files under dir, every *.jsonl at any depth
+// and Gemini CLI's legacy chats/session-*.json, in a stable order. A dir
+// that does not exist holds none.
 func FindFiles(ctx context.Context, dir string) ([]File, error) {
 	var files []File
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -109,8 +114,19 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") && !transcript.WholeFile(p) {
 			return nil
+		}
+		slash := filepath.ToSlash(p)
+		if strings.Contains(slash, "/.gemini/tmp/") && !strings.Contains(slash, "/chats/") {
+			return nil // Gemini CLI's other files: logs, checkpoints
+		}
+		if transcript.WholeFile(p) {
+			// Gemini CLI moves a legacy session to session-….jsonl when it
+			// is resumed: the new file holds it all.
+			if _, err := os.Lstat(p + "l"); err == nil {
+				return nil
+			}
 		}
 		f, err := FileAt(p)
 		if err != nil {
@@ -126,9 +142,10 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 	return files, nil
 }
 
-// DefaultDirs are the folders where Claude Code and Codex CLI keep their
-// sessions: $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects) and
-// $CODEX_HOME/sessions (default ~/.codex/sessions).
+// DefaultDirs are the folders where Claude Code, Codex CLI and Gemini CLI
+// keep their sessions: $CLAUDE_CONFIG_DIR/projects (default
+// ~/.claude/projects), $CODEX_HOME/sessions (default ~/.codex/sessions) and
+// $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp).
 func DefaultDirs(home string, getenv func(string) string) []string {
 	claude := getenv("CLAUDE_CONFIG_DIR")
 	if claude == "" {
@@ -138,5 +155,9 @@ func DefaultDirs(home string, getenv func(string) string) []string {
 	if codex == "" {
 		codex = filepath.Join(home, ".codex")
 	}
-	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions")}
+	gemini := getenv("GEMINI_CLI_HOME")
+	if gemini == "" {
+		gemini = home
+	}
+	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions"), filepath.Join(gemini, ".gemini", "tmp")}
 }

@@ -161,7 +161,11 @@ func (s *Store) ingestFile(ctx context.Context, f File, o Options) (Report, erro
 		if off == size && (size == 0 || !reset && mtime == st.mtime) {
 			return rep, nil
 		}
-		p, err := readPiece(f.Path, off, size, s.chunk)
+		chunk := s.chunk
+		if transcript.WholeFile(f.Path) {
+			chunk = int(size) // one document: read whole or not at all
+		}
+		p, err := readPiece(f.Path, off, size, chunk)
 		if err != nil {
 			return rep, fileError{err}
 		}
