@@ -29,7 +29,7 @@ func (a *app) newHookCmd() *cobra.Command {
 		background bool
 	)
 	cmd := &cobra.Command{
-		Use:   "hook claude-code|codex|gemini",
+		Use:   "hook claude-code|codex|gemini|cursor",
 		Short: "Handle an agent's hook event (run by the agent)",
 		Long: `Handle the hook event an agent passes as JSON on stdin (see ctx0 hooks
 install). Before a compaction (Claude Code and Codex: PreCompact; Gemini CLI:
@@ -39,7 +39,9 @@ librarian; after each turn (Stop; Gemini CLI: AfterAgent), what the turn
 added is ingested and conversations silent for the gap are queued. At
 SessionStart it prints the context block of the session's folder (see ctx0
 context) in the form the agent adds to the session: plain text for Claude
-Code, hookSpecificOutput.additionalContext JSON for Codex and Gemini CLI. In a
+Code, hookSpecificOutput.additionalContext JSON for Codex and Gemini CLI,
+additional_context JSON for Cursor (whose sessionStart, preCompact, stop and
+sessionEnd events it handles alike). In a
 session that ctx0 itself started to ask a model ($CTX0_CHILD is set), it does
 nothing.
 
@@ -154,6 +156,9 @@ session to this vault:
                on by default need [features] codex_hooks = true in
                config.toml)
   gemini       settings.json: SessionStart, PreCompress, AfterAgent, SessionEnd
+  cursor       hooks.json: sessionStart, preCompact, stop, sessionEnd (Cursor
+               records no times in its transcripts: a message is dated when
+               ctx0 reads it, and no tool outcomes)
 Every other hook and setting is kept as it is; installing again changes
 nothing, or updates ctx0's hooks in place for another vault. The hook runs
 "ctx0", which must be on the PATH the agent runs with.`
@@ -163,21 +168,21 @@ nothing, or updates ctx0's hooks in place for another vault. The hook runs
 ctx0's hooks, and the groups and events left empty without them.`
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude-code|codex|gemini [--user | --project | --local]",
+		Use:   verb + " claude-code|codex|gemini|cursor [--user | --project | --local]",
 		Short: short,
 		Long: long + `
 
 --user (the default) edits the agent's own file for every project:
 ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set), ~/.codex/hooks.json
 ($CODEX_HOME if set), ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini if
-set). --project edits the file of the git repository (or folder) you are in,
-shared with its other users: .claude/settings.json, .codex/hooks.json,
-.gemini/settings.json. --local (Claude Code only) edits
+set), ~/.cursor/hooks.json. --project edits the file of the git repository (or
+folder) you are in, shared with its other users: .claude/settings.json,
+.codex/hooks.json, .gemini/settings.json, .cursor/hooks.json. --local (Claude Code only) edits
 .claude/settings.local.json there, for you alone.`,
 		Example: fmt.Sprintf(`  ctx0 hooks %[1]s claude-code
   ctx0 hooks %[1]s codex
   ctx0 hooks %[1]s gemini --project --json`, verb),
-		Args: args(1, "the agent: claude-code, codex or gemini"),
+		Args: args(1, "the agent: claude-code, codex, gemini or cursor"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			agent, ok := hooks.AgentNamed(args[0])
 			if !ok {
@@ -264,6 +269,8 @@ func (a *app) hookSettingsPath(agent hooks.Agent, project, local bool) (string, 
 			return filepath.Join(root, ".codex", "hooks.json"), nil
 		case agent.Name == hooks.GeminiAgent.Name:
 			return filepath.Join(root, ".gemini", "settings.json"), nil
+		case agent.Name == hooks.CursorAgent.Name:
+			return filepath.Join(root, ".cursor", "hooks.json"), nil
 		}
 		return filepath.Join(root, ".claude", "settings.json"), nil
 	}
@@ -271,7 +278,7 @@ func (a *app) hookSettingsPath(agent hooks.Agent, project, local bool) (string, 
 	if err != nil {
 		return "", fmt.Errorf("find %s's settings: %w", agent.Title, err)
 	}
-	if agent.Name == hooks.CodexAgent.Name {
+	if agent.Name == hooks.CodexAgent.Name || agent.Name == hooks.CursorAgent.Name {
 		return filepath.Join(dir, "hooks.json"), nil
 	}
 	return filepath.Join(dir, "settings.json"), nil
@@ -279,7 +286,7 @@ func (a *app) hookSettingsPath(agent hooks.Agent, project, local bool) (string, 
 
 // agentHome is the folder where an agent keeps its user settings:
 // $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex,
-// $GEMINI_CLI_HOME/.gemini or ~/.gemini.
+// $GEMINI_CLI_HOME/.gemini or ~/.gemini, ~/.cursor.
 func agentHome(name string, getenv func(string) string) (string, error) {
 	var env, dir string
 	switch name {
@@ -287,6 +294,8 @@ func agentHome(name string, getenv func(string) string) (string, error) {
 		env, dir = "CLAUDE_CONFIG_DIR", ".claude"
 	case "codex":
 		env, dir = "CODEX_HOME", ".codex"
+	case "cursor":
+		dir = ".cursor"
 	case "gemini":
 		dir = ".gemini"
 		// Gemini CLI takes $GEMINI_CLI_HOME as the home its .gemini is in.

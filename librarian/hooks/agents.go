@@ -1,6 +1,11 @@
 package hooks
 
-import "slices"
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // Agent is an agent whose hooks ctx0 installs and handles. The agents
 // below share one shape of hook configuration ({"hooks": {Event: [{"hooks":
@@ -27,9 +32,12 @@ type Agent struct {
 	// and conversations silent for the gap are handed over.
 	Turn []string
 	// JSONContext says the context block is printed as the hook output
-	// JSON's hookSpecificOutput.additionalContext; otherwise it is printed
-	// as plain text.
+	// JSON's hookSpecificOutput.additionalContext (Cursor: additional_context);
+	// otherwise it is printed as plain text.
 	JSONContext bool
+	// Flat says an event's hooks are a list of {"command": …} entries, not
+	// of groups of hooks (Cursor).
+	Flat bool
 }
 
 // The agents ctx0 has hooks for.
@@ -70,8 +78,23 @@ var (
 	}
 )
 
+// CursorAgent is Cursor's agent, in the editor and the CLI (checked against
+// cursor.com/docs/agent/hooks as others quote it, and the payloads
+// entireio/cli records for Cursor 2026.02): hooks.json in ~/.cursor (or a
+// project's .cursor/), {"version": 1, "hooks": {event: [{"command": …}]}};
+// events sessionStart, preCompact, stop (after a turn; not in the CLI's
+// -p mode), sessionEnd; input with conversation_id and workspace_roots,
+// and transcript_path, which the CLI leaves null; sessionStart takes
+// {"additional_context": …}.
+var CursorAgent = Agent{
+	Name: "cursor", Title: "Cursor",
+	Events: []string{"sessionStart", "preCompact", "stop", "sessionEnd"},
+	Start:  "sessionStart", End: []string{"preCompact", "sessionEnd"}, Turn: []string{"stop"},
+	JSONContext: true, Flat: true,
+}
+
 // Agents are the agents ctx0 has hooks for, by name.
-var Agents = []Agent{ClaudeCodeAgent, CodexAgent, GeminiAgent}
+var Agents = []Agent{ClaudeCodeAgent, CodexAgent, GeminiAgent, CursorAgent}
 
 // AgentNamed is the agent called name on the command line.
 func AgentNamed(name string) (Agent, bool) {
@@ -111,6 +134,15 @@ func (a Agent) contextOutput(text string) string {
 	if !a.JSONContext || text == "" {
 		return text
 	}
+	if a.Flat {
+		b, err := marshal(struct {
+			AdditionalContext string `json:"additional_context"`
+		}{text})
+		if err != nil {
+			return ""
+		}
+		return string(b) + "\n"
+	}
 	type specific struct {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
@@ -122,4 +154,29 @@ func (a Agent) contextOutput(text string) string {
 		return "" // a string always encodes; nothing beats invalid JSON
 	}
 	return string(b) + "\n"
+}
+
+// cursorTranscript is where Cursor keeps the transcript of conversation id
+// in the workspace root, for the hook inputs that do not say (the CLI's):
+// ~/.cursor/projects/<root, / dropped at the start, every other character
+// but letters and digits made ->/agent-transcripts/<id>.jsonl, or
+// <id>/<id>.jsonl as the editor lays it out. "" if neither exists.
+func cursorTranscript(root, id string) string {
+	home, err := os.UserHomeDir()
+	if root == "" || id == "" || err != nil {
+		return ""
+	}
+	slug := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '-'
+	}, strings.TrimPrefix(filepath.ToSlash(root), "/"))
+	dir := filepath.Join(home, ".cursor", "projects", slug, "agent-transcripts")
+	for _, p := range []string{filepath.Join(dir, id+".jsonl"), filepath.Join(dir, id, id+".jsonl")} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return ""
 }

@@ -28,11 +28,15 @@ func TestSessionStartOutput(t *testing.T) {
 					HookEventName     string `json:"hookEventName"`
 					AdditionalContext string `json:"additionalContext"`
 				} `json:"hookSpecificOutput"`
+				AdditionalContext string `json:"additional_context"` // Cursor's
 			}
 			if err := json.Unmarshal([]byte(out), &got); err != nil {
 				t.Fatalf("printed %q: not JSON: %v", out, err)
 			}
-			if got.HookSpecificOutput.HookEventName != "SessionStart" || got.HookSpecificOutput.AdditionalContext != block {
+			switch {
+			case a.Flat && got.AdditionalContext != block:
+				t.Errorf("printed %q", out)
+			case !a.Flat && (got.HookSpecificOutput.HookEventName != "SessionStart" || got.HookSpecificOutput.AdditionalContext != block):
 				t.Errorf("printed %q", out)
 			}
 			o.Context = func(ctx context.Context, cwd string) (string, error) { return "", nil }

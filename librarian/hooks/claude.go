@@ -23,6 +23,10 @@ type Input struct {
 	Source string `json:"source"`
 	// Reason is SessionEnd's: clear, logout, prompt_input_exit, other.
 	Reason string `json:"reason"`
+	// Cursor names the session conversation_id and gives the workspace's
+	// folders instead of a working directory.
+	ConversationID string   `json:"conversation_id"`
+	WorkspaceRoots []string `json:"workspace_roots"`
 }
 
 // Options configure the handling of a hook event.
@@ -72,6 +76,15 @@ func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 	if err := json.Unmarshal(input, &in); err != nil {
 		o.Log.Printf("hook: input is not %s's hook JSON: %v", a.Title, err)
 		return ""
+	}
+	if in.SessionID == "" {
+		in.SessionID = in.ConversationID
+	}
+	if in.CWD == "" && len(in.WorkspaceRoots) > 0 {
+		in.CWD = in.WorkspaceRoots[0]
+	}
+	if in.TranscriptPath == "" && a.Name == CursorAgent.Name {
+		in.TranscriptPath = cursorTranscript(in.CWD, in.SessionID)
 	}
 	what := in.HookEventName + " " + in.SessionID
 	var end bool

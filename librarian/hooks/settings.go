@@ -111,12 +111,16 @@ func (a Agent) Install(path, command string) (Change, error) {
 			return groups, "", nil
 		}
 		type hook struct {
-			Type    string `json:"type"`
+			Type    string `json:"type,omitempty"`
 			Command string `json:"command"`
+		}
+		h := hook{"command", command}
+		if a.Flat {
+			h.Type = "" // Cursor's entries are {"command": …} alone
 		}
 		g, err := marshal(struct {
 			Hooks []hook `json:"hooks"`
-		}{[]hook{{"command", command}}})
+		}{[]hook{h}})
 		if err != nil {
 			return nil, "", err
 		}
@@ -238,9 +242,30 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 		if ok && json.Unmarshal(raw, &groups) != nil {
 			return ch, fmt.Errorf("edit %s: hooks.%s is not an array", path, event)
 		}
+		if a.Flat && len(groups) > 0 {
+			// A flat list of hooks is edited as the one group holding them.
+			w, err := marshal(map[string][]json.RawMessage{"hooks": groups})
+			if err != nil {
+				return ch, err
+			}
+			groups = []json.RawMessage{w}
+		}
 		groups, did, err := fn(event, groups)
 		if err != nil {
 			return ch, fmt.Errorf("edit %s: %w", path, err)
+		}
+		if a.Flat {
+			var flat []json.RawMessage
+			for _, g := range groups {
+				var w struct {
+					Hooks []json.RawMessage `json:"hooks"`
+				}
+				if err := json.Unmarshal(g, &w); err != nil {
+					return ch, fmt.Errorf("edit %s: %w", path, err)
+				}
+				flat = append(flat, w.Hooks...)
+			}
+			groups = flat
 		}
 		switch did {
 		case "":
@@ -265,6 +290,16 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 		settings.remove("hooks")
 	} else if err := settings.set("hooks", hooks); err != nil {
 		return ch, err
+	}
+	if a.Flat {
+		// Cursor's file says which version of its format it is in.
+		_, hasVersion := settings.get("version")
+		switch {
+		case !hasVersion && len(ch.Added) > 0:
+			settings = append(object{{"version", json.RawMessage("1")}}, settings...)
+		case hasVersion && len(settings) == 1 && len(ch.Removed) > 0:
+			settings.remove("version")
+		}
 	}
 	return ch, writeSettings(path, settings, mode)
 }

@@ -121,6 +121,9 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 		if strings.Contains(slash, "/.gemini/tmp/") && !strings.Contains(slash, "/chats/") {
 			return nil // Gemini CLI's other files: logs, checkpoints
 		}
+		if strings.Contains(slash, "/.cursor/projects/") && !transcript.CursorFile(p) {
+			return nil // Cursor's other files
+		}
 		if transcript.WholeFile(p) {
 			// Gemini CLI moves a legacy session to session-….jsonl when it
 			// is resumed: the new file holds it all.
@@ -142,10 +145,11 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 	return files, nil
 }
 
-// DefaultDirs are the folders where Claude Code, Codex CLI and Gemini CLI
-// keep their sessions: $CLAUDE_CONFIG_DIR/projects (default
-// ~/.claude/projects), $CODEX_HOME/sessions (default ~/.codex/sessions) and
-// $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp).
+// DefaultDirs are the folders where Claude Code, Codex CLI, Gemini CLI and
+// Cursor keep their sessions: $CLAUDE_CONFIG_DIR/projects (default
+// ~/.claude/projects), $CODEX_HOME/sessions (default ~/.codex/sessions),
+// $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
+// ~/.cursor/projects.
 func DefaultDirs(home string, getenv func(string) string) []string {
 	claude := getenv("CLAUDE_CONFIG_DIR")
 	if claude == "" {
@@ -159,5 +163,5 @@ func DefaultDirs(home string, getenv func(string) string) []string {
 	if gemini == "" {
 		gemini = home
 	}
-	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions"), filepath.Join(gemini, ".gemini", "tmp")}
+	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions"), filepath.Join(gemini, ".gemini", "tmp"), filepath.Join(home, ".cursor", "projects")}
 }

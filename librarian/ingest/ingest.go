@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -184,6 +186,13 @@ func (s *Store) ingestFile(ctx context.Context, f File, o Options) (Report, erro
 		pst := st.parser
 		if reset {
 			pst = transcript.State{}
+		}
+		if f.Source == transcript.Cursor {
+			// Cursor records no time and no session id: what a read finds
+			// new was written by the time of the file's last change, and
+			// the file is named after its conversation.
+			pst.Time = fi.ModTime().UTC()
+			pst.Session = strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
 		}
 		// A writer that has been silent for the gap, or whose session
 		// ended, is done: its last line counts even without a newline.

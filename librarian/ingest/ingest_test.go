@@ -293,7 +293,7 @@ func TestKeys(t *testing.T) {
 	}
 	home := "/home/u"
 	env := map[string]string{"CODEX_HOME": "/opt/codex"}
-	if got := DefaultDirs(home, func(k string) string { return env[k] }); !reflect.DeepEqual(got, []string{"/home/u/.claude/projects", "/opt/codex/sessions", "/home/u/.gemini/tmp"}) {
+	if got := DefaultDirs(home, func(k string) string { return env[k] }); !reflect.DeepEqual(got, []string{"/home/u/.claude/projects", "/opt/codex/sessions", "/home/u/.gemini/tmp", "/home/u/.cursor/projects"}) {
 		t.Errorf("DefaultDirs = %v", got)
 	}
 }

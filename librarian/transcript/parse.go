@@ -71,6 +71,8 @@ func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
 			parseCodexLine(line, pos, st, &c)
 		case Gemini:
 			parseGeminiLine(line, st, &c)
+		case Cursor:
+			parseCursorLine(line, pos, st, &c)
 		default:
 			c.Skipped["unreadable"]++
 		}
@@ -82,13 +84,17 @@ func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
 // first line: Codex names its files rollout-…, and its first line is a
 // session header; Gemini CLI keeps its files in a chats folder, and their
 // first line (the whole file, in older versions) names the session and the
-// project's hash; anything else is read as Claude Code's.
+// project's hash; Cursor keeps its files in an agent-transcripts folder;
+// anything else is read as Claude Code's.
 func Detect(name string, firstLine []byte) Source {
 	if strings.HasPrefix(path.Base(name), "rollout-") {
 		return Codex
 	}
 	if WholeFile(name) {
 		return Gemini
+	}
+	if CursorFile(name) {
+		return Cursor
 	}
 	var head struct {
 		Type         string          `json:"type"`
