@@ -111,6 +111,7 @@ func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 		if err != nil {
 			return ingest.Report{}, err
 		}
+		f.CWD = in.CWD
 		rep, err := s.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: end})
 		if err == nil && len(rep.Errors) > 0 {
 			err = errors.New(rep.Errors[0])

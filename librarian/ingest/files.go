@@ -24,6 +24,10 @@ type File struct {
 	// Project is the project the session named itself, if it did; else
 	// it is found from the working directory (see Store.project).
 	Project string
+	// CWD is the working directory the agent reported for the session
+	// (a hook's input), for files that do not record one: Gemini CLI's
+	// and Cursor's.
+	CWD string
 }
 
 // FileAt describes the session file at path: its source, from its name or
@@ -118,8 +122,11 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 			return nil
 		}
 		slash := filepath.ToSlash(p)
-		if strings.Contains(slash, "/.gemini/tmp/") && !strings.Contains(slash, "/chats/") {
-			return nil // Gemini CLI's other files: logs, checkpoints
+		if strings.Contains(slash, "/.gemini/tmp/") && filepath.Base(filepath.Dir(p)) != "chats" {
+			// Gemini CLI's other files (logs, checkpoints) and its
+			// sub-agents' sessions (chats/<parent>/<id>.jsonl), whose
+			// chatter is not the conversation.
+			return nil
 		}
 		if strings.Contains(slash, "/.cursor/projects/") && !transcript.CursorFile(p) {
 			return nil // Cursor's other files

@@ -187,6 +187,9 @@ func (s *Store) ingestFile(ctx context.Context, f File, o Options) (Report, erro
 		if reset {
 			pst = transcript.State{}
 		}
+		if pst.CWD == "" {
+			pst.CWD = f.CWD
+		}
 		if f.Source == transcript.Cursor {
 			// Cursor records no time and no session id: what a read finds
 			// new was written by the time of the file's last change, and
