@@ -38,12 +38,15 @@ type geminiRecord struct {
 }
 
 type geminiMessage struct {
-	ID        string           `json:"id"`
-	Timestamp string           `json:"timestamp"`
-	Type      string           `json:"type"`
-	Content   json.RawMessage  `json:"content"`
-	ToolCalls []geminiToolCall `json:"toolCalls"`
-	Thoughts  json.RawMessage  `json:"thoughts"`
+	ID        string          `json:"id"`
+	Timestamp string          `json:"timestamp"`
+	Type      string          `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	// DisplayContent is what the person typed, when Content is what the
+	// CLI sent for it (an @file reference expanded).
+	DisplayContent json.RawMessage  `json:"displayContent"`
+	ToolCalls      []geminiToolCall `json:"toolCalls"`
+	Thoughts       json.RawMessage  `json:"thoughts"`
 }
 
 type geminiToolCall struct {
@@ -122,7 +125,18 @@ func geminiMessageOf(m geminiMessage, st *State, c *Chunk) {
 	if len(m.Thoughts) > 0 && string(m.Thoughts) != "[]" && string(m.Thoughts) != "null" {
 		c.Skipped["thinking"]++
 	}
-	if text := geminiText(m.Content, c); text != "" {
+	content := m.Content
+	if role == User && len(m.DisplayContent) > 0 && string(m.DisplayContent) != "null" {
+		content = m.DisplayContent
+	}
+	text := geminiText(content, c)
+	if role == User && geminiInjected(text) {
+		// Context the CLI or a hook (ctx0's own memory block) added as a
+		// user turn: not the person's words.
+		c.Skipped["injected"]++
+		text = ""
+	}
+	if text != "" {
 		c.emit(st, geminiPos(m.ID, ""), role, text, nil)
 	}
 	for _, tc := range m.ToolCalls {
@@ -234,4 +248,11 @@ func geminiDocument(data []byte) bool {
 	first, _, found := bytes.Cut(data, []byte("\n"))
 	first = bytes.TrimSpace(first)
 	return found && bytes.HasPrefix(first, []byte("{")) && !json.Valid(first)
+}
+
+// geminiInjected reports whether a user turn is context Gemini CLI added:
+// the session's context or a hook's additional context (gemini-cli's
+// isIgnoredUserContent).
+func geminiInjected(text string) bool {
+	return strings.HasPrefix(text, "<session_context>") || strings.HasPrefix(text, "<hook_context>")
 }

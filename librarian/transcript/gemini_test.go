@@ -20,6 +20,8 @@ const geminiSession = `{"sessionId":"5f1c2a9e-3b7d-4e21-9c0a-8d6e4f2b1a37","proj
 {"$rewindTo":"i1"}
 not json
 {"id":"u2","timestamp":"2026-01-28T09:51:00.000Z","type":"user","content":"Good. Commit it."}
+{"id":"h1","timestamp":"2026-01-28T09:51:01.000Z","type":"user","content":[{"text":"<hook_context><memory>\nctx0's own block\n</memory></hook_context>"}]}
+{"id":"u3","timestamp":"2026-01-28T09:51:02.000Z","type":"user","content":[{"text":"Explain @parse.go"},{"text":"\n--- Content from referenced files ---\npackage parse"}],"displayContent":"Explain @parse.go"}
 `
 
 func TestGeminiParse(t *testing.T) {
@@ -53,6 +55,7 @@ func TestGeminiParse(t *testing.T) {
 		{Assistant, "", "run_shell_command-1 command go test ./..."},
 		{Assistant, "", "read_file-2 read /src/app/parse.go"},
 		{User, "Good. Commit it.", ""},
+		{User, "Explain @parse.go", ""},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d messages %+v, want %d", len(got), got, len(want))
@@ -67,13 +70,13 @@ func TestGeminiParse(t *testing.T) {
 	for _, m := range c.Messages {
 		pos[m.Pos]++
 	}
-	if len(pos) != 5 {
-		t.Errorf("%d distinct positions, want 5: %v", len(pos), pos)
+	if len(pos) != 6 {
+		t.Errorf("%d distinct positions, want 6: %v", len(pos), pos)
 	}
 	if c.Outcomes["run_shell_command-1"] != Failed || len(c.Outcomes) != 1 {
 		t.Errorf("outcomes %v", c.Outcomes)
 	}
-	for k, n := range map[string]int{"malformed": 1, "info": 1, "rewind": 1, "metadata": 1, "session_meta": 1, "thinking": 1} {
+	for k, n := range map[string]int{"malformed": 1, "info": 1, "rewind": 1, "metadata": 1, "session_meta": 1, "thinking": 1, "injected": 1} {
 		if c.Skipped[k] != n {
 			t.Errorf("skipped[%s] = %d, want %d (all: %v)", k, c.Skipped[k], n, c.Skipped)
 		}
