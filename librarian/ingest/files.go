@@ -100,6 +100,12 @@ func keyOf(path string, src transcript.Source) string {
 		keep = 4
 	}
 	keep = min(keep, len(parts))
+	if src == transcript.Gemini {
+		// Gemini CLI moves a legacy session-….json to session-….jsonl when
+		// it is resumed: one session, one key, so the new file is read as
+		// the old one rewritten, never filed twice.
+		parts[len(parts)-1] = strings.TrimSuffix(parts[len(parts)-1], "l")
+	}
 	return string(src) + "/" + strings.Join(parts[len(parts)-keep:], "/")
 }
 
