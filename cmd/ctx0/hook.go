@@ -156,6 +156,8 @@ session to this vault:
                on by default need [features] codex_hooks = true in
                config.toml)
   gemini       settings.json: SessionStart, PreCompress, AfterAgent, SessionEnd
+               (hooks are on by default since hooksConfig.enabled; older
+               releases need them enabled in settings)
   cursor       hooks.json: sessionStart, preCompact, stop, sessionEnd (Cursor
                records no times in its transcripts: a message is dated when
                ctx0 reads it, and no tool outcomes)
