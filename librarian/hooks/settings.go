@@ -291,15 +291,10 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 	} else if err := settings.set("hooks", hooks); err != nil {
 		return ch, err
 	}
-	if a.Flat {
-		// Cursor's file says which version of its format it is in.
-		_, hasVersion := settings.get("version")
-		switch {
-		case !hasVersion && len(ch.Added) > 0:
-			settings = append(object{{"version", json.RawMessage("1")}}, settings...)
-		case hasVersion && len(settings) == 1 && len(ch.Removed) > 0:
-			settings.remove("version")
-		}
+	if _, ok := settings.get("version"); a.Flat && !ok && len(ch.Added) > 0 {
+		// Cursor's file says which version of its format it is in. It is
+		// left on uninstall: it may have been the person's.
+		settings = append(object{{"version", json.RawMessage("1")}}, settings...)
 	}
 	return ch, writeSettings(path, settings, mode)
 }
