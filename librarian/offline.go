@@ -670,24 +670,32 @@ func firstSentence(s string) string {
 	return ss[0]
 }
 
-// openQuestion is the question the assistant ended the conversation on,
-// which nobody answered.
+// openQuestion is the user's last question that nothing the assistant
+// said afterwards answers: a question in what the user wrote after the
+// assistant's last words of substance. The assistant's own questions
+// ("What would you like to work on today?", "Want me to…?") are never
+// the user's open questions: they belong to the episode, as what is left.
+// A request phrased as a question ("Can you add…?") is no question.
 func openQuestion(msgs []transcript.Message) *Item {
-	for i := len(msgs) - 1; i >= 0; i-- {
+	var q *Item
+	for i := len(msgs) - 1; i >= 0 && q == nil; i-- {
 		m := msgs[i]
-		if m.Role == transcript.User && userText(m.Text) != "" {
-			return nil
-		}
-		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+		if m.Role == transcript.Assistant {
+			if len(strings.Fields(m.Text)) > 3 {
+				break
+			}
 			continue
 		}
-		ss := sentences(m.Text)
-		if len(ss) == 0 || !strings.HasSuffix(ss[len(ss)-1], "?") {
-			return nil
+		text := userText(memoryInput().ReplaceAllString(m.Text, ""))
+		ss := sentences(text)
+		for j := len(ss) - 1; j >= 0; j-- {
+			if s := ss[j]; strings.HasSuffix(s, "?") && !asking().MatchString(s) && len(strings.Fields(s)) >= 3 {
+				q = &Item{Text: clean(s), Evidence: Evidence{i, quote(s)}}
+				break
+			}
 		}
-		return &Item{Text: clean(ss[len(ss)-1]), Evidence: Evidence{i, quote(ss[len(ss)-1])}}
 	}
-	return nil
+	return q
 }
 
 // projectName is a project's short name: the last part of its path or
