@@ -11,12 +11,11 @@ import (
 )
 
 // Offline extracts what a conversation says explicitly, without a model:
-// requests to remember, preferences and standing rules, decisions, the
-// user's corrections, people the user introduces ("Sarah Chen is our
+// requests to remember, preferences and standing rules, decisions, people the user introduces ("Sarah Chen is our
 // investor", "my manager is Priya"), milestones the user announces ("we
 // shipped v2"), error→fix pairs, the files written and commands run, and
-// an extractive episode summary (the first request, what was done, the
-// outcome). It is deterministic, and it only ever quotes: nothing in the
+// an extractive episode summary (the first request, what was done and
+// corrected, the outcome). It is deterministic, and it only ever quotes: nothing in the
 // transcript is followed, whatever it says. Insights, patterns across
 // conversations, take a model.
 func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
@@ -34,6 +33,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 		seen[k] = true
 		*list = append(*list, it)
 	}
+	var corrections []string
 	prevAssistant := -1 // the last assistant message before this one
 	interrupted := false
 	for i, m := range msgs {
@@ -79,11 +79,14 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
 			case milestone().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Milestones, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
-			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s):
+			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s) && len(strings.Fields(s)) >= 3:
 				// A correction is the user's answer to what the assistant
 				// just did: the message's opening sentence, or any after
-				// an interruption.
-				add(&x.Corrections, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
+				// an interruption. Unless it says so in the words of a
+				// standing rule (caught above), it corrects one step
+				// ("we already have a repo, so you don't need to git
+				// init"): part of the episode, not a lasting preference.
+				corrections = append(corrections, clean(s))
 				corrected = true
 			}
 			said := remember().ReplaceAllString(s, "") // "remember that Diego is…"
@@ -93,6 +96,9 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 			}
 		}
 		interrupted = false
+	}
+	if len(corrections) > 0 {
+		x.Episode.Done = joinNonEmpty("; ", x.Episode.Done, "corrected: "+strings.Join(corrections, "; "))
 	}
 	x.Resolutions = append(x.Resolutions, resolutions(msgs)...)
 	if q := openQuestion(msgs); q != nil {
@@ -354,6 +360,17 @@ func summarize(msgs []transcript.Message) Episode {
 		ep.Title = "Conversation"
 	}
 	return ep
+}
+
+// joinNonEmpty joins the parts that are not empty with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }
 
 func plural(n int, noun string) string {

@@ -86,8 +86,10 @@ func TestOfflineRules(t *testing.T) {
 		{"memory input", []transcript.Message{user("<user-memory-input>Always use conventional commits</user-memory-input>")}, "preferences: Always use conventional commits"},
 		{"we decided", []transcript.Message{user("We decided to drop Redis because Postgres can hold the queue.")}, "decisions: We decided to drop Redis because Postgres can hold the queue (why: Postgres can hold the queue)"},
 		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Let's go with B"},
-		{"correction", []transcript.Message{user("Add a test."), said("I'll run git init first."), user("No, the repo exists already. Just add the test.")}, "corrections: No, the repo exists already"},
-		{"after an interruption", []transcript.Message{user("Commit it."), tool(transcript.Command, "git init"), user("[Request interrupted by user for tool use]"), user("We already have a repo, so skip git init.")}, "corrections: We already have a repo, so skip git init"},
+		{"a correction of a step is part of the episode", []transcript.Message{user("Add a test."), said("I'll run git init first."), user("No, the repo exists already. Just add the test.")}, "episode: corrected: No, the repo exists already"},
+		{"after an interruption", []transcript.Message{user("Commit it."), tool(transcript.Command, "git init"), user("[Request interrupted by user for tool use]"), user("We already have a repo, so you don't need to git init.")}, "episode: corrected: We already have a repo, so you don't need to git init"},
+		{"a correction in the words of a standing rule is a preference", []transcript.Message{user("Commit it."), said("Committed with the message 'stuff'."), user("No. From now on, always write conventional commit messages.")}, "preferences: From now on, always write conventional commit messages"},
+		{"don't, for this step", []transcript.Message{user("Deploy it."), said("I'll bump the version first."), user("Don't bump the version, it is set by CI.")}, "episode: corrected: Don't bump the version, it is set by CI"},
 		{"error then fix", []transcript.Message{
 			user("Run the tests."), tool(transcript.Command, "go test ./..."), said("The tests failed: a nil map."),
 			said("The fix is to make the map first."), tool(transcript.Command, "cd app && go test ./... 2>&1 | tail"), said("All tests pass now.")},
@@ -162,6 +164,9 @@ func TestOfflineRules(t *testing.T) {
 			}
 			for _, r := range x.Resolutions {
 				got = append(got, "resolutions: "+r.Error+" → "+r.Fix)
+			}
+			if _, c, ok := strings.Cut(x.Episode.Done, "corrected: "); ok {
+				got = append(got, "episode: corrected: "+c)
 			}
 			for _, p := range x.People {
 				got = append(got, "people: "+p.Name+": "+p.Note)
