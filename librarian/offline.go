@@ -387,7 +387,11 @@ var (
 	worked = lazy.Regexp(`(?i)\b(?:pass|passes|passed|passing|works|working|succeeded|successful|successfully|fixed|resolved|all good|builds|is running)\b`)
 	// diagnosis is an assistant sentence that says what was wrong or what
 	// it changes to fix it.
-	diagnosis = lazy.Regexp(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|let me kill|instead)\b`)
+	diagnosis = lazy.Regexp(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|instead)\b`)
+	// intent is an assistant sentence that says what it is about to do
+	// ("Let me fix this.", "Let me kill it and test."): no finding, and
+	// nothing to know next time.
+	intent = lazy.Regexp(`(?i)^(?:(?:now|ok|okay|great|first|next|then|so)[,!]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i am going to)\b`)
 )
 
 // resolutions finds error→fix pairs (seed 000's error resolution): a tool
@@ -511,17 +515,20 @@ func markedThen(after []transcript.Message, t transcript.Tool, changed []string)
 }
 
 // commandChanged reports whether a command that went through differs from
-// the one that failed by more than the folder it was run from.
+// the one that failed by more than its setup: the folder it was run from,
+// a folder made or a process stopped before it. Those are steps of the
+// moment (the folder did not exist yet, a stray server held the port),
+// nothing to know next time.
 func commandChanged(before, after transcript.Tool) bool {
-	return before.Kind == transcript.Command && withoutCD(before.Target) != withoutCD(after.Target)
+	return before.Kind == transcript.Command && withoutSetup(before.Target) != withoutSetup(after.Target)
 }
 
-// withoutCD is a command line without the "cd dir &&" or "cd dir;" that
-// opens it.
-func withoutCD(cmd string) string {
+// withoutSetup is a command line without the transient steps chained
+// before it ("cd dir &&", "mkdir -p dir;", "kill 42 &&").
+func withoutSetup(cmd string) string {
 	for {
 		cmd = strings.TrimSpace(cmd)
-		if !strings.HasPrefix(cmd, "cd ") {
+		if !setupStep().MatchString(cmd) {
 			return cmd
 		}
 		i := strings.IndexAny(cmd, "&;")
@@ -531,6 +538,9 @@ func withoutCD(cmd string) string {
 		cmd = strings.TrimLeft(cmd[i:], "&;")
 	}
 }
+
+// setupStep opens a command that only prepares the next one in its chain.
+var setupStep = lazy.Regexp(`^(?:cd|mkdir|pwd|ls|kill|pkill|killall|sleep|clear)\b`)
 
 // settled is how a tool use ended: its outcome, or, where that leaves it
 // open, what the assistant's next words report before the user speaks
@@ -615,7 +625,7 @@ func diagnoses(between []transcript.Message) []string {
 			continue
 		}
 		for _, s := range sentences(m.Text) {
-			if diagnosis().MatchString(s) && len(out) < 3 {
+			if diagnosis().MatchString(s) && !intent().MatchString(s) && len(out) < 3 {
 				out = append(out, clean(s)+".")
 			}
 		}

@@ -103,9 +103,30 @@ func TestOfflineRules(t *testing.T) {
 			said("The fix is to make the map first."), ran("go test ./...", ""), said("All tests pass now.")},
 			""},
 		{"the assistant's report names the error", []transcript.Message{
-			user("Start it."), ran("npm start", transcript.Failed), said("Port 8080 is in use. Let me kill it."),
-			ran("kill 42", ""), ran("npm start", ""), said("It works.")},
-			"resolutions: Port 8080 is in use (Bash `npm start`) → Let me kill it. Then Bash `npm start` went through: It works."},
+			user("Start it."), ran("npm start", transcript.Failed), said("Port 8080 is in use. The fix is to set PORT=8081 in .env."),
+			edit(".env"), ran("npm start", ""), said("It works.")},
+			"resolutions: Port 8080 is in use (Bash `npm start`) → The fix is to set PORT=8081 in .env. Changed `.env`. Then Bash `npm start` went through: It works."},
+		{"the assistant's intent is no fix", []transcript.Message{
+			user("Start it."), ran("cd .. && node serve-charts.ts", transcript.Failed), said("Port 8080 is in use. Let me find what's using it:"),
+			ran("lsof -i :8080", ""), said("There's already a node process on 8080. Let me kill it and test:"),
+			ran("kill 60782", ""), ran("cd .. && node serve-charts.ts", ""), said("Perfect! The web server is working.")},
+			""},
+		{"intent is left out of a fix", []transcript.Message{
+			user("Start it."), ran("npm start", transcript.Failed), said("I need to fix the imports to use .ts extensions instead of .js. Let me fix this."),
+			edit("index.ts"), ran("npm start", ""), said("Great! The application is running.")},
+			"resolutions: Bash `npm start` failed → I need to fix the imports to use .ts extensions instead of .js. Changed `index.ts`. Then Bash `npm start` went through: Great! The application is running."},
+		{"a folder made first is a transient step", []transcript.Message{
+			user("Move them."), ran("cd .. && mv data-capture/*.ts src/", transcript.Failed),
+			ran("cd .. && mkdir -p src data web/charts && mv data-capture/*.ts src/", "")},
+			""},
+		{"a process stopped first is a transient step", []transcript.Message{
+			user("Serve it."), ran("python -m http.server 8000", transcript.Failed),
+			ran("pkill -f http.server; python -m http.server 8000", "")},
+			""},
+		{"a variable set for the command is the fix", []transcript.Message{
+			user("Build it."), ran("cd app && go build ./...", transcript.Failed),
+			ran("cd app && CGO_ENABLED=1 go build ./...", "")},
+			"resolutions: Bash `cd app && go build ./...` failed → Then Bash `cd app && CGO_ENABLED=1 go build ./...` went through."},
 		{"a changed command is the fix", []transcript.Message{
 			user("Test it."), ran("pytest -q", transcript.Failed), ran("PYTHONPATH=. pytest -q", "")},
 			"resolutions: Bash `pytest -q` failed → Then Bash `PYTHONPATH=. pytest -q` went through."},
