@@ -35,13 +35,26 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 	}
 	var corrections []string
 	prevAssistant := -1 // the last assistant message before this one
+	lastSaid := -1      // the last assistant message with words
 	interrupted := false
 	for i, m := range msgs {
 		if m.Role == transcript.Assistant {
 			prevAssistant = i
+			if strings.TrimSpace(m.Text) != "" {
+				lastSaid = i
+			}
 			continue
 		}
 		text := userText(m.Text)
+		if lastSaid >= 0 {
+			// A short answer to options the assistant set out ("yes"
+			// to its recommendation, "B") is a choice.
+			if d, ok := chosenOption(msgs[lastSaid].Text, text); ok {
+				d.Evidence = Evidence{i, quote(text)}
+				add(&x.Decisions, d)
+				continue
+			}
+		}
 		if text == "" {
 			interrupted = interrupted || strings.HasPrefix(strings.TrimSpace(m.Text), "[Request interrupted")
 			continue
@@ -75,8 +88,8 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				}
 			case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3:
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
-			case decision().MatchString(s):
-				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case decision().MatchString(opener().ReplaceAllString(s, "")):
+				add(&x.Decisions, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
 			case milestone().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Milestones, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s) && len(strings.Fields(s)) >= 3:
@@ -123,7 +136,18 @@ var (
 	// notRule is what opens like a rule and is not one.
 	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation.
-	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
+	// decision is a choice made in the conversation: said as one ("we
+	// decided", "let's go with"), as a choice between two ("X in favor of
+	// Y", "use X instead of Y"), or as a change of plan ("switch to X",
+	// "update the project to use X", "let's rename…", "remove this queue
+	// separation and just have one queue").
+	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let'?s go with|let us go with|let'?s stick with|let'?s use|we'll use|we're going with|we are going with|the decision is|decision:)\b|` +
+		`\bin favou?r of\b|` +
+		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
+		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
+		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
+		`^(?:(?:ok|okay|so|now|then)[,\s]+)*(?:let'?s|let us|we'll|we will|we should|i want to|i'd like to)\s+(?:\S+\s+){0,4}?(?:rename|restructure|drop|remove|replace|switch|migrate|split|merge|stick with|keep only)\b|` +
+		`^(?:just\s+|please\s+)?(?:remove|drop|get rid of|replace)\b[^.]*\b(?:and (?:just )?(?:have|use|keep)|with a single|in favou?r of)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
 	// milestone is something reached that the user announces: a release,
@@ -138,7 +162,7 @@ var (
 		`(?:hit|reached|crossed|passed) [$€£]?\d[\d,.]*\s*[km]?\s*(?:users|customers|stars|downloads|subscribers|members|sign-?ups|mrr|arr|in revenue)|` +
 		`passed (?:the|our) (?:\w+ )?(?:audit|certification|exam))`)
 	// opener is the words a sentence may open with before what it says.
-	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|great|yay|good news)[,!:\s]+)+`)
+	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|yes|yeah|great|yay|good news)[,!:\s]+)+`)
 	// personIs and personRole find a person the user introduces, by
 	// name and a role that only a person holds: "Sarah Chen is our
 	// investor", "my manager is Priya", "our designer, Mei, …".
@@ -179,6 +203,70 @@ func personIn(s string) string {
 // isRule reports whether a remembered text is a preference (how to do
 // things) rather than a fact.
 func isRule(s string) bool { return isRuleWords().MatchString(s) }
+
+var (
+	// optionLine is one option the assistant offers: a table row
+	// ("| B | Keep … |"), or a line that opens with its letter or number
+	// ("Option B - …", "B) …", "2. …").
+	optionLine = lazy.Regexp(`^(?:\|\s*([A-Z]|\d{1,2})\s*\|\s*(.+?)\s*\|?$|(?:[-*]\s+)?(?:\*\*)?(?:option\s+)?([A-Z]|\d{1,2})(?:\*\*)?\s*(?:[).:]|\s-|\s—)\s*(?:\*\*)?\s*(.+))$`)
+	// recommended names the option the assistant recommends.
+	recommended = lazy.Regexp(`(?i)\brecommended:?\**:?\s*(?:option\s+)?([A-Z]|\d{1,2})\b`)
+	// accepts is an answer that takes the recommendation.
+	accepts = lazy.Regexp(`(?i)^(?:yes|y|yep|yeah|ok|okay|sure|agreed|recommended|sounds good|go with (?:the|your) recommendation|use the recommendation)[.!]?$`)
+	// picks is an answer that names one option.
+	picks = lazy.Regexp(`(?i)^(?:option\s+|(?:let'?s\s+)?go with\s+(?:option\s+)?)?([A-Z]|\d{1,2})[.!]?$`)
+)
+
+// chosenOption is the decision a short answer makes to options the
+// assistant set out in said: the option picked by its letter, or the
+// recommended one when the answer accepts it. ok is false when said sets
+// out no options or the answer names none of them.
+func chosenOption(said, answer string) (Item, bool) {
+	answer = strings.TrimSpace(answer)
+	var key string
+	if m := picks().FindStringSubmatch(answer); m != nil {
+		key = strings.ToUpper(m[1])
+	} else if accepts().MatchString(answer) {
+		m := recommended().FindStringSubmatch(said)
+		if m == nil {
+			return Item{}, false
+		}
+		key = strings.ToUpper(m[1])
+	} else {
+		return Item{}, false
+	}
+	options := map[string]string{}
+	for _, line := range strings.Split(said, "\n") {
+		line = strings.TrimSpace(line)
+		if recommended().MatchString(line) {
+			continue
+		}
+		if m := optionLine().FindStringSubmatch(line); m != nil {
+			k, v := m[1]+m[3], m[2]+m[4]
+			if _, dup := options[k]; !dup && strings.Trim(v, "-| ") != "" {
+				options[strings.ToUpper(k)] = v
+			}
+		}
+	}
+	text, ok := options[key]
+	if !ok || len(options) < 2 {
+		return Item{}, false
+	}
+	return Item{Text: capitalize(clean(strings.Trim(text, "*| "))), Why: clean(questionBefore(said, text))}, true
+}
+
+// questionBefore is the question the assistant asked before it set out
+// the option text: the last line ending in "?" above it.
+func questionBefore(said, option string) string {
+	head, _, _ := strings.Cut(said, option)
+	lines := strings.Split(head, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasSuffix(l, "?") && !strings.HasPrefix(l, "|") {
+			return "Chosen in answer to: " + l
+		}
+	}
+	return ""
+}
 
 // userText is what the user typed, or "" for lines the agent's harness
 // wrote in the user's place: slash commands, interruptions, command output.
