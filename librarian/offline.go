@@ -113,9 +113,17 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 	if len(corrections) > 0 {
 		x.Episode.Done = joinNonEmpty("; ", x.Episode.Done, "corrected: "+strings.Join(corrections, "; "))
 	}
+	if len(x.Decisions) > 0 {
+		var ds []string
+		for _, d := range x.Decisions {
+			ds = append(ds, cut(d.Text, 160))
+		}
+		x.Episode.Done = joinNonEmpty("; ", x.Episode.Done, "decided: "+strings.Join(ds, "; "))
+	}
 	x.Resolutions = append(x.Resolutions, resolutions(msgs)...)
 	if q := openQuestion(msgs); q != nil {
 		x.Questions = append(x.Questions, *q)
+		x.Episode.Outcome = joinNonEmpty(" ", x.Episode.Outcome, "Left open: "+q.Text)
 	}
 	if conv.Project != "" && x.Episode.Title != "" {
 		x.Projects = []Project{{Name: projectName(conv.Project), Activity: x.Episode.Title, Evidence: Evidence{firstRequest(msgs), quote(x.Episode.Request)}}}
@@ -373,13 +381,27 @@ func firstRequest(msgs []transcript.Message) int {
 	return 0
 }
 
-// summarize is the extractive episode: the first request, the requests
-// that followed and the tools used, and the assistant's last words.
+// invocation opens a message that runs a command or a skill ("/review",
+// "$speckit-clarify"): its name is no request, only what follows it is.
+var invocation = lazy.Regexp(`^[/$]([A-Za-z][\w.:-]*)\s*`)
+
+// summarize is the extractive episode: what was asked (the first request),
+// what was done (the files written, the commands run, the requests that
+// followed), and the assistant's last words of substance as the outcome,
+// with the question it ended on as what is left. Offline adds what was
+// decided and corrected.
 func summarize(msgs []transcript.Message) Episode {
 	var ep Episode
 	first := firstRequest(msgs)
+	var ran string // the command or skill the conversation opened with
 	if first < len(msgs) && msgs[first].Role == transcript.User {
 		req := userText(memoryInput().ReplaceAllString(msgs[first].Text, ""))
+		if m := invocation().FindStringSubmatch(req); m != nil {
+			ran, req = m[1], req[len(m[0]):]
+			if len(strings.Fields(req)) < 3 {
+				req = ""
+			}
+		}
 		ep.Request = cut(strings.Join(strings.Fields(req), " "), 500)
 		if ss := sentences(req); len(ss) > 0 {
 			title := ss[0]
@@ -397,20 +419,29 @@ func summarize(msgs []transcript.Message) Episode {
 	for i, m := range msgs {
 		if m.Role == transcript.User && i > first {
 			if t := userText(memoryInput().ReplaceAllString(m.Text, "")); t != "" {
-				if ss := sentences(t); len(ss) > 0 && len(later) < 5 {
+				// Short answers ("yes", "B") and corrections are told
+				// as what was decided and corrected, not as requests.
+				// A request sent again is the same request; a decision
+				// is told as one.
+				if ss := sentences(t); len(ss) > 0 && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(ss[0]) &&
+					!decision().MatchString(opener().ReplaceAllString(ss[0], "")) && !strings.HasPrefix(ep.Request, ss[0]) {
 					later = append(later, cut(strings.TrimRight(ss[0], ".!? "), 160))
 				}
 			}
 		}
 		for _, t := range m.Tools {
+			if t.Outcome == transcript.Rejected || t.Target == "" {
+				// The user refused it: it was not run.
+				continue
+			}
 			switch t.Kind {
 			case transcript.Write:
-				if !written[t.Target] && t.Target != "" {
+				if !written[t.Target] {
 					written[t.Target] = true
 					ep.Files = append(ep.Files, t.Target)
 				}
 			case transcript.Command:
-				if !commands[t.Target] && t.Target != "" {
+				if !commands[t.Target] {
 					commands[t.Target] = true
 					ep.Commands = append(ep.Commands, t.Target)
 				}
@@ -428,26 +459,71 @@ func summarize(msgs []transcript.Message) Episode {
 		done = append(done, "then: "+strings.Join(later, "; "))
 	}
 	ep.Done = capitalize(strings.Join(done, "; "))
-	// The outcome is the assistant's last words of substance: not a
-	// closing "Noted." or "Done!".
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != transcript.Assistant || strings.TrimSpace(msgs[i].Text) == "" {
-			continue
-		}
-		para, _, _ := strings.Cut(strings.TrimSpace(msgs[i].Text), "\n\n")
-		outcome := cut(strings.Join(strings.Fields(para), " "), 500)
-		if ep.Outcome == "" {
-			ep.Outcome = outcome
-		}
-		if len(strings.Fields(outcome)) > 3 {
-			ep.Outcome = outcome
-			break
+	ep.Outcome = outcome(msgs)
+	if ep.Title == "" && ran != "" {
+		ep.Title = "Ran " + ran
+		if len(ep.Files) > 0 {
+			ep.Title += " on " + projectName(ep.Files[0])
 		}
 	}
 	if ep.Title == "" {
 		ep.Title = "Conversation"
 	}
 	return ep
+}
+
+// outcome is the assistant's last words of substance: a paragraph of
+// more than three words that is neither a heading nor a lead-in to what
+// follows ("Question 3 of up to 5:"), nor a question. The question the
+// assistant ended on, if the user did not answer it, is what is left open;
+// what follows it in the message (options, a recommendation) is not done.
+func outcome(msgs []transcript.Message) string {
+	lastUser := -1
+	for i, m := range msgs {
+		if m.Role == transcript.User && userText(m.Text) != "" {
+			lastUser = i
+		}
+	}
+	var out, left string
+	for i := len(msgs) - 1; i >= 0 && out == ""; i-- {
+		m := msgs[i]
+		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		for _, para := range strings.Split(strings.TrimSpace(m.Text), "\n\n") {
+			para = strings.Join(strings.Fields(withoutHeading(para)), " ")
+			if strings.HasSuffix(para, "?") {
+				ss := sentences(para)
+				if q := ss[len(ss)-1]; i > lastUser && left == "" && !pleasantry().MatchString(q) {
+					left = q
+				}
+				para = strings.Join(ss[:len(ss)-1], " ")
+			}
+			if out == "" && len(strings.Fields(para)) > 3 && !strings.HasSuffix(para, ":") && !strings.HasPrefix(para, "|") {
+				out = cut(para, 500)
+			}
+			if left != "" && i > lastUser {
+				break
+			}
+		}
+	}
+	if left != "" {
+		return joinNonEmpty(" ", out, "Left open: "+left)
+	}
+	return out
+}
+
+// pleasantry is a closing offer to help more, which leaves nothing open.
+var pleasantry = lazy.Regexp(`(?i)^(?:anything else|is there anything|(?:so,? )?what (?:else )?(?:would|do) you (?:like|want)|how (?:else )?can i help|what can i (?:help|do)|what's next)\b`)
+
+// withoutHeading is a paragraph without a first line that only heads it
+// ("## Summary", "**Spec Updates**").
+func withoutHeading(para string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(para), "\n")
+	if f := strings.TrimSpace(first); strings.HasPrefix(f, "#") || (strings.HasPrefix(f, "**") && strings.HasSuffix(f, "**")) {
+		return rest
+	}
+	return para
 }
 
 // joinNonEmpty joins the parts that are not empty with sep.

@@ -2,6 +2,7 @@ package librarian
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -239,6 +240,79 @@ func TestSummarize(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestEpisode: an episode says what was asked, what was done, what was
+// decided and what is left, in a few lines, from the real shapes of
+// conversations: a skill run with short answers, a rejected command, a
+// heading over the last words.
+func TestEpisode(t *testing.T) {
+	t0 := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+	user := func(s string) transcript.Message { return transcript.Message{Role: transcript.User, Time: t0, Text: s} }
+	said := func(s string) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Text: s}
+	}
+	ran := func(target string, o transcript.Outcome) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{ID: "t", Name: "Bash", Kind: transcript.Command, Target: target, Outcome: o}}}
+	}
+	edit := func(file string) transcript.Message {
+		return transcript.Message{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{ID: "e", Name: "apply_patch", Kind: transcript.Write, Target: file}}}
+	}
+	options := func(n int, q string) string {
+		return fmt.Sprintf("Question %d of up to 5:\n\n%s\n\n**Recommended:** Option A - the first. It is simpler.\n\n| Option | Description |\n|---|---|\n| A | Make async/await the primary API. |\n| B | Keep multiple request entry points. |", n, q)
+	}
+	for _, tc := range []struct {
+		name string
+		msgs []transcript.Message
+		want Episode
+	}{
+		{"a skill run with short answers", []transcript.Message{
+			user("$speckit-clarify"), said("Using speckit-clarify."),
+			said(options(1, "Which concurrency model should the API treat as primary?")), user("yes"),
+			said("I'm recording that the API makes async/await primary."), edit("specs/001/spec.md"),
+			said(options(2, "What should the request model be?")), user("B"),
+			said("I'm recording that the API keeps multiple request entry points."), edit("specs/001/spec.md"),
+			said(options(3, "How aggressive should breaking changes be?")),
+		}, Episode{
+			Title: "Ran speckit-clarify on spec.md", Files: []string{"specs/001/spec.md"},
+			Done:    "Wrote 1 file; decided: Make async/await the primary API; Keep multiple request entry points",
+			Outcome: "I'm recording that the API keeps multiple request entry points. Left open: How aggressive should breaking changes be?",
+		}},
+		{"a rejected command was not run", []transcript.Message{
+			user("I made some updates to the README. You can commit now"), said("I'll commit the README updates now."),
+			ran("git init", transcript.Rejected), user("[Request interrupted by user for tool use]"),
+			user("We already have a repo, so you don't need to git init. Instead stage the latest changes."),
+			ran("git add README.md", ""), ran("git commit -m docs", ""), said("Done! I've committed the changes."),
+		}, Episode{
+			Title: "I made some updates to the README", Request: "I made some updates to the README. You can commit now",
+			Commands: []string{"git add README.md", "git commit -m docs"},
+			Done:     "Ran 2 commands; corrected: We already have a repo, so you don't need to git init",
+			Outcome:  "Done! I've committed the changes.",
+		}},
+		{"a heading over the last words", []transcript.Message{
+			user("Remove the queue separation and just have a codex queue."), edit("spec.md"),
+			said("**Spec Updates**\n- `spec.md` now frames User Story 2 around a single shared queue."),
+		}, Episode{
+			Title: "Remove the queue separation and just have a codex queue", Request: "Remove the queue separation and just have a codex queue.",
+			Files: []string{"spec.md"}, Done: "Wrote 1 file; decided: Remove the queue separation and just have a codex queue",
+			Outcome: "- `spec.md` now frames User Story 2 around a single shared queue.",
+		}},
+		{"the user's question left open", []transcript.Message{
+			user("start phoenix in background"), ran("mix phx.server", ""), said("Phoenix server is starting in the background."),
+			user("scrolling back in xterm.js still does not work? search for it"), user("[Request interrupted by user]"),
+		}, Episode{
+			Title: "Start phoenix in background", Request: "start phoenix in background", Commands: []string{"mix phx.server"},
+			Done:    "Ran 1 command; then: scrolling back in xterm.js still does not work",
+			Outcome: "Phoenix server is starting in the background. Left open: scrolling back in xterm.js still does not work?",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Offline(ingest.Conversation{}, tc.msgs).Episode
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %#v\nwant %#v", got, tc.want)
+			}
+		})
 	}
 }
 
