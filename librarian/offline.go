@@ -66,7 +66,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				it := Item{Text: s, Evidence: Evidence{i, quote(s)}}
 				if isRule(s) {
 					add(&x.Preferences, it)
-				} else {
+				} else if isFact(s) {
 					add(&x.Facts, it)
 				}
 			}
@@ -83,13 +83,15 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				it := Item{Text: capitalize(what), Evidence: Evidence{i, quote(s)}}
 				if isRule(what) {
 					add(&x.Preferences, it)
-				} else {
+				} else if isFact(what) {
 					add(&x.Facts, it)
 				}
 			case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3:
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 			case decision().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Decisions, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case knowledge().MatchString(opener().ReplaceAllString(s, "")) && isFact(clean(opener().ReplaceAllString(s, ""))):
+				add(&x.Facts, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case milestone().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Milestones, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s) && len(strings.Fields(s)) >= 3:
@@ -206,6 +208,30 @@ func personIn(s string) string {
 		return ""
 	}
 	return name
+}
+
+var (
+	// knowledge is a user's statement of how a tool, a version or a
+	// system behaves, true beyond the conversation: "Node v24 no longer
+	// requires --experimental-strip-types", "the staging DB listens on
+	// 5433", "v1 of the API is deprecated".
+	knowledge = lazy.Regexp(`(?i)^(?:\S+\s+){1,5}?(?:no longer (?:requires?|needs?|supports?)|now (?:requires?|supports?|ships with|defaults to)|(?:is|are) (?:now )?deprecated|(?:is|are) (?:enabled|disabled|on|off) by default|defaults to|listens on|only (?:works|runs) (?:with|on))\b`)
+	// notFact opens or closes what is no standalone statement: a
+	// fragment that hangs on what came before ("To prepare emotionally,
+	// since…", "And then…"), a hedge ("maybe", "I think"), a feeling ("I
+	// feel", "I'm so excited"), or a question.
+	notFact = lazy.Regexp(`(?i)^(?:to|since|because|if|when|while|and|but|or|so|which|that|as|although|though|then|also)\b|` +
+		`\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i believe|i suppose|not sure|i wonder|kind of|sort of)\b|` +
+		`^i(?:'m| am)? (?:feel|felt|feeling|so |really |very )|\b(?:emotionally|excited|nervous|anxious|worried|scared|stressed|upset|happy|sad)\b|` +
+		`\?$|[,;:(\-–—]$|\b(?:and|or|the|a|an|to|of|with)$`)
+)
+
+// isFact reports whether s is a standalone statement that can be true
+// beyond the conversation: four words or more, complete, and neither a
+// hedge, a feeling nor a question.
+func isFact(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(strings.Fields(s)) >= 4 && !notFact().MatchString(s)
 }
 
 // isRule reports whether a remembered text is a preference (how to do

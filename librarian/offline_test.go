@@ -79,6 +79,16 @@ func TestOfflineRules(t *testing.T) {
 		want string // category: text
 	}{
 		{"remember a fact", []transcript.Message{user("Please remember that the staging DB listens on 5433.")}, "facts: The staging DB listens on 5433"},
+		{"a fragment to remember is no fact", []transcript.Message{user("Note: to prepare emotionally, since the wait can be hard.")}, ""},
+		{"a hedge to remember is no fact", []transcript.Message{user("Remember that the release is maybe on Friday.")}, ""},
+		{"a feeling to remember is no fact", []transcript.Message{user("Keep in mind that I'm so nervous about the launch.")}, ""},
+		{"a question to remember is no fact", []transcript.Message{user("Remember: who owns the deploy script?"), said("Nobody is named in the repository.")}, ""},
+		{"too short to stand alone", []transcript.Message{user("Remember that Friday.")}, ""},
+		{"memory input fragment", []transcript.Message{user("<user-memory-input>and the other one</user-memory-input>")}, ""},
+		{"who, what, where, when", []transcript.Message{user("Remember that the board meeting is on March 3 in Lisbon.")}, "facts: The board meeting is on March 3 in Lisbon"},
+		{"how a tool behaves", []transcript.Message{user("Node v24 no longer requires the --experimental-strip-types (enabled by default)... please update package.json scripts.")}, "facts: Node v24 no longer requires the --experimental-strip-types (enabled by default)"},
+		{"a default", []transcript.Message{user("Postgres listens on 5432 by default, but staging listens on 5433.")}, "facts: Postgres listens on 5432 by default, but staging listens on 5433"},
+		{"a hedged statement of how a tool behaves", []transcript.Message{user("I think Node v24 no longer requires the flag.")}, ""},
 		{"remember a rule", []transcript.Message{user("Remember: always run make lint before pushing.")}, "preferences: Always run make lint before pushing"},
 		{"from now on", []transcript.Message{user("Fix the build. From now on, use pnpm instead of npm.")}, "preferences: From now on, use pnpm instead of npm"},
 		{"i prefer", []transcript.Message{user("I prefer short commit messages.")}, "preferences: I prefer short commit messages"},
