@@ -377,21 +377,6 @@ func titleFromText(text string) string {
 	return strings.TrimRight(cut, " ,;:") + "…"
 }
 
-// SlugFromTitle is a short file name from the first words of a title: as
-// many whole words as fit in 60 bytes; "" when no word makes a name.
-// Slashes separate words, so that a title never names a folder.
-func SlugFromTitle(title string) string {
-	s := ""
-	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ").Replace(title)) {
-		next := normalizeSegment(s + " " + w)
-		if len(next) > 60 && s != "" {
-			break
-		}
-		s = next
-	}
-	return s
-}
-
 // withNewline ends a non-empty body with a newline, as text files should.
 func withNewline(body string) string {
 	if body != "" && !strings.HasSuffix(body, "\n") {
