@@ -77,8 +77,8 @@ func TestRunUpdatesInsteadOfDuplicating(t *testing.T) {
 		t.Errorf("the repeated fact: links %v, source %q; want the episode linked and the entry otherwise kept", e.LinkNames(), e.Source())
 	}
 	for old, by := range map[string]string{
-		"knowledge/deploys-go-out-on-tuesdays-and-thursdays": "knowledge/deploys-go-out-on-tuesdays-only-from-the-release-branch",
-		"preferences/the-user-prefers-tabs-for-indentation-in-go-files":       "preferences/the-user-prefers-spaces-for-indentation-in-go-files",
+		"knowledge/deploys-go-out-on-tuesdays-and-thursdays":            "knowledge/deploys-go-out-on-tuesdays-only-from-the-release-branch",
+		"preferences/the-user-prefers-tabs-for-indentation-in-go-files": "preferences/the-user-prefers-spaces-for-indentation-in-go-files",
 	} {
 		if got := read(old).SupersededBy(); got != by {
 			t.Errorf("%s superseded by %q, want %q", old, got, by)
