@@ -144,14 +144,14 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	// extraction names.
 	switch {
 	case conv.Project != "":
-		a.project, err = w.name("project", slugOf(projectName(redact.String(conv.Project))))
+		a.project, err = w.name("project", cmp.Or(vault.ProjectSlug(redact.String(conv.Project)), "untitled"))
 	case len(x.Projects) > 0:
-		a.project, err = w.name("project", slugOf(projectName(x.Projects[0].Name)))
+		a.project, err = w.name("project", cmp.Or(vault.ProjectSlug(x.Projects[0].Name), "untitled"))
 	}
 	if err != nil {
 		return Filed{}, err
 	}
-	if a.project != "" && !slices.ContainsFunc(x.Projects, func(p Project) bool { return slugOf(projectName(p.Name)) == vault.Slug(a.project) }) {
+	if a.project != "" && !slices.ContainsFunc(x.Projects, func(p Project) bool { return vault.ProjectSlug(p.Name) == vault.Slug(a.project) }) {
 		// Every entry links the project: it must exist, and the
 		// conversation is part of its activity.
 		x.Projects = append(x.Projects, Project{Name: vault.Slug(a.project), Activity: x.Episode.Title})
@@ -579,9 +579,9 @@ func (a *apply) supersede(old, name string) error {
 func (a *apply) projects(ps []Project) error {
 	for _, p := range ps {
 		name := a.project
-		if n := projectName(p.Name); a.project == "" || vault.Slug(a.project) != slugOf(n) {
+		if n := vault.ProjectSlug(p.Name); a.project == "" || vault.Slug(a.project) != n {
 			var err error
-			if name, err = a.Writer.name("project", slugOf(n)); err != nil {
+			if name, err = a.Writer.name("project", cmp.Or(n, "untitled")); err != nil {
 				return err
 			}
 		}

@@ -112,10 +112,28 @@ func TestSlugFromTitle(t *testing.T) {
 		{"Sarah Chen", "sarah-chen"},
 		{"The Pragmatic Programmer", "the-pragmatic-programmer"},
 		{"Let it be", "let-it-be"},
+		{"So Yeon Park", "so-yeon-park"},
+		{"note-app", "note-app"},
+		{"So, we ship on Fridays", "we-ship-on-fridays"},
 	}
 	for _, tt := range tests {
 		if got := SlugFromTitle(tt.in); got != tt.want {
 			t.Errorf("SlugFromTitle(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestProjectSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"github.com/JaydenXsoe/JaydenXsoe.github.io": "jaydenxsoe-github-io",
+		"/Users/michael/Projects/oss/graph-monitor":  "graph-monitor",
+		"github.com/Monotoba/OpenPrintKit":           "openprintkit",
+		`C:\src\note-app\`:                           "note-app",
+		"So Yeon":                                    "so-yeon",
+		"":                                           "",
+	} {
+		if got := ProjectSlug(in); got != want {
+			t.Errorf("ProjectSlug(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

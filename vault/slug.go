@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"path"
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
@@ -65,7 +66,7 @@ func withoutFrame(s string) string {
 
 var (
 	// subjectFrame is what a sentence opens with before its subject.
-	subjectFrame = lazy.Regexp(`(?i)^\s*(?:(?:yes|ok|okay|so|and|also|please|note|remember|in a previous session)\b[,:]?\s*|(?:we|i)(?:'ve| have)? decided (?:to|that|on)\s+|(?:let'?s|let us)\s+(?:go with\s+|stick with\s+)?|(?:we|i)(?:'ll| will)\s+(?:go with\s+)?|we(?:'re| are) going with\s+|the decision is(?: to| that)?\s*|decision:\s*|i (?:want|need|would like|'d like) to\s+|we (?:should|need to|want to)\s+|from now on,?\s+|going forward,?\s+|that\s+|(?:when|whenever|if|before|after|once)\s+[^,]{1,40},\s+|(?:[^\s:]+\s+){0,2}(?:fix|fixed|note|decision|decided|update|todo|error|failed|fails|issue|problem|bug|question|reminder|tip|fact|rule|preference|correction|summary|outcome|result):\s+)`)
+	subjectFrame = lazy.Regexp(`(?i)^\s*(?:(?:yes|ok|okay|so|and|also|note)[,:]\s+|(?:please|in a previous session,?)\s+|remember(?: that)?[,:]?\s+|(?:we|i)(?:'ve| have)? decided (?:to|that|on)\s+|(?:let'?s|let us)\s+(?:go with\s+|stick with\s+)?|(?:we|i)(?:'ll| will)\s+(?:go with\s+)?|we(?:'re| are) going with\s+|the decision is(?: to| that)?\s*|decision:\s*|i (?:want|need|would like|'d like) to\s+|we (?:should|need to|want to)\s+|from now on,?\s+|going forward,?\s+|(?:when|whenever|if|before|after|once)\s+[^,]{1,40},\s+|(?:[^\s:]+\s+){0,2}(?:fix|fixed|note|decision|decided|update|todo|error|failed|fails|issue|problem|bug|question|reminder|tip|fact|rule|preference|correction|summary|outcome|result):\s+)`)
 	// subjectEnd is where a sentence's subject ends: a stop, a reason or
 	// an aside.
 	subjectEnd = lazy.Regexp(`(?i)[.;:!?](?:\s|$)|\s+(?:because|since|so that|given that|as it|as they|which means)\b|,\s+(?:because|since|so|which|but|as)\b|\s+[—–]\s+|\s+\(`)
@@ -84,4 +85,21 @@ func setOf(words ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// ProjectSlug is the name, within its folder, of the entry for a project
+// given as a path or a repository: its last part, "web-app" for
+// "github.com/acme/web.app". Entries filed from the project's sessions
+// carry it in their project field, so whoever scopes by project compares
+// this; "" when it makes no name.
+func ProjectSlug(project string) string {
+	project = strings.TrimRight(strings.ReplaceAll(strings.TrimSpace(project), "\\", "/"), "/")
+	if project == "" {
+		return ""
+	}
+	n, err := NormalizeName(strings.ReplaceAll(path.Base(project), ".", " "))
+	if err != nil {
+		return ""
+	}
+	return n
 }
