@@ -141,8 +141,11 @@ var (
 	memoryInput = lazy.Regexp(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
 	// remember is an explicit request to remember; what follows is kept.
 	remember = lazy.Regexp(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
-	// rule is a standing instruction or a stated preference.
-	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
+	// rule is a standing instruction or a stated preference: it says how
+	// to do things from now on ("always", "never", "from now on", "I
+	// prefer"), not how the user feels about this moment ("I hate this
+	// bug", "I don't like this output").
+	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
 	// notRule is what opens like a rule and is not one.
 	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation.
