@@ -321,6 +321,7 @@ type meta struct {
 	tags       []string
 	links      []string
 	ref        bool // set the conversation field
+	own        bool // the entry of the session's project itself
 }
 
 // newEntry makes an entry with ctx0's fields in their documented order,
@@ -336,9 +337,10 @@ func (a *apply) newEntry(m meta, body string) (*entry.Entry, error) {
 		{entry.FieldTitle, m.title, m.title == ""},
 		{entry.FieldType, m.typ, false},
 		{entry.FieldTags, m.tags, len(m.tags) == 0},
-		// Only what was learned belongs to the project; a day's episode,
-		// a log, a person or the project itself span projects.
-		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !m.ref || m.typ == "contact"},
+		// What was learned belongs to the project, and so does the
+		// project's own entry (another project's session has no use
+		// for it); a day's episode, a log or a person span projects.
+		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !(m.ref && m.typ != "contact" || m.own)},
 		{entry.FieldSource, "librarian", false},
 		{entry.FieldCreated, now, false},
 		{entry.FieldUpdated, now, false},
@@ -590,7 +592,7 @@ func (a *apply) projects(ps []Project) error {
 			fresh += fmt.Sprintf("Work in `%s`.\n", redact.String(a.conv.Project))
 		}
 		fresh += "\n## Activity\n"
-		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "project"}, fresh)
+		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "project", own: name == a.project}, fresh)
 		if err != nil {
 			return err
 		}
