@@ -36,3 +36,34 @@ func projectNames(p string) []string {
 	}
 	return out
 }
+
+// mentionsProject reports whether text names the project p: a link to its
+// entry, or its name or last segment as a word.
+func mentionsProject(text, p string) bool {
+	text = strings.ToLower(text)
+	if slug := vault.ProjectSlug(p); slug != "" && strings.Contains(text, "[[projects/"+slug) {
+		return true
+	}
+	for _, n := range projectNames(p) {
+		if n == "" {
+			continue
+		}
+		n = strings.ToLower(n)
+		for i := strings.Index(text, n); i >= 0; {
+			end := i + len(n)
+			if (i == 0 || !isWordByte(text[i-1])) && (end == len(text) || !isWordByte(text[end])) {
+				return true
+			}
+			next := strings.Index(text[i+1:], n)
+			if next < 0 {
+				break
+			}
+			i += 1 + next
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 0x80
+}
