@@ -127,6 +127,11 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 		x.Questions = append(x.Questions, *q)
 		x.Episode.Outcome = joinNonEmpty(" ", x.Episode.Outcome, "Left open: "+q.Text)
 	}
+	// What the episode says is held to the extraction's limits, as a
+	// model's reply is (schema.json).
+	x.Episode.Title = cut(x.Episode.Title, 120)
+	x.Episode.Done = cut(x.Episode.Done, 2000)
+	x.Episode.Outcome = cut(x.Episode.Outcome, 2000)
 	if conv.Project != "" && x.Episode.Title != "" {
 		x.Projects = []Project{{Name: projectName(conv.Project), Activity: x.Episode.Title, Evidence: Evidence{firstRequest(msgs), quote(x.Episode.Request)}}}
 	}
@@ -410,6 +415,10 @@ func firstRequest(msgs []transcript.Message) int {
 	return 0
 }
 
+// maxListed is the most files, and the most commands, an episode lists
+// (the extraction's limit).
+const maxListed = 50
+
 // invocation opens a message that runs a command or a skill ("/review",
 // "$speckit-clarify"): its name is no request, only what follows it is.
 var invocation = lazy.Regexp(`^[/$]([A-Za-z][\w.:-]*)\s*`)
@@ -465,24 +474,24 @@ func summarize(msgs []transcript.Message) Episode {
 			}
 			switch t.Kind {
 			case transcript.Write:
-				if !written[t.Target] {
-					written[t.Target] = true
-					ep.Files = append(ep.Files, t.Target)
+				if !written[t.Target] && len(ep.Files) < maxListed {
+					ep.Files = append(ep.Files, cut(t.Target, 300))
 				}
+				written[t.Target] = true
 			case transcript.Command:
-				if !commands[t.Target] {
-					commands[t.Target] = true
-					ep.Commands = append(ep.Commands, t.Target)
+				if !commands[t.Target] && len(ep.Commands) < maxListed {
+					ep.Commands = append(ep.Commands, cut(t.Target, 300))
 				}
+				commands[t.Target] = true
 			}
 		}
 	}
 	var done []string
-	if len(ep.Files) > 0 {
-		done = append(done, fmt.Sprintf("wrote %d %s", len(ep.Files), plural(len(ep.Files), "file")))
+	if len(written) > 0 {
+		done = append(done, fmt.Sprintf("wrote %d %s", len(written), plural(len(written), "file")))
 	}
-	if len(ep.Commands) > 0 {
-		done = append(done, fmt.Sprintf("ran %d %s", len(ep.Commands), plural(len(ep.Commands), "command")))
+	if len(commands) > 0 {
+		done = append(done, fmt.Sprintf("ran %d %s", len(commands), plural(len(commands), "command")))
 	}
 	if len(later) > 0 {
 		done = append(done, "then: "+strings.Join(later, "; "))
