@@ -38,6 +38,9 @@ func (w *work) dedupe(ctx context.Context, s Searcher, m model) error {
 	for {
 		a, b, why := w.clearDuplicate()
 		if a == nil {
+			a, b, why = w.clearSamePerson()
+		}
+		if a == nil {
 			break
 		}
 		if err := w.merge(a, b, why); err != nil {

@@ -57,15 +57,21 @@ func (w *work) link() error {
 		ws := words(d.e.Body())
 		var found []string
 		why := map[string]string{}
-		for i := range ws {
+		// A mention is the longest name it matches: "Maria Okafor"
+		// links the contact of that name, not also the one named Maria.
+		for i := 0; i < len(ws); i++ {
 			for n := min(maxPhrase, len(ws)-i); n >= 1; n-- {
 				p := strings.Join(ws[i:i+n], " ")
 				t, ok := phrases[p]
-				if !ok || t == "" || t == d.name || have[t] || why[t] != "" {
+				if !ok || t == "" {
 					continue
 				}
-				why[t] = p
-				found = append(found, t)
+				if t != d.name && !have[t] && why[t] == "" {
+					why[t] = p
+					found = append(found, t)
+				}
+				i += n - 1
+				break
 			}
 		}
 		if len(found) == 0 {

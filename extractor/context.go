@@ -43,6 +43,7 @@ const (
 	maxPinned      = 50
 	maxLatest      = 10 // seed 000 loads the 10 newest unsummarized entries
 	projectLatest  = 5  // of which up to this many of the current project come first
+	episodeType    = "episode"
 	pinnedLine     = 80 // tokens for one pinned entry
 	latestLine     = 50 // tokens for one latest entry
 	latestFetch    = 60 // entries listed to choose the latest from
@@ -321,6 +322,18 @@ func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, com
 			}
 			if pickedNames[r.Name] || r.Pinned || r.Type == summaryType || pass == 0 && !sameProject(project, r.Project) {
 				continue
+			}
+			if project != "" && r.Type == episodeType {
+				// A day's episode holds every project's sessions of
+				// that day: in a project's session, only a day that
+				// names the project is of use.
+				e, err := c.read(ctx, r.Name)
+				if err != nil {
+					return err
+				}
+				if e == nil || !mentionsProject(e.Body(), project) {
+					continue
+				}
 			}
 			pickedNames[r.Name] = true
 			chosen = append(chosen, i)

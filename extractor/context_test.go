@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,6 +129,47 @@ func TestContextProjectFromGitRemote(t *testing.T) {
 	}
 	if b.Project != "github.com/me/bot0" || !strings.Contains(b.Text, "knowledge/staging-deploy-key") {
 		t.Errorf("project %q; block:\n%s", b.Project, b.Text)
+	}
+}
+
+// TestContextProjectScope: the block of a session in a project holds that
+// project's entries, under whichever name the project field gives it (the
+// repository, its last part, or the name of its entry as the librarian
+// writes it: "web-app" for github.com/me/web.app), what is global, and
+// the days whose episode names the project; not another project's.
+func TestContextProjectScope(t *testing.T) {
+	m := fixture(t)
+	for rel, project := range map[string]string{
+		"knowledge/web-slug.md": "web-app", "knowledge/web-repo.md": "github.com/me/web.app",
+		"knowledge/web-base.md": "web.app", "knowledge/other.md": "other-app",
+	} {
+		data := fmt.Sprintf("---\ntitle: Note %s\nproject: %s\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\nA note.\n", strings.TrimSuffix(filepath.Base(rel), ".md"), project)
+		if err := writeFile(filepath.Join(m.Vault.Root(), rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, body := range map[string]string{
+		"episodes/2026-01/2026-01-30.md": "## 2026-01-30 09:00 Fix the login form\n\nConversation: `s1` (claude-code, 4 messages, project [[projects/web-app]])\n",
+		"episodes/2026-01/2026-01-31.md": "## 2026-01-31 09:00 Tune the queue\n\nConversation: `s2` (codex, 4 messages, project [[projects/other-app]])\n",
+	} {
+		data := "---\ntitle: " + strings.TrimSuffix(filepath.Base(rel), ".md") + "\ntype: episode\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\n" + body
+		if err := writeFile(filepath.Join(m.Vault.Root(), rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Context(t.Context(), m, ContextOptions{Project: "github.com/me/web.app"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"knowledge/web-slug", "knowledge/web-repo", "knowledge/web-base", "episodes/2026-01/2026-01-30"} {
+		if !strings.Contains(b.Text, want) {
+			t.Errorf("the block lacks %s of this project:\n%s", want, b.Text)
+		}
+	}
+	for _, other := range []string{"knowledge/other", "episodes/2026-01/2026-01-31"} {
+		if strings.Contains(b.Text, other) {
+			t.Errorf("the block holds another project's %s:\n%s", other, b.Text)
+		}
 	}
 }
 

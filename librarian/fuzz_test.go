@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
@@ -72,6 +73,36 @@ func FuzzFormat(f *testing.F) {
 		}
 		if headers > len(msgs) || tools > 1 {
 			t.Fatalf("%d headers and %d tool lines, want at most %d and 1:\n%s", headers, tools, len(msgs), out)
+		}
+	})
+}
+
+// FuzzOffline: whatever the conversation says, the offline rules do not
+// panic and what they extract fits the extraction's schema.
+func FuzzOffline(f *testing.F) {
+	for _, s := range [][2]string{
+		{"$speckit-clarify", "Question 1 of up to 5:\n\nWhich?\n\n**Recommended:** Option A - x.\n\n| A | one |\n| B | two |"},
+		{"B", "Should it?\n\n"},
+		{"yes, we remove X in favor of Y. Why does it fail?", "## Summary\n\n**Done**\n\n?"},
+		{"Remember: to be, since", "Let me kill it."},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, user, said string) {
+		t0 := time.Date(2026, 1, 28, 9, 0, 0, 0, time.UTC)
+		msgs := []transcript.Message{
+			{Role: transcript.User, Time: t0, Text: user},
+			{Role: transcript.Assistant, Time: t0, Text: said, Tools: []transcript.Tool{{ID: "t", Name: "Bash", Kind: transcript.Command, Target: user, Outcome: transcript.Failed}}},
+			{Role: transcript.User, Time: t0, Text: user},
+			{Role: transcript.Assistant, Time: t0, Text: said, Tools: []transcript.Tool{{ID: "u", Name: "Bash", Kind: transcript.Command, Target: said}}},
+		}
+		x := Offline(ingest.Conversation{}, msgs)
+		data, err := json.Marshal(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParseExtraction(data); err != nil {
+			t.Fatalf("the offline extraction fails the schema: %v\n%s", err, data)
 		}
 	})
 }

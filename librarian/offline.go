@@ -11,12 +11,11 @@ import (
 )
 
 // Offline extracts what a conversation says explicitly, without a model:
-// requests to remember, preferences and standing rules, decisions, the
-// user's corrections, people the user introduces ("Sarah Chen is our
+// requests to remember, preferences and standing rules, decisions, people the user introduces ("Sarah Chen is our
 // investor", "my manager is Priya"), milestones the user announces ("we
 // shipped v2"), error→fix pairs, the files written and commands run, and
-// an extractive episode summary (the first request, what was done, the
-// outcome). It is deterministic, and it only ever quotes: nothing in the
+// an extractive episode summary (the first request, what was done and
+// corrected, the outcome). It is deterministic, and it only ever quotes: nothing in the
 // transcript is followed, whatever it says. Insights, patterns across
 // conversations, take a model.
 func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
@@ -34,14 +33,28 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 		seen[k] = true
 		*list = append(*list, it)
 	}
+	var corrections []string
 	prevAssistant := -1 // the last assistant message before this one
+	lastSaid := -1      // the last assistant message with words
 	interrupted := false
 	for i, m := range msgs {
 		if m.Role == transcript.Assistant {
 			prevAssistant = i
+			if strings.TrimSpace(m.Text) != "" {
+				lastSaid = i
+			}
 			continue
 		}
 		text := userText(m.Text)
+		if lastSaid >= 0 {
+			// A short answer to options the assistant set out ("yes"
+			// to its recommendation, "B") is a choice.
+			if d, ok := chosenOption(msgs[lastSaid].Text, text); ok {
+				d.Evidence = Evidence{i, quote(text)}
+				add(&x.Decisions, d)
+				continue
+			}
+		}
 		if text == "" {
 			interrupted = interrupted || strings.HasPrefix(strings.TrimSpace(m.Text), "[Request interrupted")
 			continue
@@ -53,7 +66,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				it := Item{Text: s, Evidence: Evidence{i, quote(s)}}
 				if isRule(s) {
 					add(&x.Preferences, it)
-				} else {
+				} else if isFact(s) {
 					add(&x.Facts, it)
 				}
 			}
@@ -70,20 +83,25 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				it := Item{Text: capitalize(what), Evidence: Evidence{i, quote(s)}}
 				if isRule(what) {
 					add(&x.Preferences, it)
-				} else {
+				} else if isFact(what) {
 					add(&x.Facts, it)
 				}
 			case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3:
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
-			case decision().MatchString(s):
-				add(&x.Decisions, Item{Text: clean(s), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case decision().MatchString(opener().ReplaceAllString(s, "")):
+				add(&x.Decisions, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+			case knowledge().MatchString(opener().ReplaceAllString(s, "")) && isFact(clean(opener().ReplaceAllString(s, ""))):
+				add(&x.Facts, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case milestone().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Milestones, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
-			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s):
+			case !corrected && (interrupted || prevAssistant >= 0) && correction().MatchString(s) && len(strings.Fields(s)) >= 3:
 				// A correction is the user's answer to what the assistant
 				// just did: the message's opening sentence, or any after
-				// an interruption.
-				add(&x.Corrections, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
+				// an interruption. Unless it says so in the words of a
+				// standing rule (caught above), it corrects one step
+				// ("we already have a repo, so you don't need to git
+				// init"): part of the episode, not a lasting preference.
+				corrections = append(corrections, clean(s))
 				corrected = true
 			}
 			said := remember().ReplaceAllString(s, "") // "remember that Diego is…"
@@ -94,10 +112,26 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 		}
 		interrupted = false
 	}
+	if len(corrections) > 0 {
+		x.Episode.Done = joinNonEmpty("; ", x.Episode.Done, "corrected: "+strings.Join(corrections, "; "))
+	}
+	if len(x.Decisions) > 0 {
+		var ds []string
+		for _, d := range x.Decisions {
+			ds = append(ds, cut(d.Text, 160))
+		}
+		x.Episode.Done = joinNonEmpty("; ", x.Episode.Done, "decided: "+strings.Join(ds, "; "))
+	}
 	x.Resolutions = append(x.Resolutions, resolutions(msgs)...)
 	if q := openQuestion(msgs); q != nil {
 		x.Questions = append(x.Questions, *q)
+		x.Episode.Outcome = joinNonEmpty(" ", x.Episode.Outcome, "Left open: "+q.Text)
 	}
+	// What the episode says is held to the extraction's limits, as a
+	// model's reply is (schema.json).
+	x.Episode.Title = cut(x.Episode.Title, 120)
+	x.Episode.Done = cut(x.Episode.Done, 2000)
+	x.Episode.Outcome = cut(x.Episode.Outcome, 2000)
 	if conv.Project != "" && x.Episode.Title != "" {
 		x.Projects = []Project{{Name: projectName(conv.Project), Activity: x.Episode.Title, Evidence: Evidence{firstRequest(msgs), quote(x.Episode.Request)}}}
 	}
@@ -112,12 +146,26 @@ var (
 	memoryInput = lazy.Regexp(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
 	// remember is an explicit request to remember; what follows is kept.
 	remember = lazy.Regexp(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
-	// rule is a standing instruction or a stated preference.
-	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|i don't like|i hate|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
+	// rule is a standing instruction or a stated preference: it says how
+	// to do things from now on ("always", "never", "from now on", "I
+	// prefer"), not how the user feels about this moment ("I hate this
+	// bug", "I don't like this output").
+	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
 	// notRule is what opens like a rule and is not one.
 	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation.
-	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let's go with|let us go with|let's stick with|let's use|we'll use|we're going with|we are going with|the decision is|decision:)\b`)
+	// decision is a choice made in the conversation: said as one ("we
+	// decided", "let's go with"), as a choice between two ("X in favor of
+	// Y", "use X instead of Y"), or as a change of plan ("switch to X",
+	// "update the project to use X", "let's rename…", "remove this queue
+	// separation and just have one queue").
+	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let'?s go with|let us go with|let'?s stick with|let'?s use|we'll use|we're going with|we are going with|the decision is|decision:)\b|` +
+		`\bin favou?r of\b|` +
+		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
+		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
+		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
+		`^(?:(?:ok|okay|so|now|then)[,\s]+)*(?:let'?s|let us|we'll|we will|we should|i want to|i'd like to)\s+(?:\S+\s+){0,4}?(?:rename|restructure|drop|remove|replace|switch|migrate|split|merge|stick with|keep only)\b|` +
+		`^(?:just\s+|please\s+)?(?:remove|drop|get rid of|replace)\b[^.]*\b(?:and (?:just )?(?:have|use|keep)|with a single|in favou?r of)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
 	// milestone is something reached that the user announces: a release,
@@ -132,7 +180,7 @@ var (
 		`(?:hit|reached|crossed|passed) [$€£]?\d[\d,.]*\s*[km]?\s*(?:users|customers|stars|downloads|subscribers|members|sign-?ups|mrr|arr|in revenue)|` +
 		`passed (?:the|our) (?:\w+ )?(?:audit|certification|exam))`)
 	// opener is the words a sentence may open with before what it says.
-	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|great|yay|good news)[,!:\s]+)+`)
+	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|yes|yeah|great|yay|good news)[,!:\s]+)+`)
 	// personIs and personRole find a person the user introduces, by
 	// name and a role that only a person holds: "Sarah Chen is our
 	// investor", "my manager is Priya", "our designer, Mei, …".
@@ -170,9 +218,97 @@ func personIn(s string) string {
 	return name
 }
 
+var (
+	// knowledge is a user's statement of how a tool, a version or a
+	// system behaves, true beyond the conversation: "Node v24 no longer
+	// requires --experimental-strip-types", "the staging DB listens on
+	// 5433", "v1 of the API is deprecated".
+	knowledge = lazy.Regexp(`(?i)^(?:\S+\s+){1,5}?(?:no longer (?:requires?|needs?|supports?)|now (?:requires?|supports?|ships with|defaults to)|(?:is|are) (?:now )?deprecated|(?:is|are) (?:enabled|disabled|on|off) by default|defaults to|listens on|only (?:works|runs) (?:with|on))\b`)
+	// notFact opens or closes what is no standalone statement: a
+	// fragment that hangs on what came before ("To prepare emotionally,
+	// since…", "And then…"), a hedge ("maybe", "I think"), a feeling ("I
+	// feel", "I'm so excited"), or a question.
+	notFact = lazy.Regexp(`(?i)^(?:to|since|because|if|when|while|and|but|or|so|which|that|as|although|though|then|also)\b|` +
+		`\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i believe|i suppose|not sure|i wonder|kind of|sort of)\b|` +
+		`^i(?:'m| am)? (?:feel|felt|feeling|so |really |very )|\b(?:emotionally|excited|nervous|anxious|worried|scared|stressed|upset|happy|sad)\b|` +
+		`\?$|[,;:(\-–—]$|\b(?:and|or|the|a|an|to|of|with)$`)
+)
+
+// isFact reports whether s is a standalone statement that can be true
+// beyond the conversation: four words or more, complete, and neither a
+// hedge, a feeling nor a question.
+func isFact(s string) bool {
+	s = strings.TrimSpace(s)
+	return len(strings.Fields(s)) >= 4 && !notFact().MatchString(s)
+}
+
 // isRule reports whether a remembered text is a preference (how to do
 // things) rather than a fact.
 func isRule(s string) bool { return isRuleWords().MatchString(s) }
+
+var (
+	// optionLine is one option the assistant offers: a table row
+	// ("| B | Keep … |"), or a line that opens with its letter or number
+	// ("Option B - …", "B) …", "2. …").
+	optionLine = lazy.Regexp(`^(?:\|\s*([A-Z]|\d{1,2})\s*\|\s*(.+?)\s*\|?$|(?:[-*]\s+)?(?:\*\*)?(?:option\s+)?([A-Z]|\d{1,2})(?:\*\*)?\s*(?:[).:]|\s-|\s—)\s*(?:\*\*)?\s*(.+))$`)
+	// recommended names the option the assistant recommends.
+	recommended = lazy.Regexp(`(?i)\brecommended:?\**:?\s*(?:option\s+)?([A-Z]|\d{1,2})\b`)
+	// accepts is an answer that takes the recommendation.
+	accepts = lazy.Regexp(`(?i)^(?:yes|y|yep|yeah|ok|okay|sure|agreed|recommended|sounds good|go with (?:the|your) recommendation|use the recommendation)[.!]?$`)
+	// picks is an answer that names one option.
+	picks = lazy.Regexp(`(?i)^(?:option\s+|(?:let'?s\s+)?go with\s+(?:option\s+)?)?([A-Z]|\d{1,2})[.!]?$`)
+)
+
+// chosenOption is the decision a short answer makes to options the
+// assistant set out in said: the option picked by its letter, or the
+// recommended one when the answer accepts it. ok is false when said sets
+// out no options or the answer names none of them.
+func chosenOption(said, answer string) (Item, bool) {
+	answer = strings.TrimSpace(answer)
+	var key string
+	if m := picks().FindStringSubmatch(answer); m != nil {
+		key = strings.ToUpper(m[1])
+	} else if accepts().MatchString(answer) {
+		m := recommended().FindStringSubmatch(said)
+		if m == nil {
+			return Item{}, false
+		}
+		key = strings.ToUpper(m[1])
+	} else {
+		return Item{}, false
+	}
+	options := map[string]string{}
+	for _, line := range strings.Split(said, "\n") {
+		line = strings.TrimSpace(line)
+		if recommended().MatchString(line) {
+			continue
+		}
+		if m := optionLine().FindStringSubmatch(line); m != nil {
+			k, v := m[1]+m[3], m[2]+m[4]
+			if _, dup := options[k]; !dup && strings.Trim(v, "-| ") != "" {
+				options[strings.ToUpper(k)] = v
+			}
+		}
+	}
+	text, ok := options[key]
+	if !ok || len(options) < 2 {
+		return Item{}, false
+	}
+	return Item{Text: capitalize(clean(strings.Trim(text, "*| "))), Why: clean(questionBefore(said, text))}, true
+}
+
+// questionBefore is the question the assistant asked before it set out
+// the option text: the last line ending in "?" above it.
+func questionBefore(said, option string) string {
+	head, _, _ := strings.Cut(said, option)
+	lines := strings.Split(head, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasSuffix(l, "?") && !strings.HasPrefix(l, "|") {
+			return "Chosen in answer to: " + l
+		}
+	}
+	return ""
+}
 
 // userText is what the user typed, or "" for lines the agent's harness
 // wrote in the user's place: slash commands, interruptions, command output.
@@ -279,13 +415,31 @@ func firstRequest(msgs []transcript.Message) int {
 	return 0
 }
 
-// summarize is the extractive episode: the first request, the requests
-// that followed and the tools used, and the assistant's last words.
+// maxListed is the most files, and the most commands, an episode lists
+// (the extraction's limit).
+const maxListed = 50
+
+// invocation opens a message that runs a command or a skill ("/review",
+// "$speckit-clarify"): its name is no request, only what follows it is.
+var invocation = lazy.Regexp(`^[/$]([A-Za-z][\w.:-]*)\s*`)
+
+// summarize is the extractive episode: what was asked (the first request),
+// what was done (the files written, the commands run, the requests that
+// followed), and the assistant's last words of substance as the outcome,
+// with the question it ended on as what is left. Offline adds what was
+// decided and corrected.
 func summarize(msgs []transcript.Message) Episode {
 	var ep Episode
 	first := firstRequest(msgs)
+	var ran string // the command or skill the conversation opened with
 	if first < len(msgs) && msgs[first].Role == transcript.User {
 		req := userText(memoryInput().ReplaceAllString(msgs[first].Text, ""))
+		if m := invocation().FindStringSubmatch(req); m != nil {
+			ran, req = m[1], req[len(m[0]):]
+			if len(strings.Fields(req)) < 3 {
+				req = ""
+			}
+		}
 		ep.Request = cut(strings.Join(strings.Fields(req), " "), 500)
 		if ss := sentences(req); len(ss) > 0 {
 			title := ss[0]
@@ -303,57 +457,122 @@ func summarize(msgs []transcript.Message) Episode {
 	for i, m := range msgs {
 		if m.Role == transcript.User && i > first {
 			if t := userText(memoryInput().ReplaceAllString(m.Text, "")); t != "" {
-				if ss := sentences(t); len(ss) > 0 && len(later) < 5 {
+				// Short answers ("yes", "B") and corrections are told
+				// as what was decided and corrected, not as requests.
+				// A request sent again is the same request; a decision
+				// is told as one.
+				if ss := sentences(t); len(ss) > 0 && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(ss[0]) &&
+					!decision().MatchString(opener().ReplaceAllString(ss[0], "")) && !strings.HasPrefix(ep.Request, ss[0]) {
 					later = append(later, cut(strings.TrimRight(ss[0], ".!? "), 160))
 				}
 			}
 		}
 		for _, t := range m.Tools {
+			if t.Outcome == transcript.Rejected || t.Target == "" {
+				// The user refused it: it was not run.
+				continue
+			}
 			switch t.Kind {
 			case transcript.Write:
-				if !written[t.Target] && t.Target != "" {
-					written[t.Target] = true
-					ep.Files = append(ep.Files, t.Target)
+				if !written[t.Target] && len(ep.Files) < maxListed {
+					ep.Files = append(ep.Files, cut(t.Target, 300))
 				}
+				written[t.Target] = true
 			case transcript.Command:
-				if !commands[t.Target] && t.Target != "" {
-					commands[t.Target] = true
-					ep.Commands = append(ep.Commands, t.Target)
+				if !commands[t.Target] && len(ep.Commands) < maxListed {
+					ep.Commands = append(ep.Commands, cut(t.Target, 300))
 				}
+				commands[t.Target] = true
 			}
 		}
 	}
 	var done []string
-	if len(ep.Files) > 0 {
-		done = append(done, fmt.Sprintf("wrote %d %s", len(ep.Files), plural(len(ep.Files), "file")))
+	if len(written) > 0 {
+		done = append(done, fmt.Sprintf("wrote %d %s", len(written), plural(len(written), "file")))
 	}
-	if len(ep.Commands) > 0 {
-		done = append(done, fmt.Sprintf("ran %d %s", len(ep.Commands), plural(len(ep.Commands), "command")))
+	if len(commands) > 0 {
+		done = append(done, fmt.Sprintf("ran %d %s", len(commands), plural(len(commands), "command")))
 	}
 	if len(later) > 0 {
 		done = append(done, "then: "+strings.Join(later, "; "))
 	}
 	ep.Done = capitalize(strings.Join(done, "; "))
-	// The outcome is the assistant's last words of substance: not a
-	// closing "Noted." or "Done!".
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != transcript.Assistant || strings.TrimSpace(msgs[i].Text) == "" {
-			continue
-		}
-		para, _, _ := strings.Cut(strings.TrimSpace(msgs[i].Text), "\n\n")
-		outcome := cut(strings.Join(strings.Fields(para), " "), 500)
-		if ep.Outcome == "" {
-			ep.Outcome = outcome
-		}
-		if len(strings.Fields(outcome)) > 3 {
-			ep.Outcome = outcome
-			break
+	ep.Outcome = outcome(msgs)
+	if ep.Title == "" && ran != "" {
+		ep.Title = "Ran " + ran
+		if len(ep.Files) > 0 {
+			ep.Title += " on " + projectName(ep.Files[0])
 		}
 	}
 	if ep.Title == "" {
 		ep.Title = "Conversation"
 	}
 	return ep
+}
+
+// outcome is the assistant's last words of substance: a paragraph of
+// more than three words that is neither a heading nor a lead-in to what
+// follows ("Question 3 of up to 5:"), nor a question. The question the
+// assistant ended on, if the user did not answer it, is what is left open;
+// what follows it in the message (options, a recommendation) is not done.
+func outcome(msgs []transcript.Message) string {
+	lastUser := -1
+	for i, m := range msgs {
+		if m.Role == transcript.User && userText(m.Text) != "" {
+			lastUser = i
+		}
+	}
+	var out, left string
+	for i := len(msgs) - 1; i >= 0 && out == ""; i-- {
+		m := msgs[i]
+		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+			continue
+		}
+		for _, para := range strings.Split(strings.TrimSpace(m.Text), "\n\n") {
+			para = strings.Join(strings.Fields(withoutHeading(para)), " ")
+			if strings.HasSuffix(para, "?") {
+				ss := sentences(para)
+				if q := ss[len(ss)-1]; i > lastUser && left == "" && !pleasantry().MatchString(q) {
+					left = q
+				}
+				para = strings.Join(ss[:len(ss)-1], " ")
+			}
+			if out == "" && len(strings.Fields(para)) > 3 && !strings.HasSuffix(para, ":") && !strings.HasPrefix(para, "|") {
+				out = cut(para, 500)
+			}
+			if left != "" && i > lastUser {
+				break
+			}
+		}
+	}
+	if left != "" {
+		return joinNonEmpty(" ", out, "Left open: "+left)
+	}
+	return out
+}
+
+// pleasantry is a closing offer to help more, which leaves nothing open.
+var pleasantry = lazy.Regexp(`(?i)^(?:anything else|is there anything|(?:so,? )?what (?:else )?(?:would|do) you (?:like|want)|how (?:else )?can i help|what can i (?:help|do)|what's next)\b`)
+
+// withoutHeading is a paragraph without a first line that only heads it
+// ("## Summary", "**Spec Updates**").
+func withoutHeading(para string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(para), "\n")
+	if f := strings.TrimSpace(first); strings.HasPrefix(f, "#") || (strings.HasPrefix(f, "**") && strings.HasSuffix(f, "**")) {
+		return rest
+	}
+	return para
+}
+
+// joinNonEmpty joins the parts that are not empty with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }
 
 func plural(n int, noun string) string {
@@ -370,7 +589,11 @@ var (
 	worked = lazy.Regexp(`(?i)\b(?:pass|passes|passed|passing|works|working|succeeded|successful|successfully|fixed|resolved|all good|builds|is running)\b`)
 	// diagnosis is an assistant sentence that says what was wrong or what
 	// it changes to fix it.
-	diagnosis = lazy.Regexp(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|let me kill|instead)\b`)
+	diagnosis = lazy.Regexp(`(?i)\b(?:fix|the issue is|the problem is|need to|because|the cause|is being called incorrectly|instead)\b`)
+	// intent is an assistant sentence that says what it is about to do
+	// ("Let me fix this.", "Let me kill it and test."): no finding, and
+	// nothing to know next time.
+	intent = lazy.Regexp(`(?i)^(?:(?:now|ok|okay|great|first|next|then|so)[,!]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i am going to)\b`)
 )
 
 // resolutions finds error→fix pairs (seed 000's error resolution): a tool
@@ -494,17 +717,20 @@ func markedThen(after []transcript.Message, t transcript.Tool, changed []string)
 }
 
 // commandChanged reports whether a command that went through differs from
-// the one that failed by more than the folder it was run from.
+// the one that failed by more than its setup: the folder it was run from,
+// a folder made or a process stopped before it. Those are steps of the
+// moment (the folder did not exist yet, a stray server held the port),
+// nothing to know next time.
 func commandChanged(before, after transcript.Tool) bool {
-	return before.Kind == transcript.Command && withoutCD(before.Target) != withoutCD(after.Target)
+	return before.Kind == transcript.Command && withoutSetup(before.Target) != withoutSetup(after.Target)
 }
 
-// withoutCD is a command line without the "cd dir &&" or "cd dir;" that
-// opens it.
-func withoutCD(cmd string) string {
+// withoutSetup is a command line without the transient steps chained
+// before it ("cd dir &&", "mkdir -p dir;", "kill 42 &&").
+func withoutSetup(cmd string) string {
 	for {
 		cmd = strings.TrimSpace(cmd)
-		if !strings.HasPrefix(cmd, "cd ") {
+		if !setupStep().MatchString(cmd) {
 			return cmd
 		}
 		i := strings.IndexAny(cmd, "&;")
@@ -514,6 +740,9 @@ func withoutCD(cmd string) string {
 		cmd = strings.TrimLeft(cmd[i:], "&;")
 	}
 }
+
+// setupStep opens a command that only prepares the next one in its chain.
+var setupStep = lazy.Regexp(`^(?:cd|mkdir|pwd|ls|kill|pkill|killall|sleep|clear)\b`)
 
 // settled is how a tool use ended: its outcome, or, where that leaves it
 // open, what the assistant's next words report before the user speaks
@@ -598,7 +827,7 @@ func diagnoses(between []transcript.Message) []string {
 			continue
 		}
 		for _, s := range sentences(m.Text) {
-			if diagnosis().MatchString(s) && len(out) < 3 {
+			if diagnosis().MatchString(s) && !intent().MatchString(s) && len(out) < 3 {
 				out = append(out, clean(s)+".")
 			}
 		}
@@ -670,24 +899,32 @@ func firstSentence(s string) string {
 	return ss[0]
 }
 
-// openQuestion is the question the assistant ended the conversation on,
-// which nobody answered.
+// openQuestion is the user's last question that nothing the assistant
+// said afterwards answers: a question in what the user wrote after the
+// assistant's last words of substance. The assistant's own questions
+// ("What would you like to work on today?", "Want me to…?") are never
+// the user's open questions: they belong to the episode, as what is left.
+// A request phrased as a question ("Can you add…?") is no question.
 func openQuestion(msgs []transcript.Message) *Item {
-	for i := len(msgs) - 1; i >= 0; i-- {
+	var q *Item
+	for i := len(msgs) - 1; i >= 0 && q == nil; i-- {
 		m := msgs[i]
-		if m.Role == transcript.User && userText(m.Text) != "" {
-			return nil
-		}
-		if m.Role != transcript.Assistant || strings.TrimSpace(m.Text) == "" {
+		if m.Role == transcript.Assistant {
+			if len(strings.Fields(m.Text)) > 3 {
+				break
+			}
 			continue
 		}
-		ss := sentences(m.Text)
-		if len(ss) == 0 || !strings.HasSuffix(ss[len(ss)-1], "?") {
-			return nil
+		text := userText(memoryInput().ReplaceAllString(m.Text, ""))
+		ss := sentences(text)
+		for j := len(ss) - 1; j >= 0; j-- {
+			if s := ss[j]; strings.HasSuffix(s, "?") && !asking().MatchString(s) && len(strings.Fields(s)) >= 3 {
+				q = &Item{Text: clean(s), Evidence: Evidence{i, quote(s)}}
+				break
+			}
 		}
-		return &Item{Text: clean(ss[len(ss)-1]), Evidence: Evidence{i, quote(ss[len(ss)-1])}}
 	}
-	return nil
+	return q
 }
 
 // projectName is a project's short name: the last part of its path or

@@ -144,14 +144,14 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 	// extraction names.
 	switch {
 	case conv.Project != "":
-		a.project, err = w.name("project", slugOf(projectName(redact.String(conv.Project))))
+		a.project, err = w.name("project", cmp.Or(vault.ProjectSlug(redact.String(conv.Project)), "untitled"))
 	case len(x.Projects) > 0:
-		a.project, err = w.name("project", slugOf(projectName(x.Projects[0].Name)))
+		a.project, err = w.name("project", cmp.Or(vault.ProjectSlug(x.Projects[0].Name), "untitled"))
 	}
 	if err != nil {
 		return Filed{}, err
 	}
-	if a.project != "" && !slices.ContainsFunc(x.Projects, func(p Project) bool { return slugOf(projectName(p.Name)) == vault.Slug(a.project) }) {
+	if a.project != "" && !slices.ContainsFunc(x.Projects, func(p Project) bool { return vault.ProjectSlug(p.Name) == vault.Slug(a.project) }) {
 		// Every entry links the project: it must exist, and the
 		// conversation is part of its activity.
 		x.Projects = append(x.Projects, Project{Name: vault.Slug(a.project), Activity: x.Episode.Title})
@@ -321,6 +321,7 @@ type meta struct {
 	tags       []string
 	links      []string
 	ref        bool // set the conversation field
+	own        bool // the entry of the session's project itself
 }
 
 // newEntry makes an entry with ctx0's fields in their documented order,
@@ -336,9 +337,10 @@ func (a *apply) newEntry(m meta, body string) (*entry.Entry, error) {
 		{entry.FieldTitle, m.title, m.title == ""},
 		{entry.FieldType, m.typ, false},
 		{entry.FieldTags, m.tags, len(m.tags) == 0},
-		// Only what was learned belongs to the project; a day's episode,
-		// a log, a person or the project itself span projects.
-		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !m.ref || m.typ == "contact"},
+		// What was learned belongs to the project, and so does the
+		// project's own entry (another project's session has no use
+		// for it); a day's episode, a log or a person span projects.
+		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !(m.ref && m.typ != "contact" || m.own)},
 		{entry.FieldSource, "librarian", false},
 		{entry.FieldCreated, now, false},
 		{entry.FieldUpdated, now, false},
@@ -579,9 +581,9 @@ func (a *apply) supersede(old, name string) error {
 func (a *apply) projects(ps []Project) error {
 	for _, p := range ps {
 		name := a.project
-		if n := projectName(p.Name); a.project == "" || vault.Slug(a.project) != slugOf(n) {
+		if n := vault.ProjectSlug(p.Name); a.project == "" || vault.Slug(a.project) != n {
 			var err error
-			if name, err = a.Writer.name("project", slugOf(n)); err != nil {
+			if name, err = a.Writer.name("project", cmp.Or(n, "untitled")); err != nil {
 				return err
 			}
 		}
@@ -590,7 +592,7 @@ func (a *apply) projects(ps []Project) error {
 			fresh += fmt.Sprintf("Work in `%s`.\n", redact.String(a.conv.Project))
 		}
 		fresh += "\n## Activity\n"
-		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "project"}, fresh)
+		e, created, err := a.readOrNew(name, meta{title: p.Name, typ: "project", own: name == a.project}, fresh)
 		if err != nil {
 			return err
 		}

@@ -403,30 +403,6 @@ func titleFromText(text string) string {
 	return strings.TrimRight(cut, " ,;:") + "…"
 }
 
-// SlugFromTitle is a short file name from the first words of a title: as
-// many whole words as fit in 60 bytes; "" when no word makes a name.
-// Slashes separate words, so that a title never names a folder. A secret
-// in the title is redacted first: no name carries one.
-func SlugFromTitle(title string) string {
-	title, _ = Redact(title)
-	s := ""
-	for _, w := range strings.Fields(strings.NewReplacer("/", " ", "\\", " ").Replace(title)) {
-		next := normalizeSegment(s + " " + w)
-		if len(next) > 60 && s != "" {
-			break
-		}
-		s = next
-	}
-	// Lowercasing can give a secret its shape (GLPAT-… becomes glpat-…).
-	if r, _ := Redact(s); r != s {
-		s = normalizeSegment(r)
-	}
-	if reservedOnWindows(s) {
-		s += "-entry" // "Nul" names knowledge/nul-entry, not a device
-	}
-	return s
-}
-
 // withNewline ends a non-empty body with a newline, as text files should.
 func withNewline(body string) string {
 	if body != "" && !strings.HasSuffix(body, "\n") {
