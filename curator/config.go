@@ -65,7 +65,7 @@ type rawConfig struct {
 func LoadConfig(root string) (Config, error) {
 	cfg := DefaultConfig()
 	p := filepath.Join(root, vault.ConfigFile)
-	data, err := os.ReadFile(p)
+	data, err := vault.ReadFile(root, vault.ConfigFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return cfg, nil
 	}

@@ -50,6 +50,7 @@ const (
 	KindRelink    = "relink"    // links to a merged duplicate rewritten
 	KindLink      = "link"      // a link added to an entry that mentions another
 	KindArchive   = "archive"   // a stale scratch or inbox entry archived
+	KindObserve   = "observe"   // a preference counted for the first time: its observations recorded
 	KindConfirm   = "confirm"   // a preference seen again: its confidence rose
 	KindDecay     = "decay"     // a preference whose confidence fell below the threshold, archived
 	KindSummarize = "summarize" // an incremental summary of new entries
@@ -105,6 +106,9 @@ type Result struct {
 	DryRun  bool     `json:"dry_run"`
 	Base    string   `json:"base"`
 	Changes []Change `json:"changes"`
+	// Files are the files the changes wrote or deleted (or, in a dry run,
+	// would), by path: what the run's commit holds.
+	Files []string `json:"files"`
 	// Notes say what was left as it was and why: conflicts left listed,
 	// a model that failed, files that do not parse.
 	Notes []string `json:"notes,omitempty"`
@@ -142,7 +146,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{DryRun: true, Base: tree.Commit(), Changes: nonNil(w.changes), Notes: append(notes, w.notes...), Resolved: ids(resolved)}, nil
+		files, err := w.flush(planned{})
+		if err != nil {
+			return Result{}, err
+		}
+		return Result{DryRun: true, Base: tree.Commit(), Changes: nonNil(w.changes), Files: nonNil(files), Notes: append(notes, w.notes...), Resolved: ids(resolved)}, nil
 	}
 	// One curator run at a time: a second one (cron and ingest --watch
 	// both due) would plan the same work from the same commit.
@@ -192,7 +200,8 @@ func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useMod
 	if testHookPlanned != nil {
 		testHookPlanned()
 	}
-	if _, err := w.flush(s); err != nil {
+	files, err := w.flush(s)
+	if err != nil {
 		return Result{}, err
 	}
 	for _, c := range w.changes {
@@ -202,7 +211,7 @@ func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useMod
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Base: tree.Commit(), Changes: nonNil(w.changes), Notes: append(notes, w.notes...), Run: &run}
+	res := Result{Base: tree.Commit(), Changes: nonNil(w.changes), Files: nonNil(files), Notes: append(notes, w.notes...), Run: &run}
 	// The conflict records are settled once the entries are merged: a
 	// record is a file of the vault's machinery, which a run cannot write.
 	for _, r := range resolved {
@@ -280,11 +289,12 @@ func message(cs []Change, notes []string) string {
 	return b.String()
 }
 
-func nonNil(cs []Change) []Change {
-	if cs == nil {
-		return []Change{}
+// nonNil is s, or an empty list for nil: JSON lists print as [], not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
-	return cs
+	return s
 }
 
 func ids(rs []vault.ConflictRecord) []string {

@@ -129,9 +129,14 @@ func (w *work) reinforce() error {
 			if err := w.setObservations(d, n, last); err != nil {
 				return err
 			}
+			// Every change to a file is a change the run reports: a dry
+			// run lists exactly what the run commits.
 			if recorded {
 				w.change(Change{Kind: KindConfirm, Entry: d.name,
 					Why: fmt.Sprintf("seen again on %s (%d observations): confidence %.2f", last.UTC().Format("2006-01-02"), n, Strength(n))})
+			} else {
+				w.change(Change{Kind: KindObserve, Entry: d.name,
+					Why: fmt.Sprintf("first counted: %d observation(s), last on %s: confidence %.2f", n, last.UTC().Format("2006-01-02"), Strength(n))})
 			}
 		}
 		c := Confidence(d.e, w.now, w.cfg.HalfLife)

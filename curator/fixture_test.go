@@ -1,6 +1,8 @@
 package curator
 
 import (
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,7 +68,33 @@ func TestDryRun(t *testing.T) {
 	if got, want := changeLines(res), changeLines(plan); got != want {
 		t.Errorf("the run did not do what the dry run planned:\nplan:\n%s\nrun:\n%s", want, got)
 	}
+	// The files too: the dry run lists exactly what the run commits, and
+	// each is a change it reports (preferences counted for the first time
+	// were once written without one).
+	committed := gitLines(t, v.Root(), "diff", "--no-renames", "--name-only", before, res.Run.Merged)
+	if !slices.Equal(plan.Files, committed) || !slices.Equal(res.Files, committed) {
+		t.Errorf("files: the dry run planned %v, the run reported %v and committed %v", plan.Files, res.Files, committed)
+	}
+	named := map[string]bool{}
+	for _, c := range plan.Changes {
+		named[c.Entry+".md"], named[c.Other+".md"] = true, true
+	}
+	for _, f := range plan.Files {
+		if !named[f] {
+			t.Errorf("%s is written by no change the run reports:\n%s", f, changeLines(plan))
+		}
+	}
 	if !strings.Contains(res.Run.ID, "T") {
 		t.Errorf("run id %q", res.Run.ID)
 	}
+}
+
+// gitLines runs the real git in dir and returns its output's lines.
+func gitLines(t *testing.T, dir string, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("git %v: %v", args, err)
+	}
+	return strings.Fields(string(out))
 }

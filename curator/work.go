@@ -153,6 +153,14 @@ type writer interface {
 	Delete(p string) error
 }
 
+// planned is the writer of a dry run: it takes the files a run would
+// write and keeps none, so that a dry run goes through flush as a run
+// does and stops before the commit.
+type planned struct{}
+
+func (planned) Write(string, []byte) error { return nil }
+func (planned) Delete(string) error        { return nil }
+
 // flush hands the run's changes to s and returns the paths changed.
 func (w *work) flush(s writer) ([]string, error) {
 	var out []string

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -42,13 +44,22 @@ type BackupEntry struct {
 	Frontmatter map[string]any `json:"frontmatter"`
 	Body        string         `json:"body"`
 	Text        string         `json:"text"` // the file; import uses it, else frontmatter and body
+	// Encoding is "base64" for a file that is not UTF-8 text: Text holds
+	// its bytes in base64. Empty: Text is the file itself.
+	Encoding string `json:"encoding,omitempty"`
+	// Unparsed, if set, says why the file is not a valid entry: the backup
+	// keeps it byte for byte in Text, with no frontmatter or body.
+	Unparsed string `json:"unparsed,omitempty"`
 }
+
+// encodingBase64 is BackupEntry.Encoding for a file kept in base64.
+const encodingBase64 = "base64"
 
 // JSON writes a backup of the vault to w. It holds every entry that o
 // selects, archived and superseded ones included, so that importing it
 // gives the same vault back.
 func JSON(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (res Result, err error) {
-	s, err := load(ctx, v, o, true)
+	s, err := load(ctx, v, o, true, true)
 	if err != nil {
 		return Result{}, err
 	}
@@ -62,6 +73,7 @@ func JSON(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (res Resu
 	// never in memory twice.
 	bw.Write(bytes.TrimSuffix(head, []byte("\n}")))
 	bw.WriteString(",\n  \"entries\": [")
+	var unparsed []Skipped
 	for i, d := range s.docs {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
@@ -70,11 +82,14 @@ func JSON(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (res Resu
 		if err != nil {
 			return Result{}, err
 		}
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("    ", "  ")
-		if err := enc.Encode(be); err != nil {
+		buf, err := encodeEntry(be)
+		if err != nil && d.unparsed == "" {
+			// Frontmatter that parses but JSON cannot hold (nested too
+			// deep): the file is kept as it is.
+			d.unparsed = fmt.Sprintf("its frontmatter cannot be written as JSON: %v", err)
+			buf, err = encodeEntry(rawEntry(d))
+		}
+		if err != nil {
 			return Result{}, fmt.Errorf("export: entry %s: %w", d.name, err)
 		}
 		if i > 0 {
@@ -83,15 +98,47 @@ func JSON(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (res Resu
 		bw.WriteString("\n    ")
 		bw.Write(bytes.TrimRight(buf.Bytes(), "\n"))
 		st.add(d, len(d.raw), 0)
+		if d.unparsed != "" {
+			unparsed = append(unparsed, Skipped{Path: vault.EntryPath(d.name), Error: d.unparsed})
+		}
 	}
 	bw.WriteString("\n  ]\n}\n")
 	if err := bw.Flush(); err != nil {
 		return Result{}, fmt.Errorf("export: write backup: %w", err)
 	}
-	return st.result(), nil
+	res = st.result()
+	res.Unparsed = unparsed
+	return res, nil
+}
+
+// encodeEntry is one entry as it goes into the backup: indented to be
+// read, unless its file is larger than an entry may be, where indenting
+// (a second pass over every byte) would take seconds.
+func encodeEntry(be BackupEntry) (*bytes.Buffer, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if len(be.Text) <= entry.MaxSize {
+		enc.SetIndent("    ", "  ")
+	}
+	return &buf, enc.Encode(be)
+}
+
+// rawEntry is the backup of a file that is not a valid entry: its bytes,
+// in base64 if they are not UTF-8 text, and why.
+func rawEntry(d *doc) BackupEntry {
+	be := BackupEntry{Summary: vault.Summarize(d.name, entry.New()), Aliases: []string{}, Links: []string{},
+		Frontmatter: map[string]any{}, Text: string(d.raw), Unparsed: d.unparsed}
+	if !utf8.Valid(d.raw) {
+		be.Text, be.Encoding = base64.StdEncoding.EncodeToString(d.raw), encodingBase64
+	}
+	return be
 }
 
 func (s *set) backupEntry(ctx context.Context, d *doc, counts *LinkCounts) (BackupEntry, error) {
+	if d.unparsed != "" {
+		return rawEntry(d), nil
+	}
 	links, err := s.linkNames(ctx, d, counts)
 	if err != nil {
 		return BackupEntry{}, err
@@ -166,7 +213,17 @@ func Import(ctx context.Context, v *vault.Vault, r io.Reader, label string) (vau
 			return vault.Imported{}, fmt.Errorf("import %s: entry %d has no name", label, i+1)
 		}
 		data := []byte(e.Text)
-		if e.Text == "" {
+		switch e.Encoding {
+		case "":
+		case encodingBase64:
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(e.Text); err != nil {
+				return vault.Imported{}, fmt.Errorf("import %s: entry %s: text in base64: %w", label, name, err)
+			}
+		default:
+			return vault.Imported{}, fmt.Errorf("import %s: entry %s: unknown encoding %q (want base64, or none)", label, name, e.Encoding)
+		}
+		if e.Text == "" && e.Unparsed == "" {
 			var err error
 			if data, err = compose(e); err != nil {
 				return vault.Imported{}, fmt.Errorf("import %s: entry %s: %w", label, name, err)

@@ -82,6 +82,9 @@ func TestJSONRoundTrip(t *testing.T) {
 	}
 	got := entryFiles(t, w)
 	for name, data := range want {
+		// Import stores through the vault's write path, which redacts:
+		// the secrets a person wrote into the fixture come back as markers.
+		data, _ = vault.Redact(data)
 		if got[name] != data {
 			t.Errorf("%s after the round trip:\n%q\nwant\n%q", name, got[name], data)
 		}

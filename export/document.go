@@ -16,7 +16,7 @@ import (
 // in a YAML block, its headings moved two levels down to sit under it, and
 // its links leading to the other entries' sections.
 func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Result, error) {
-	s, err := load(ctx, v, o, o.All)
+	s, err := load(ctx, v, o, o.All, false)
 	if err != nil {
 		return Result{}, err
 	}
@@ -34,9 +34,9 @@ func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Resu
 	}
 	bw.WriteString("\n\n## Contents\n\n")
 	for _, d := range docs {
-		fmt.Fprintf(bw, "- [%s](#%s)%s\n", escapeLabel(d.name), escapeDestination(d.name), titleSuffix(d))
+		fmt.Fprintf(bw, "- [%s](#%s)%s\n", escapeLabel(s.shownName(d)), escapeDestination(s.shownName(d)), titleSuffix(d))
 	}
-	href := func(to *doc, _ string) string { return "#" + escapeDestination(to.name) }
+	href := func(to *doc, _ string) string { return "#" + escapeDestination(s.shownName(to)) }
 	for _, d := range docs {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
@@ -57,7 +57,7 @@ func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Resu
 		if strings.Contains(front, fence) {
 			fence = "~~~~"
 		}
-		fmt.Fprintf(bw, "\n---\n\n<a id=\"%s\"></a>\n\n## %s%s\n\n", escapeDestination(d.name), d.name, titleSuffix(d))
+		fmt.Fprintf(bw, "\n---\n\n<a id=\"%s\"></a>\n\n## %s%s\n\n", escapeDestination(s.shownName(d)), s.shownName(d), titleSuffix(d))
 		if front != "" {
 			fmt.Fprintf(bw, "%syaml\n%s%s\n\n", fence, front, fence)
 		}

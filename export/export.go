@@ -80,6 +80,9 @@ type Result struct {
 	Links     LinkCounts     `json:"links"`
 	Redacted  map[string]int `json:"redacted,omitempty"` // secrets replaced, by kind
 	Skipped   []Skipped      `json:"skipped,omitempty"`  // entries that could not be read
+	// Unparsed are files that are not valid entries, which a JSON backup
+	// keeps byte for byte rather than skipping.
+	Unparsed []Skipped `json:"unparsed,omitempty"`
 }
 
 // Skipped is an entry file left out because it could not be read.
@@ -104,7 +107,7 @@ func Folder(ctx context.Context, v *vault.Vault, out string, o Options) (Result,
 		return Result{}, err
 	}
 	defer unlock()
-	s, err := load(ctx, v, o, o.All)
+	s, err := load(ctx, v, o, o.All, false)
 	if err != nil {
 		return Result{}, err
 	}

@@ -90,7 +90,7 @@ func (s *set) writeIndex(b *strings.Builder, f string, docs []*doc, subs []strin
 	for _, d := range sorted {
 		text := strings.TrimSuffix(path.Base(d.file), ".md")
 		if s.flatten {
-			text = d.name // the file's name says less than the vault's
+			text = s.shownName(d) // the file's name says less than the vault's
 		}
 		updated := ""
 		if t := d.when(); !t.IsZero() {

@@ -26,14 +26,14 @@ func (s *set) place(flatten bool) {
 	s.flatten = flatten
 	slugs := map[string]int{}
 	for _, d := range s.docs {
-		slugs[vault.Slug(d.name)]++
+		slugs[vault.Slug(s.shownName(d))]++
 	}
 	taken := map[string]bool{strings.ToLower(guideFile): true}
 	for _, d := range s.docs {
-		base := d.name
+		base := s.shownName(d)
 		if flatten {
-			if base = vault.Slug(d.name); slugs[base] > 1 {
-				base = strings.ReplaceAll(d.name, "/", "-")
+			if base = vault.Slug(base); slugs[base] > 1 {
+				base = strings.ReplaceAll(s.shownName(d), "/", "-")
 			}
 		}
 		d.file = unique(base, taken)
@@ -43,6 +43,15 @@ func (s *set) place(flatten bool) {
 			ver.file = path.Join(versionsDir, strings.TrimSuffix(d.file, ".md"), stamp+".md")
 		}
 	}
+}
+
+// shownName is the name an entry is shown by in the export: its own, or,
+// in a redacted export, its name with the secrets it carries redacted.
+func (s *set) shownName(d *doc) string {
+	if s.redactNames {
+		return vault.RedactName(d.name)
+	}
+	return d.name
 }
 
 // unique returns base.md, or base-2.md, base-3.md… if that is taken or is

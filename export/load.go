@@ -22,6 +22,9 @@ type doc struct {
 	file     string       // its path in the export, slash-separated (see place)
 	versions []version
 	redacted map[string]int // the secrets redaction replaced in it, by kind
+	// unparsed, if set, says why the file is not a valid entry: e is then
+	// empty, and raw is the file as it is (a backup keeps it byte for byte).
+	unparsed string
 }
 
 // set is what an export is made from: the chosen entries, and what their
@@ -36,6 +39,11 @@ type set struct {
 	skipped  []Skipped
 	redacted map[string]int
 	flatten  bool
+	// keepUnparsed keeps a file that is not a valid entry as its bytes
+	// (see doc.unparsed), rather than skipping it.
+	keepUnparsed bool
+	// redactNames: the export is redacted, names too (see shownName).
+	redactNames bool
 
 	// resolve is v.Resolve, which links are resolved with; resolved holds
 	// what it said of each link target so far.
@@ -49,10 +57,11 @@ const queriesFile = ".ctx0/queries.yaml"
 
 // load reads the entries that o selects. Retired entries (archived or
 // superseded) are kept only with keepRetired. Files that do not parse are
-// skipped and reported, so one bad file does not stop an export.
-func load(ctx context.Context, v *vault.Vault, o Options, keepRetired bool) (*set, error) {
+// skipped and reported, so one bad file does not stop an export; with
+// keepUnparsed they are kept as their bytes instead.
+func load(ctx context.Context, v *vault.Vault, o Options, keepRetired, keepUnparsed bool) (*set, error) {
 	s := &set{v: v, resolve: v.Resolve, byName: map[string]*doc{}, inVault: map[string]bool{},
-		redacted: map[string]int{}, resolved: map[string]resolution{}}
+		redacted: map[string]int{}, resolved: map[string]resolution{}, keepUnparsed: keepUnparsed, redactNames: o.Redact}
 	var all []string
 	if err := v.Walk(ctx, func(name string, _ fs.FileInfo) error {
 		all = append(all, name)
@@ -121,14 +130,19 @@ func (s *set) read(ctx context.Context, names []string, o Options) ([]*doc, erro
 	errs := make([]error, len(names))
 	err := parallel(ctx, len(names), o.progress("reading"), func(i int) {
 		docs[i], errs[i] = readDoc(ctx, s.v, names[i], o.Redact)
+		var redactErr *redactError
+		if errs[i] != nil && s.keepUnparsed && !errors.Is(errs[i], vault.ErrNotFound) && !errors.As(errs[i], &redactErr) && ctx.Err() == nil {
+			docs[i], errs[i] = readUnparsed(s.v, names[i], errs[i], o.Redact)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	for i, err := range errs {
 		var redactErr *redactError
+		var unreadable *unreadableError
 		switch {
-		case errors.As(err, &redactErr):
+		case errors.As(err, &redactErr), errors.As(err, &unreadable):
 			return nil, err
 		case err != nil:
 			s.skipped = append(s.skipped, Skipped{Path: vault.EntryPath(names[i]), Error: err.Error()})
@@ -154,6 +168,29 @@ func readDoc(ctx context.Context, v *vault.Vault, name string, redact bool) (*do
 	}
 	return out, nil
 }
+
+// readUnparsed reads the file of an entry that could not be read as one
+// (why), as its bytes. A file that cannot be read at all is an error that
+// names it: a backup must not leave it out unsaid.
+func readUnparsed(v *vault.Vault, name string, why error, redact bool) (*doc, error) {
+	p := vault.EntryPath(name)
+	data, err := vault.ReadFile(v.Root(), p)
+	if err != nil {
+		return nil, &unreadableError{fmt.Errorf("export: read %s: %w", p, err)}
+	}
+	d := &doc{name: name, orig: data, raw: data, e: entry.New(), unparsed: why.Error()}
+	if redact {
+		d.redacted = map[string]int{}
+		d.raw = []byte(redactText(string(data), d.redacted))
+	}
+	return d, nil
+}
+
+// unreadableError is a file an export cannot read at all, which stops it.
+type unreadableError struct{ err error }
+
+func (e *unreadableError) Error() string { return e.err.Error() }
+func (e *unreadableError) Unwrap() error { return e.err }
 
 // retired tells whether an entry is out of use: archived or superseded.
 func retired(d *doc) bool {

@@ -2,36 +2,17 @@ package export
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 
-	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
-// markerRE finds the markers redact leaves, to count them by kind.
-var markerRE = lazy.Regexp(strings.Replace(regexp.QuoteMeta(redact.Marker("KIND")), "KIND", `([a-z0-9-]+)`, 1))
-
 // redactText returns s with its secrets replaced and adds what was replaced
-// to counts. redact.String does not say what it replaced, so the markers
-// are counted after and before; redacting is idempotent, so markers that
-// were already there cancel out.
+// to counts.
 func redactText(s string, counts map[string]int) string {
-	out := redact.String(s)
-	if out == s {
-		return s
-	}
-	for _, m := range markerRE().FindAllStringSubmatch(out, -1) {
-		counts[m[1]]++
-	}
-	for _, m := range markerRE().FindAllStringSubmatch(s, -1) {
-		counts[m[1]]--
-	}
-	for k, n := range counts {
-		if n <= 0 {
-			delete(counts, k)
-		}
+	out, n := redact.Report(s)
+	for k, c := range n {
+		counts[k] += c
 	}
 	return out
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -55,7 +54,7 @@ func (c EmbeddingsConfig) Configured() bool { return c.URL != "" }
 func LoadConfig(root string) (Config, error) {
 	cfg := Config{Extractor: ExtractorConfig{RetrieveBudget: DefaultBudget, ContextBudget: DefaultContextBudget}}
 	p := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
-	data, err := os.ReadFile(p)
+	data, err := vault.ReadFile(root, vault.ConfigFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}

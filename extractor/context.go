@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -478,7 +479,7 @@ func (c *blockMaker) render(items []BlockItem) string {
 	var w strings.Builder
 	w.WriteString("<memory>\nYou have persistent memory from previous sessions, kept by ctx0 as a vault of markdown entries")
 	if c.b.Project != "" {
-		fmt.Fprintf(&w, " (this session's project: %s)", c.b.Project)
+		fmt.Fprintf(&w, " (this session's project: %s)", escapeTags(c.b.Project))
 	}
 	w.WriteString(".\n" + instructions[c.usage])
 	if len(items) == 0 {
@@ -494,11 +495,22 @@ func (c *blockMaker) render(items []BlockItem) string {
 				fmt.Fprintf(&w, "## %s\n", s.heading)
 				first = false
 			}
-			w.WriteString(formatItem(it))
+			w.WriteString(escapeTags(formatItem(it)))
 		}
 	}
 	w.WriteString("</memory>\n")
 	return w.String()
+}
+
+// tagOpen is what starts a tag: "<" and a letter, or "</", "<!", "<?".
+var tagOpen = lazy.Regexp(`<([/!?]|[\p{L}])`)
+
+// escapeTags keeps what entries say from reading as markup around them:
+// every "<" that would open or close a tag (</memory>, <system>, <!--)
+// becomes "‹", so no text inside the block can end it or open another
+// tag. A "<" that opens no tag (a < b, <-) stays.
+func escapeTags(s string) string {
+	return tagOpen().ReplaceAllString(s, "‹$1")
 }
 
 // instructions are seed 000's system-prompt instructions, cut short: when

@@ -58,7 +58,13 @@ func (r *retrieval) expand(ctx context.Context) error {
 	list := r.sorted()
 	r.order = r.order[:0]
 	for _, c := range list {
-		if c.read && c.score > 0 && c.score >= minScore*list[0].score && (c.kind == "session" || c.body != "") {
+		least := minScore * list[0].score
+		if c.from > 0 {
+			// Reached from a hit, it scores at most linkedShare of it:
+			// it is held to a lower bar.
+			least *= linkedBar
+		}
+		if c.read && c.score > 0 && c.score >= least && (c.kind == "session" || c.body != "") {
 			r.order = append(r.order, c)
 		}
 	}
@@ -69,7 +75,18 @@ func (r *retrieval) expand(ctx context.Context) error {
 // already or out of scope; onlyEntities keeps it only if it is a person or
 // a project.
 func (r *retrieval) follow(ctx context.Context, p *candidate, name, why string, onlyEntities bool) error {
-	if _, ok := r.cands[name]; ok || !r.inScope(name) {
+	if !r.inScope(name) {
+		return nil
+	}
+	if c, ok := r.cands[name]; ok {
+		// Found already: being named by a better hit may raise it.
+		if from := p.score * linkedShare; c.read && c.body != "" && c.score > 0 && from > c.from {
+			c.from = from
+			if b := r.base(c); b*c.mult > c.score {
+				c.score = b * c.mult
+				c.why = append(c.why, why)
+			}
+		}
 		return nil
 	}
 	c := &candidate{kind: "entry", name: name, source: vault.EntryPath(name)}

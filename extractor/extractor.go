@@ -103,7 +103,9 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 	if err != nil {
 		return Bundle{}, err
 	}
-	if q, args, ok := qs.Match(req.Query); ok {
+	// The question is read once, for all that follows.
+	t := analyze(req.Query)
+	if q, args, ok := qs.match(req.Query, t); ok {
 		vals, err := q.Bind(args, req.Project)
 		if err != nil {
 			return Bundle{}, err
@@ -118,8 +120,8 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 	}
 	// A plan that recurs is offered as a learned query, in the bundle
 	// and so within its budget.
-	suggest := recordPlan(m.Vault.Root(), req, analyze(req.Query), m.now(), qs)
-	r := newRetrieval(m, req)
+	suggest := recordPlan(m.Vault.Root(), req, t, m.now(), qs)
+	r := newRetrieval(m, req, t)
 	r.suggest = suggest
 	var b Bundle
 	if m.Model != nil {
@@ -128,7 +130,7 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 			if ctx.Err() != nil {
 				return Bundle{}, ctx.Err()
 			}
-			r = newRetrieval(m, req)
+			r = newRetrieval(m, req, t)
 			r.suggest = suggest
 			r.plan.Fallback = err.Error()
 		}

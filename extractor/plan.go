@@ -58,7 +58,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 	bind := func(s string) string {
 		return placeholder().ReplaceAllStringFunc(s, func(p string) string { return vals[p[1:len(p)-1]] })
 	}
-	x := &queryRun{r: newRetrieval(m, Request{Query: q.Name, Budget: budget}), now: m.now(), docs: map[string]*entry.Entry{}}
+	x := &queryRun{r: newRetrieval(m, Request{Query: q.Name, Budget: budget}, terms{}), now: m.now(), docs: map[string]*entry.Entry{}}
 	x.r.plan = Plan{By: "query:" + q.Name, Searches: []string{}}
 	var searched []*query.Plan
 	for i, s := range q.Steps {

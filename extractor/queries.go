@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -105,7 +104,7 @@ var reservedNames = []string{"list", "save", "rm"}
 // without the file has none.
 func LoadQueries(root string) (Queries, error) {
 	p := filepath.Join(root, filepath.FromSlash(QueriesFile))
-	data, err := os.ReadFile(p)
+	data, err := vault.ReadFile(root, QueriesFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -242,8 +241,13 @@ func (q Query) Bind(args map[string]string, project string) (map[string]string, 
 // phrase stands for one word of the question, its value; or, for a phrase
 // without parameters, the same content words in any order.
 func (qs Queries) Match(question string) (Query, map[string]string, bool) {
+	return qs.match(question, analyze(question))
+}
+
+// match is Match of a question already read as t.
+func (qs Queries) match(question string, t terms) (Query, map[string]string, bool) {
 	words := lowerWords(question)
-	content := strings.Join(slices.Sorted(slices.Values(analyze(question).stems)), " ")
+	content := strings.Join(slices.Sorted(slices.Values(t.stems)), " ")
 	for _, q := range qs {
 		for _, ph := range q.Phrases {
 			if args, ok := matchPhrase(lowerWords(ph), words); ok {

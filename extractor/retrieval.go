@@ -39,8 +39,10 @@ const (
 	// one scale); the rest is its passage's evidence (see evidence).
 	rankShare = 0.4
 	// linkedShare is a linked or named entry's score as a share of the
-	// score of the hit it was reached from.
+	// score of the hit it was reached from; linkedBar, the share of
+	// minScore it needs to be in a bundle.
 	linkedShare = 0.5
+	linkedBar   = 0.75
 	// recencyBoost and recencyHalfLife: a dated candidate (an episode, a
 	// log, a milestone, one filed under a date, a past session) scores up
 	// to 1.5 times as much when new, the boost halving every 30 days.
@@ -52,7 +54,7 @@ const (
 	otherProject = 0.85
 	// minScore is the least score an item needs to be in a bundle, as a
 	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.3
+	minScore = 0.5
 	// expandScore is the least score of a hit whose links are followed,
 	// as a share of the best.
 	expandScore = 0.5
@@ -74,6 +76,7 @@ type candidate struct {
 	named  bool    // the question names it
 	from   float64 // for an entry reached from a hit, that hit's score × linkedShare
 	score  float64
+	mult   float64 // what its date, window and project multiply its base by
 	why    []string
 
 	read    bool
@@ -95,7 +98,8 @@ type retrieval struct {
 	req Request
 	t   terms
 	// when is what the question says of time, and window the time it
-	// asks about, its events dated (see dateEvents).
+	// asks about counted from now, its events dated (see timeOf,
+	// dateEvents).
 	when   when.Reading
 	window when.Window
 	match  matcher
@@ -114,11 +118,16 @@ type retrieval struct {
 	searcher   *searcher
 }
 
-func newRetrieval(m Memory, req Request) *retrieval {
-	tr, text := timeOf(req.Query, m.now())
-	t := analyze(text)
+// newRetrieval starts answering req, whose question t is. Words that say
+// a time ("last week") set the window and are not searched for: a question
+// that holds some is read again without them.
+func newRetrieval(m Memory, req Request, t terms) *retrieval {
+	tr, window, text := timeOf(req.Query, m.now())
+	if text != req.Query {
+		t = analyze(text)
+	}
 	return &retrieval{
-		m: m, req: req, t: t, match: matcher{t}, when: tr, window: tr.Window,
+		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window,
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
@@ -315,12 +324,17 @@ func (r *retrieval) rank(ctx context.Context) error {
 			list = append(list, c)
 		}
 	}
+	// The terms are weighed over passages, the entries' and the
+	// sessions' alike, so that a long entry does not count as one text
+	// against a session's short passage.
 	var texts []string
 	for _, c := range list {
 		if err := r.read(ctx, c); err != nil {
 			return err
 		}
-		texts = append(texts, c.body)
+		for _, b := range c.blocks {
+			texts = append(texts, b.text)
+		}
 	}
 	for _, c := range sessions {
 		texts = append(texts, c.passage.text)
@@ -403,16 +417,11 @@ func (r *retrieval) judge(c *candidate) {
 		return
 	}
 	c.held = r.match.matched(c.title + "\n" + c.passage.text)
-	if c.from > 0 {
-		// Reached from a hit: a share of that hit's score, more as it
-		// holds more of the question itself.
-		c.score = c.from * (1 - rankShare + rankShare*r.evidence(c))
-	} else {
-		c.score = r.evidence(c) * (1 - rankShare + rankShare*c.rank)
-	}
+	c.score = r.base(c)
+	c.mult = 1
 	if (c.kind == "session" || dated(c.name, c.typ)) && !c.date.IsZero() {
 		age := r.m.now().Sub(c.date)
-		c.score *= 1 + recencyBoost*math.Exp2(-max(age, 0).Hours()/recencyHalfLife.Hours())
+		c.mult *= 1 + recencyBoost*math.Exp2(-max(age, 0).Hours()/recencyHalfLife.Hours())
 		if age < 90*24*time.Hour {
 			c.why = append(c.why, "recent")
 		}
@@ -420,12 +429,22 @@ func (r *retrieval) judge(c *candidate) {
 	r.inWindow(c)
 	if r.req.Project != "" && c.project != "" {
 		if sameProject(r.req.Project, c.project) {
-			c.score *= projectBoost
+			c.mult *= projectBoost
 			c.why = append(c.why, "this project's")
 		} else {
-			c.score *= otherProject
+			c.mult *= otherProject
 		}
 	}
+	c.score *= c.mult
+}
+
+// base is a judged candidate's score before its date and project count:
+// its passage's evidence and its rank, or, reached from a hit, a share of
+// that hit's score, more as it holds more of the question itself;
+// whichever is more.
+func (r *retrieval) base(c *candidate) float64 {
+	e := r.evidence(c)
+	return max(e*(1-rankShare+rankShare*c.rank), c.from*(1-rankShare+rankShare*e))
 }
 
 // Evidence is BM25 over the passage a candidate would be quoted by, its

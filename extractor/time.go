@@ -18,16 +18,35 @@ import (
 // twice as much, so that it goes ahead of an equal one from another time.
 const windowBoost = 1.0
 
-// timeOf reads the time a question says in words, against now: the window
-// it asks about, and the question without its time words, which are not
-// what to search for. A question in the query syntax is searched as
+// timeOf reads the time a question says in words, against now: the
+// window it counts from now ("last week", "yesterday"), which favours what
+// happened then, and the question to search for. Words counted from now
+// are not searched for; a date named as a calendar does ("on 26 March")
+// is, for a text about that day may hold it as written, and it favours
+// nothing: it is as often the day of an event spoken of before as the
+// day something was said. A question in the query syntax is searched as
 // typed.
-func timeOf(q string, now time.Time) (when.Reading, string) {
+func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
 	r := when.Read(q, now)
-	if !query.Parse(q).Natural() || len(r.Spans) == 0 {
-		return r, q
+	if len(r.Spans) == 0 || !query.Parse(q).Natural() {
+		return r, when.Window{}, q
 	}
-	return r, r.Rest
+	var w when.Window
+	var b strings.Builder
+	at := 0
+	for _, s := range r.Spans {
+		if s.Named {
+			continue
+		}
+		if s.Event == "" {
+			w = w.Intersect(s.Window)
+		}
+		b.WriteString(q[at:s.Start])
+		b.WriteString(" ")
+		at = s.End
+	}
+	b.WriteString(q[at:])
+	return r, w, strings.Join(strings.Fields(b.String()), " ")
 }
 
 // dateEvents dates the events the question places its time by ("since the
@@ -60,8 +79,20 @@ func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, str
 		if err != nil {
 			return time.Time{}, "", fmt.Errorf("retrieve %q: date %q: %w", r.req.Query, words, err)
 		}
-		if len(res) > 0 && !res[0].Updated.IsZero() {
-			return res[0].Updated, res[0].Name, nil
+		if len(res) > 0 {
+			// When what it tells happened: the conversation it was
+			// filed from, the day it is filed under, else its date.
+			c := &candidate{kind: "entry", name: res[0].Name}
+			if err := r.read(ctx, c); err != nil {
+				return time.Time{}, "", err
+			}
+			at := c.date
+			if _, t := c.said.at(0); !t.IsZero() {
+				at = t
+			}
+			if !at.IsZero() {
+				return at, res[0].Name, nil
+			}
 		}
 	}
 	if r.m.Sessions != nil {
@@ -83,7 +114,7 @@ func (r *retrieval) inWindow(c *candidate) {
 	if r.window.IsZero() || c.date.IsZero() || !r.window.Contains(c.date) {
 		return
 	}
-	c.score *= 1 + windowBoost
+	c.mult *= 1 + windowBoost
 	c.why = append(c.why, "in "+r.window.String())
 }
 

@@ -15,7 +15,7 @@ func TestRetrieveTimeInQuestion(t *testing.T) {
 	for _, c := range []struct {
 		q, window string
 	}{
-		{"what did we decide on 15 January?", "2026-01-15"},
+		{"what did we decide 17 days ago?", "2026-01-15"},
 		{"what about the daemon last week?", "2026-01-19 to 2026-01-25"},
 	} {
 		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
@@ -26,7 +26,7 @@ func TestRetrieveTimeInQuestion(t *testing.T) {
 			t.Fatalf("%q: the first item is not of %s:\n%s", c.q, c.window, b.Text())
 		}
 		for _, s := range b.Plan.Searches {
-			if strings.Contains(s, "january") || strings.Contains(s, "week") {
+			if strings.Contains(s, "ago") || strings.Contains(s, "week") {
 				t.Errorf("%q: searched for the time's words: %q", c.q, s)
 			}
 		}
@@ -81,5 +81,40 @@ func TestRetrieveSinceUntil(t *testing.T) {
 		if it.Date.Before(since) || !it.Date.Before(until) {
 			t.Errorf("item %s dated %s, outside %s to %s", it.Name, it.Date, since, until)
 		}
+	}
+}
+
+// TestRetrieveNamedDateSearched checks that a date named as a calendar does
+// is searched for as written, and favours nothing: "on 26 March" is as
+// often the day of an event spoken of before as the day something was
+// said.
+func TestRetrieveNamedDateSearched(t *testing.T) {
+	m := fixture(t)
+	b, err := Retrieve(t.Context(), m, Request{Query: "what did we decide on 15 January?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Plan.Searches) == 0 || !strings.Contains(b.Plan.Searches[0], "15 January") {
+		t.Errorf("the date is not searched for: plan %q", b.Plan.Searches)
+	}
+	for _, it := range b.Items {
+		if strings.Contains(it.Why, "in 2026-01-15") {
+			t.Errorf("item %s favoured for the named date: %s", it.Name, it.Why)
+		}
+	}
+}
+
+// TestRetrieveEventDatedByItsConversation checks that an event the
+// librarian filed is dated when its conversation took place, not when it
+// was filed.
+func TestRetrieveEventDatedByItsConversation(t *testing.T) {
+	m := fixture(t)
+	addFiled(t, m) // filed on 2026-05-01 from conversations of 2025 and 2026
+	b, err := Retrieve(t.Context(), m, Request{Query: "what broke after the phoenix server start?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(b.Plan.Searches, func(s string) bool { return strings.HasPrefix(s, "when: after phoenix server start: 2026-02-10") }) {
+		t.Errorf("the event is not dated by its conversation: plan %q", b.Plan.Searches)
 	}
 }

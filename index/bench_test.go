@@ -52,12 +52,33 @@ func benchQueries(n int) []string {
 	return qs
 }
 
+// benchQuestions are n questions as people and agents ask them, of two to
+// four content words among stop words: natural queries, every word
+// optional.
+func benchQuestions(n int) []string {
+	r := rand.New(rand.NewPCG(9, 9))
+	w := func() string { return benchWords[r.IntN(len(benchWords))] }
+	forms := []func() string{
+		func() string { return "what did " + w() + " decide about the " + w() + "?" },
+		func() string { return "how do we handle " + w() + " " + w() + " in " + w() },
+		func() string { return "when is the " + w() + " for the " + w() + " " + w() + " due" },
+		func() string { return "why was the " + w() + " " + w() + " so slow" },
+		func() string { return "who owns " + w() + " and " + w() },
+	}
+	qs := make([]string, n)
+	for i := range qs {
+		qs[i] = forms[i%len(forms)]()
+	}
+	return qs
+}
+
 // BenchmarkSearch measures a search of 10 results over a mix of 100
 // queries, on the vault in $CTX0_BENCH_VAULT (see scripts/bench-index.sh)
 // or else on a generated vault of 2,000 entries. It reports the median and
 // the 90th percentile of a whole Search call, whose freshness check is the
 // one a reader makes while a watcher runs (here, in the same process), and
-// of the query alone on an index known to be fresh.
+// of the query alone on an index known to be fresh; then the same two for
+// 100 questions (benchQuestions).
 func BenchmarkSearch(b *testing.B) {
 	ctx := b.Context()
 	dir := os.Getenv("CTX0_BENCH_VAULT")
@@ -92,28 +113,32 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	qs := benchQueries(100)
-	var whole, alone []time.Duration
+	qs, questions := benchQueries(100), benchQuestions(100)
+	var whole, alone, qWhole, qAlone []time.Duration
+	run := func(q string, whole, alone *[]time.Duration) {
+		t0 := time.Now()
+		if _, err := ix.Search(ctx, Query{Text: q}); err != nil {
+			b.Fatal(err)
+		}
+		*whole = append(*whole, time.Since(t0))
+		t0 = time.Now()
+		if _, err := search(ctx, db, query.Parse(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
+			b.Fatal(err)
+		}
+		*alone = append(*alone, time.Since(t0))
+	}
 	b.ResetTimer()
 	for b.Loop() {
-		for _, q := range qs {
-			t0 := time.Now()
-			if _, err := ix.Search(ctx, Query{Text: q}); err != nil {
-				b.Fatal(err)
-			}
-			whole = append(whole, time.Since(t0))
-			t0 = time.Now()
-			if _, err := search(ctx, db, query.Parse(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
-				b.Fatal(err)
-			}
-			alone = append(alone, time.Since(t0))
+		for i, q := range qs {
+			run(q, &whole, &alone)
+			run(questions[i], &qWhole, &qAlone)
 		}
 	}
 	b.StopTimer()
 	for _, m := range []struct {
 		name string
 		d    []time.Duration
-	}{{"search", whole}, {"query", alone}} {
+	}{{"search", whole}, {"query", alone}, {"question", qWhole}, {"question-query", qAlone}} {
 		slices.Sort(m.d)
 		b.ReportMetric(ms(m.d[len(m.d)/2]), "ms/"+m.name+"-p50")
 		b.ReportMetric(ms(m.d[len(m.d)*9/10]), "ms/"+m.name+"-p90")

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -50,6 +52,7 @@ func (ix *Index) rebuild(ctx context.Context, reason string, held bool) error {
 	}
 	tmp := fmt.Sprintf("%s-new-%d", ix.path, os.Getpid())
 	defer os.Remove(tmp) // gone after the rename; left behind only on failure
+	removeAbandonedBuilds(ix.path, tmp)
 	n, err := ix.build(ctx, tmp, reason)
 	if err != nil {
 		return fmt.Errorf("rebuild index %s: %w", ix.path, err)
@@ -64,6 +67,23 @@ func (ix *Index) rebuild(ctx context.Context, reason string, held bool) error {
 	}
 	ix.last = Report{Check: CheckRebuild, Entries: n, Added: n, Took: ix.now().Sub(start)}
 	return nil
+}
+
+// removeAbandonedBuilds removes the files of builds that stopped midway
+// (path-new-<pid>, left by a killed process). The caller holds the write
+// lock, which every build holds throughout, so any such file other than
+// its own, keep, belongs to no running build. The mark of a build started
+// in the background (EnsureBuilding) goes too: this is that build, or
+// makes it needless.
+func removeAbandonedBuilds(path, keep string) {
+	os.Remove(path + "-starting")
+	ents, _ := os.ReadDir(filepath.Dir(path))
+	prefix := filepath.Base(path) + "-new-"
+	for _, e := range ents {
+		if f := filepath.Join(filepath.Dir(path), e.Name()); strings.HasPrefix(e.Name(), prefix) && f != keep {
+			os.Remove(f)
+		}
+	}
 }
 
 // swap renames the new index file into place.

@@ -47,15 +47,32 @@ type searchAnswer struct {
 // listens; a watcher that cannot listen (a path too long for a socket, a
 // file system without them) still watches.
 func (ix *Index) serve(ctx context.Context) (stop func(), err error) {
-	os.Remove(ix.socketPath()) // a crashed watcher's; we hold the watch lock
+	// The socket is made under a name of its own and renamed into place
+	// once it listens: between bind and listen its file exists but refuses
+	// connections, and a reader that found it then would think the watcher
+	// gone.
+	sock := ix.socketPath()
+	tmp := fmt.Sprintf("%s-%d", sock, os.Getpid())
+	os.Remove(tmp)
+	os.Remove(sock) // a crashed watcher's; we hold the watch lock
 	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "unix", ix.socketPath())
+	ln, err := lc.Listen(ctx, "unix", tmp)
 	if err != nil {
-		return func() {}, fmt.Errorf("serve searches on %s: %w", ix.socketPath(), err)
+		return func() {}, fmt.Errorf("serve searches on %s: %w", sock, err)
 	}
-	if err := os.Chmod(ix.socketPath(), 0o600); err != nil { // the user's alone
+	ln.(*net.UnixListener).SetUnlinkOnClose(false) // the file is renamed
+	closeAll := func() {
 		ln.Close()
-		return func() {}, fmt.Errorf("serve searches on %s: %w", ix.socketPath(), err)
+		os.Remove(tmp)
+		os.Remove(sock)
+	}
+	if err := os.Chmod(tmp, 0o600); err != nil { // the user's alone
+		closeAll()
+		return func() {}, fmt.Errorf("serve searches on %s: %w", sock, err)
+	}
+	if err := os.Rename(tmp, sock); err != nil {
+		closeAll()
+		return func() {}, fmt.Errorf("serve searches on %s: %w", sock, err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -69,7 +86,7 @@ func (ix *Index) serve(ctx context.Context) (stop func(), err error) {
 		}
 	}()
 	return func() {
-		ln.Close() // removes the socket file
+		closeAll()
 		<-done
 	}, nil
 }

@@ -92,6 +92,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if err != nil {
 		return res, err
 	}
+	msgs = dated(msgs, o.Loc)
 	provider, model := "offline", ""
 	if o.Provider != nil {
 		provider, model = o.Provider.Name(), o.Provider.Model()

@@ -267,25 +267,15 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 func load(path string) ([]field, os.FileMode, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, 0o644, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fi.Mode().Perm(), nil
+	data, mode, err := readText(path)
+	if err != nil || len(bytes.TrimSpace(data)) == 0 {
+		return nil, mode, err
 	}
 	top, err := readObject(data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: not a JSON object, so ctx0 leaves it alone: %w", path, err)
 	}
-	return top, fi.Mode().Perm(), nil
+	return top, mode, nil
 }
 
 // save writes the config atomically, indented with two spaces as the
@@ -296,6 +286,12 @@ func save(path string, top []field, mode os.FileMode) error {
 		return err
 	}
 	out.WriteByte('\n')
+	return writeText(path, out.Bytes(), mode)
+}
+
+// writeText writes a config file atomically: a temporary file in its
+// folder, synced and renamed into place.
+func writeText(path string, data []byte, mode os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
@@ -304,7 +300,7 @@ func save(path string, top []field, mode os.FileMode) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out.Bytes()); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return err
 	}

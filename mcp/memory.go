@@ -384,16 +384,18 @@ func (s *Server) memCreate(ctx context.Context, in memoryIn) (string, error) {
 		if hasFrontmatter(text) {
 			return "", fmt.Errorf("File %s already exists, and file_text starts with frontmatter, which ctx0 keeps: give the body alone to overwrite it, or use str_replace", t.shown)
 		}
-		if _, _, err := s.opts.Vault.EditBody(ctx, t.name, "memory: overwrite", func(string) (string, error) { return text, nil }); err != nil {
+		_, c, err := s.opts.Vault.EditBody(ctx, t.name, "memory: overwrite", func(string) (string, error) { return text, nil })
+		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("File %s overwritten (its previous version stays in git history).", t.shown), nil
+		return fmt.Sprintf("File %s overwritten (its previous version stays in git history).%s", t.shown, redactedNote(c)), nil
 	}
 	data, err := s.newFile(t.name, text)
 	if err != nil {
 		return "", fmt.Errorf("File %s: %v", t.shown, err)
 	}
-	if _, err := s.opts.Vault.Create(ctx, t.name, data); err != nil {
+	c, err := s.opts.Vault.Create(ctx, t.name, data)
+	if err != nil {
 		if errors.Is(err, vault.ErrExists) {
 			return "", fmt.Errorf("File %s already exists (it was created meanwhile): view it, then edit it", t.shown)
 		}
@@ -403,7 +405,7 @@ func (s *Server) memCreate(ctx context.Context, in memoryIn) (string, error) {
 	if shownPath(t.name) != t.shown {
 		msg += fmt.Sprintf(" (stored as %s)", shownPath(t.name))
 	}
-	return msg, nil
+	return msg + redactedNote(c), nil
 }
 
 func hasFrontmatter(text string) bool {
@@ -517,7 +519,7 @@ func (s *Server) memReplace(ctx context.Context, in memoryIn) (string, error) {
 		repl = *in.NewStr
 	}
 	var snippet string
-	_, _, err = s.opts.Vault.EditBody(ctx, t.name, "memory: edit", func(body string) (string, error) {
+	_, c, err := s.opts.Vault.EditBody(ctx, t.name, "memory: edit", func(body string) (string, error) {
 		content := strings.TrimSuffix(body, "\n")
 		switch n := strings.Count(content, old); {
 		case n == 0:
@@ -549,7 +551,7 @@ func (s *Server) memReplace(ctx context.Context, in memoryIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n" + snippet, nil
+	return "The memory file has been edited." + redactedNote(c) + " Here is the snippet showing the change (with line numbers):\n" + snippet, nil
 }
 
 func (s *Server) memInsert(ctx context.Context, in memoryIn) (string, error) {
@@ -564,7 +566,7 @@ func (s *Server) memInsert(ctx context.Context, in memoryIn) (string, error) {
 		return "", errors.New(`"insert_text" is missing: give the text to insert`)
 	}
 	at := *in.InsertLine
-	_, _, err = s.opts.Vault.EditBody(ctx, t.name, "memory: insert into", func(body string) (string, error) {
+	_, c, err := s.opts.Vault.EditBody(ctx, t.name, "memory: insert into", func(body string) (string, error) {
 		content := strings.TrimSuffix(body, "\n")
 		var lines []string
 		if content != "" {
@@ -583,7 +585,7 @@ func (s *Server) memInsert(ctx context.Context, in memoryIn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("The file %s has been edited.", t.shown), nil
+	return fmt.Sprintf("The file %s has been edited.%s", t.shown, redactedNote(c)), nil
 }
 
 // under lists the entries in a folder and below it.

@@ -14,6 +14,7 @@ import (
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -170,7 +171,16 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if in.Pin {
 		pinned = " (pinned)"
 	}
-	return textResult("Saved%s as %s.%s", pinned, r.Name, note), out, nil
+	return textResult("Saved%s as %s.%s%s", pinned, r.Name, note, redactedNote(r.Commit)), out, nil
+}
+
+// redactedNote tells the agent what a write redacted, so it knows the
+// entry does not hold the secret it sent: "" when nothing was.
+func redactedNote(c vault.Commit) string {
+	if len(c.Redacted) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Redacted before storing: %s.", redact.Summary(c.Redacted))
 }
 
 type searchIn struct {

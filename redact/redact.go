@@ -10,7 +10,9 @@
 package redact
 
 import (
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -275,4 +277,46 @@ func (r *rule) apply(s string) string {
 func isTokenByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
 		c == '_' || c == '-' || c == '+'
+}
+
+// markerRE finds the markers String leaves, to count them by kind.
+var markerRE = lazy.Regexp(`\[REDACTED:([a-z0-9-]+)\]`)
+
+// Report is String, and what it replaced: the number of secrets of each
+// kind. Markers already in s are not counted again.
+func Report(s string) (string, map[string]int) {
+	out := String(s)
+	if out == s {
+		return s, nil
+	}
+	counts := map[string]int{}
+	for _, m := range markerRE().FindAllStringSubmatch(out, -1) {
+		counts[m[1]]++
+	}
+	for _, m := range markerRE().FindAllStringSubmatch(s, -1) {
+		counts[m[1]]--
+	}
+	for k, n := range counts {
+		if n <= 0 {
+			delete(counts, k)
+		}
+	}
+	return out, counts
+}
+
+// Summary reads "3 secrets (openai-key 2, password 1)": what Report
+// counted, as a person is told it.
+func Summary(counts map[string]int) string {
+	kinds := make([]string, 0, len(counts))
+	total := 0
+	for k, n := range counts {
+		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
+		total += n
+	}
+	sort.Strings(kinds)
+	noun := "secrets"
+	if total == 1 {
+		noun = "secret"
+	}
+	return fmt.Sprintf("%d %s (%s)", total, noun, strings.Join(kinds, ", "))
 }

@@ -27,14 +27,28 @@ func writeFileAtomic(path string, data []byte) error {
 // that a killed writer's can be told from a running one's: see staleTemp),
 // fsyncs it and renames it over path. The caller syncs the folder. It
 // returns the new file's stat.
-func writeFile(path string, data []byte) (_ os.FileInfo, err error) {
+func writeFile(path string, data []byte) (os.FileInfo, error) {
+	tmp, err := writeTemp(path, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return os.Lstat(path)
+}
+
+// writeTemp writes data to a new temporary file beside path, fsynced, and
+// returns its name.
+func writeTemp(path string, data []byte) (_ string, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return "", err
 	}
 	f, err := os.CreateTemp(dir, tempPrefix(filepath.Base(path))+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -43,21 +57,18 @@ func writeFile(path string, data []byte) (_ os.FileInfo, err error) {
 		}
 	}()
 	if _, err := f.Write(data); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := f.Chmod(0o644); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := f.Sync(); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := f.Close(); err != nil {
-		return nil, err
+		return "", err
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return nil, err
-	}
-	return os.Lstat(path)
+	return f.Name(), nil
 }
 
 func syncDir(dir string) error {

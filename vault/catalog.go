@@ -246,12 +246,21 @@ func (v *Vault) Resolve(ctx context.Context, ref string) (string, error) {
 	ref = strings.TrimSpace(ref)
 	norm, err := NormalizeName(ref)
 	if err != nil {
+		// An entry a person made under a name ctx0 refuses to make (a
+		// Windows device name) is still found, so it can be renamed.
+		if n, nerr := normalizeAnyName(ref); nerr == nil && v.isEntryFile(n) {
+			return n, nil
+		}
 		return "", err
 	}
-	if fi, err := os.Stat(v.path(norm)); err == nil && fi.Mode().IsRegular() {
+	if _, err := os.Lstat(v.path(norm)); err == nil {
+		// The file is there: say why it cannot be read rather than that
+		// there is no such entry.
 		if err := CheckPath(v.root, entryPath(norm)); err != nil {
 			return "", err
 		}
+	}
+	if v.isEntryFile(norm) {
 		return norm, nil
 	}
 	keys := []string{ref}
@@ -279,6 +288,12 @@ func (v *Vault) Resolve(ctx context.Context, ref string) (string, error) {
 		return names[0], nil
 	}
 	return "", &AmbiguousError{Ref: ref, Candidates: names}
+}
+
+// isEntryFile reports whether name's file is there, a regular file.
+func (v *Vault) isEntryFile(name string) bool {
+	fi, err := os.Stat(v.path(name))
+	return err == nil && fi.Mode().IsRegular() && CheckPath(v.root, entryPath(name)) == nil
 }
 
 // path is the absolute file of a name.

@@ -24,6 +24,14 @@ import (
 type change struct {
 	path string // slash-separated, relative to the vault root
 	data []byte // nil removes the file
+	// base is the file as the change was decided on (nil: absent), when
+	// based is set. If the file is no longer that when it is replaced, the
+	// change is merged into what is there by field (replaceMerging), so a
+	// change made from an old read never replaces a newer edit. Without
+	// it, the file as the write path first reads it is the base, and a
+	// file changed since fails the write with errStale.
+	base  []byte
+	based bool
 }
 
 // Commit describes a commit ctx0 made.
@@ -31,6 +39,8 @@ type Commit struct {
 	Hash    string   `json:"commit"`
 	Message string   `json:"message"`
 	Paths   []string `json:"paths"`
+	// Redacted counts the secrets replaced before the commit, by kind.
+	Redacted map[string]int `json:"redacted,omitempty"`
 }
 
 // errRefMoved means another writer (a person's git commit) moved the branch
@@ -61,6 +71,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 	if err := ctx.Err(); err != nil {
 		return Commit{}, err
 	}
+	msg, redacted := redactChanges(msg, changes)
 	blobs := make(map[string]plumbing.Hash, len(changes))
 	for _, c := range changes {
 		if c.data == nil {
@@ -73,7 +84,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		blobs[c.path] = h
 	}
-	return v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
+	c, err := v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
 		var baseTree plumbing.Hash
 		var parents []plumbing.Hash
 		if !head.hash.IsZero() {
@@ -94,6 +105,10 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		return v.newCommit(tree, parents, msg)
 	})
+	if c.Hash != "" {
+		c.Redacted = redacted
+	}
+	return c, err
 }
 
 // planFunc returns the commit to move the branch to from head, writing it
@@ -118,6 +133,14 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	// Files go to disk before the commit exists. If we fail before the
 	// branch moves, the files are put back as they were; once it has moved,
 	// never: the commit holds them.
+	// Writes other programs made to the files we replaced are brought back
+	// last: after the undo on failure, or once the commit is staged.
+	var settleLate func()
+	defer func() {
+		if settleLate != nil {
+			settleLate()
+		}
+	}()
 	before, undo, err := v.snapshot(changes)
 	if err != nil {
 		return Commit{}, err
@@ -139,17 +162,19 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 			v.held.j.Writes = v.held.j.Writes[:journaled]
 		}
 	}()
-	updates, err := v.writeWorkTree(changes, blobs)
+	updates, settle, err := v.writeWorkTree(changes, blobs, before)
+	settleLate = settle
 	if err != nil {
 		return Commit{}, err
 	}
 	// git's staging area is locked before the branch moves, as `git commit`
 	// does, so that a commit is never made that cannot then be staged.
-	indexLock, err := v.lockGitIndex(ctx, filepath.Join(v.gitDir, "index.lock"))
+	indexLockPath := filepath.Join(v.gitDir, "index.lock")
+	indexLock, err := v.lockGitIndex(ctx, indexLockPath)
 	if err != nil {
 		return Commit{}, fmt.Errorf("update git index: %w", err)
 	}
-	defer releaseLockFile(indexLock)
+	defer releaseLockFile(indexLock, indexLockPath)
 
 	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
@@ -177,13 +202,13 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
 }
 
-// releaseLockFile closes a git lock file f and removes it, unless it was
-// renamed into place (it no longer has its name) or is gone.
-func releaseLockFile(f *os.File) {
+// releaseLockFile closes f, the git lock file p, and removes p, unless it
+// was renamed into place (p is no longer that file) or is gone.
+func releaseLockFile(f *os.File, p string) {
 	ours, err := f.Stat()
 	f.Close()
-	if fi, lerr := os.Lstat(f.Name()); err == nil && lerr == nil && os.SameFile(fi, ours) {
-		os.Remove(f.Name())
+	if fi, lerr := os.Lstat(p); err == nil && lerr == nil && os.SameFile(fi, ours) {
+		os.Remove(p)
 	}
 }
 
@@ -195,8 +220,21 @@ func (v *Vault) lockGitIndex(ctx context.Context, p string) (*os.File, error) {
 // writeWorkTree puts changes into the work tree and returns how to stage
 // them. Big batches (a merge, an import) write files in parallel and sync
 // each folder once, rather than paying two fsyncs per file in turn.
-func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash) ([]gitindex.Update, error) {
+//
+// settle, which the caller runs once its commit is made, brings into the
+// work tree what other programs wrote to the replaced files meanwhile
+// (replaced.settle).
+func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, before []saved) (_ []gitindex.Update, settle func(), _ error) {
+	settles := make([]func(), len(changes))
+	settle = func() {
+		for _, s := range settles {
+			if s != nil {
+				s()
+			}
+		}
+	}
 	updates := make([]gitindex.Update, len(changes))
+	merged := make([]plumbing.Hash, len(changes))
 	errs := make([]error, len(changes))
 	dirs := map[string]bool{}
 	var wg sync.WaitGroup
@@ -204,8 +242,13 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash) 
 	for i, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
 		if c.data == nil {
+			if cur, err := os.ReadFile(full); (err == nil || errors.Is(err, os.ErrNotExist)) && !sameContent(cur, before[i].data) {
+				errs[i] = fmt.Errorf("remove %s: %w", c.path, errStale)
+				break
+			}
 			if err := os.Remove(full); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("remove %s: %w", c.path, err)
+				errs[i] = fmt.Errorf("remove %s: %w", c.path, err)
+				break
 			}
 			removeEmptyDirs(v.root, filepath.Dir(full))
 			updates[i] = gitindex.Update{Path: c.path, Remove: true}
@@ -215,24 +258,43 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash) 
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			info, err := writeFile(full, c.data)
+			expect := before[i].data
+			if c.based {
+				expect = c.base
+			}
+			info, r, data, err := v.replaceMerging(c, full, expect)
 			if err != nil {
 				errs[i] = fmt.Errorf("write %s: %w", c.path, err)
 				return
 			}
-			updates[i] = gitindex.Update{Path: c.path, Hash: blobs[c.path], Mode: filemode.Regular, Info: info}
+			if r != nil {
+				settles[i] = func() { r.settle(v, c.path) }
+			}
+			h := blobs[c.path]
+			if !bytes.Equal(data, c.data) {
+				if h, err = v.storeBlob(data); err != nil {
+					errs[i] = fmt.Errorf("store %s: %w", c.path, err)
+					return
+				}
+				changes[i].data = data
+				merged[i] = h
+			}
+			updates[i] = gitindex.Update{Path: c.path, Hash: h, Mode: filemode.Regular, Info: info}
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return nil, settle, err
+	}
+	if err := v.noteMerged(changes, merged, blobs); err != nil {
+		return nil, settle, err
 	}
 	for d := range dirs {
 		if err := syncDir(d); err != nil {
-			return nil, err
+			return nil, settle, err
 		}
 	}
-	return updates, nil
+	return updates, settle, nil
 }
 
 // commitOnHead moves the branch to the commit plan makes of the current
@@ -291,7 +353,12 @@ func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err erro
 		files = append(files, saved{full, data})
 	}
 	return files, func() {
-		for _, f := range files {
+		for i, f := range files {
+			// Only a file that still holds what this write put there is
+			// put back: anything else is a later edit by someone else.
+			if cur, err := os.ReadFile(f.full); (err == nil || errors.Is(err, os.ErrNotExist)) && !sameContent(cur, changes[i].data) {
+				continue
+			}
 			if f.data == nil {
 				os.Remove(f.full)
 				removeEmptyDirs(v.root, filepath.Dir(f.full))

@@ -21,6 +21,9 @@ func (v *Vault) EditBody(ctx context.Context, ref, verb string, fn func(body str
 		if err != nil {
 			return err
 		}
+		if err := checkText(verb+" "+ref, "the new body", body); err != nil {
+			return err
+		}
 		e.SetBody(withNewline(body))
 		return nil
 	})
@@ -48,6 +51,6 @@ func (v *Vault) Create(ctx context.Context, name string, data []byte) (Commit, e
 			}
 			return "", nil, fmt.Errorf("create %s: %w", name, err)
 		}
-		return "add " + name, []change{{path: entryPath(name), data: data}}, nil
+		return "add " + name, []change{{path: entryPath(name), data: data, based: true}}, nil
 	})
 }

@@ -3,9 +3,12 @@ package vault
 import (
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Concurrent read-modify-writes of one body lose nothing: each sees the
@@ -77,5 +80,62 @@ func TestCreateExactName(t *testing.T) {
 	}
 	if st := runGit(t, v, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
+	}
+}
+
+// A person's editor appending to an entry while ctx0 sets a field on it
+// loses no line: the write path replaces the file only if it is still what
+// ctx0 read, and otherwise applies the change again to what is there.
+func TestSetDoesNotLoseConcurrentAppends(t *testing.T) {
+	v := testVault(t)
+	if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
+		t.Fatal(err)
+	}
+	path := v.path("knowledge/shared")
+	stop := make(chan struct{})
+	appended := make(chan int)
+	go func() {
+		n := 0
+		defer func() { appended <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fmt.Fprintf(f, "line %d\n", n)
+			f.Close()
+			n++
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	const sets = 40
+	for i := range sets {
+		if _, _, err := v.Set(t.Context(), "knowledge/shared", "counter", strconv.Itoa(i)); err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	n := <-appended
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []int
+	for i := range n {
+		if !strings.Contains(string(data), fmt.Sprintf("line %d\n", i)) {
+			lost = append(lost, i)
+		}
+	}
+	if len(lost) > 0 {
+		t.Errorf("lost %d of %d appended lines: %v", len(lost), n, lost)
+	}
+	if !strings.Contains(string(data), fmt.Sprintf("counter: %d\n", sets-1)) {
+		t.Errorf("the last set is not in the file:\n%s", data)
 	}
 }

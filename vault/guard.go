@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -87,8 +88,10 @@ type Link struct {
 	Outside bool   `json:"outside"`
 }
 
-// Links lists the symbolic links in the vault's files (outside .git),
-// which ctx0 does not follow: their targets are not entries.
+// Links lists the symbolic links among the vault's files (its entries'
+// folders and .ctx0; other hidden folders, such as .git or an editor's,
+// are not ctx0's), which ctx0 does not follow: their targets are not
+// entries.
 func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 	var links []Link
 	err := filepath.WalkDir(v.root, func(p string, d fs.DirEntry, err error) error {
@@ -98,7 +101,7 @@ func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() && p != v.root && d.Name() == ".git" {
+		if d.IsDir() && p != v.root && strings.HasPrefix(d.Name(), ".") && p != filepath.Join(v.root, ".ctx0") {
 			return filepath.SkipDir
 		}
 		if d.Type()&fs.ModeSymlink == 0 {
@@ -116,10 +119,24 @@ func (v *Vault) Links(ctx context.Context) ([]Link, error) {
 }
 
 // ReadFile reads the file at rel, slash-separated, under the vault root,
-// refused as CheckPath refuses it.
+// refused as CheckPath refuses it. It opens the file through os.Root, so a
+// folder swapped for a link after the check still cannot lead the read
+// out of the vault.
 func ReadFile(root, rel string) ([]byte, error) {
 	if err := CheckPath(root, rel); err != nil {
 		return nil, err
 	}
-	return os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+	f, err := os.OpenInRoot(root, filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var b bytes.Buffer
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+		b.Grow(int(fi.Size()) + 1)
+	}
+	if _, err := b.ReadFrom(f); err != nil {
+		return nil, &fs.PathError{Op: "read", Path: filepath.Join(root, filepath.FromSlash(rel)), Err: err}
+	}
+	return b.Bytes(), nil
 }

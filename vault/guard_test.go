@@ -2,18 +2,24 @@ package vault
 
 import (
 	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // linkedVault is a vault with, made by hand, a link to a file outside it,
 // a link to a folder outside it, and a link to a file inside it.
-func linkedVault(t *testing.T) (v *Vault, outside string) {
+func linkedVault(t testing.TB) (v *Vault, outside string) {
 	t.Helper()
-	v = testVault(t)
+	v, _, err := Init(t.Context(), t.TempDir(), WithClock(func() time.Time { return time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC) }))
+	if err != nil {
+		t.Fatal(err)
+	}
 	outside = t.TempDir()
 	if err := os.MkdirAll(filepath.Join(outside, "dir"), 0o755); err != nil {
 		t.Fatal(err)
@@ -70,6 +76,9 @@ func TestCheckPath(t *testing.T) {
 // catalog's listing and imports; nothing is written outside the vault,
 // the link is not replaced, and nothing is committed.
 func TestLinksRefusedEverywhere(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("checks the repository with the git binary")
+	}
 	v, outside := linkedVault(t)
 	ctx := t.Context()
 	head := runGit(t, v, "rev-parse", "HEAD")
@@ -112,6 +121,14 @@ func TestLinksRefusedEverywhere(t *testing.T) {
 	if i := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "link") || strings.Contains(n, "outdir") }); i >= 0 {
 		t.Errorf("Walk listed %s", names[i])
 	}
+	// Links in folders that are not ctx0's (an editor's, git's) are not
+	// listed.
+	if err := os.MkdirAll(filepath.Join(v.Root(), ".obsidian"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(v.Root(), ".obsidian", "plugins")); err != nil {
+		t.Fatal(err)
+	}
 	links, err := v.Links(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +140,62 @@ func TestLinksRefusedEverywhere(t *testing.T) {
 	for _, l := range links {
 		if out, ok := want[l.Path]; !ok || out != l.Outside {
 			t.Errorf("Links: %+v, want outside %v", l, out)
+		}
+	}
+}
+
+// FuzzCheckPath: a path CheckPath lets through never leads out of the
+// vault: the part of it that exists resolves, links followed, to a place
+// inside the vault, and the part that does not exist climbs no higher.
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"me.md", "knowledge/link-outside.md", "projects/outdir/x.md", "../x", "a/../../b",
+		"knowledge/./link-inside.md", "/etc/passwd", "knowledge//x.md", "projects/outdir", `..\x`, "knowledge/link-outside.md/x"} {
+		f.Add(s)
+	}
+	v, _ := linkedVault(f)
+	realRoot, err := filepath.EvalSymlinks(v.Root())
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if CheckPath(v.Root(), rel) != nil {
+			return
+		}
+		p := filepath.Join(v.Root(), filepath.FromSlash(rel))
+		// The longest part that exists.
+		q := p
+		for {
+			if _, err := os.Lstat(q); err == nil || q == v.Root() || filepath.Dir(q) == q {
+				break
+			}
+			q = filepath.Dir(q)
+		}
+		real, err := filepath.EvalSymlinks(q)
+		if err != nil {
+			return // a part that is not a folder: opening fails, nothing leaks
+		}
+		if r, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(r) && r != "." {
+			t.Fatalf("CheckPath let %q through, which resolves to %s", rel, real)
+		}
+		if r, err := filepath.Rel(v.Root(), p); err != nil || !filepath.IsLocal(r) && r != "." {
+			t.Fatalf("CheckPath let %q through, which leaves the vault as %s", rel, p)
+		}
+	})
+}
+
+// ReadFile reads what is in the vault, says when a file is missing as
+// os.ReadFile does, and refuses what CheckPath refuses.
+func TestReadFile(t *testing.T) {
+	v, _ := linkedVault(t)
+	if data, err := ReadFile(v.Root(), "me.md"); err != nil || !strings.Contains(string(data), "title:") {
+		t.Errorf("ReadFile(me.md) = %q, %v", data, err)
+	}
+	if _, err := ReadFile(v.Root(), "knowledge/missing.md"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
+	}
+	for _, rel := range []string{"knowledge/link-outside.md", "projects/outdir/inner.md", "../x.md"} {
+		if data, err := ReadFile(v.Root(), rel); err == nil {
+			t.Errorf("ReadFile(%s) read %q", rel, data)
 		}
 	}
 }

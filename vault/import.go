@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
 
@@ -33,7 +34,11 @@ type Imported struct {
 // one bad name or unparseable file and nothing is written.
 func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (Imported, error) {
 	seen := map[string]bool{}
-	for _, f := range files {
+	// Redacted before the comparison with what the vault holds, so that a
+	// backup imported again finds its entries unchanged.
+	files = slices.Clone(files)
+	redacted := map[string]int{}
+	for i, f := range files {
 		n, err := NormalizeName(f.Name)
 		if err != nil {
 			return Imported{}, fmt.Errorf("import: %w", err)
@@ -48,6 +53,7 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 		if _, err := entry.Parse(f.Data); err != nil {
 			return Imported{}, fmt.Errorf("import: entry %s: %w", n, err)
 		}
+		files[i].Data = redactFile(entryPath(n), f.Data, redacted)
 	}
 	var res Imported
 	c, err := v.update(ctx, func() (string, []change, error) {
@@ -97,6 +103,9 @@ func (v *Vault) Import(ctx context.Context, files []ImportFile, label string) (I
 		msg := fmt.Sprintf("import %s: %d added, %d merged", label, res.Added, res.Merged)
 		return msg, changes, nil
 	})
+	if c.Hash != "" && len(redacted) > 0 {
+		c.Redacted = redacted
+	}
 	res.Commit = c
 	return res, err
 }

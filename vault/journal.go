@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/ctx0/ctx0/internal/proc"
@@ -48,10 +50,11 @@ type journalWrite struct {
 }
 
 // journalLock is one of git's lock files (index.lock, refs/heads/main.lock)
-// that the writer was about to create, or created: its path relative to
-// the git dir, the file's inode once created (0 before), and when.
+// that the writer created: its path relative to the git dir, the file's
+// inode (0 where the system has none), and when.
 type journalLock struct {
 	Path string `json:"path"`
+	Tmp  string `json:"tmp,omitempty"` // ctx0's own name for the file before it became Path
 	Ino  uint64 `json:"ino,omitempty"`
 	At   int64  `json:"at"` // unix nanoseconds
 }
@@ -112,38 +115,69 @@ func (v *Vault) gitLockRel(p string) string {
 	return filepath.ToSlash(rel)
 }
 
-// createGitLock creates git's lock file p exclusively, as git does,
-// recording it in the journal first, so that a ctx0 killed while holding it
-// is known to have held it. It waits up to wait for a git command holding
-// p to finish. A lock file older than staleLock that no journal accounts
-// for (a git command, or a ctx0 from before the journal, that was killed)
-// is removed when abandoned says so.
+// createGitLock creates git's lock file p exclusively, as git does, and
+// records it in the journal, so that a ctx0 killed while holding it is
+// known to have held it. The file is made under a name of ctx0's own
+// first and recorded with its inode, then hard-linked to p, which fails if
+// p exists as O_EXCL does: so the record names the lock before the lock
+// exists, and only that file. (Where there are no hard links, p is created
+// directly and recorded once made.) It waits up to wait for a git command
+// holding p to finish. A lock file older than staleLock that no journal
+// accounts for (a git command, or a ctx0 from before the journal, that was
+// killed) is removed when abandoned says so.
 func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration) (*os.File, error) {
 	h := v.held
-	rel := v.gitLockRel(p)
+	var own *os.File
 	if h != nil {
-		h.j.GitLocks = append(h.j.GitLocks, journalLock{Path: rel, At: time.Now().UnixNano()})
-		if err := h.save(); err != nil {
+		f, err := os.CreateTemp(v.gitDir, "ctx0-lock-*")
+		if err != nil {
 			return nil, err
 		}
+		defer os.Remove(f.Name()) // the name only: p keeps the file
+		rec := journalLock{Path: v.gitLockRel(p), Tmp: v.gitLockRel(f.Name()), At: time.Now().UnixNano()}
+		if fi, err := f.Stat(); err == nil {
+			rec.Ino = inode(fi)
+		}
+		h.j.GitLocks = append(h.j.GitLocks, rec)
+		if err := h.save(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		own = f
 	}
 	delay := time.Millisecond
 	deadline := time.Now().Add(wait)
 	for {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			if h != nil {
-				if fi, err := f.Stat(); err == nil {
-					last := &h.j.GitLocks[len(h.j.GitLocks)-1]
-					last.Ino, last.At = inode(fi), time.Now().UnixNano()
-					if err := h.save(); err != nil {
-						f.Close()
-						os.Remove(p)
-						return nil, err
-					}
-				}
+		var f *os.File
+		var err error
+		if own != nil {
+			if err = os.Link(own.Name(), p); err == nil {
+				return own, nil
 			}
-			return f, nil
+			if !errors.Is(err, os.ErrExist) {
+				// No hard links here: create p itself.
+				own.Close()
+				own = nil
+				continue
+			}
+		} else {
+			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+			if err == nil {
+				if h == nil {
+					return f, nil
+				}
+				rec := journalLock{Path: v.gitLockRel(p), At: time.Now().UnixNano()}
+				if fi, err := f.Stat(); err == nil {
+					rec.Ino = inode(fi)
+				}
+				h.j.GitLocks = append(h.j.GitLocks, rec)
+				if err := h.save(); err != nil {
+					f.Close()
+					os.Remove(p)
+					return nil, err
+				}
+				return f, nil
+			}
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
@@ -153,10 +187,16 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 			continue
 		}
 		if time.Now().After(deadline) {
+			if own != nil {
+				own.Close()
+			}
 			return nil, fmt.Errorf("%s: %w: another git process is running, or one crashed (remove the file if so)", p, os.ErrExist)
 		}
 		select {
 		case <-ctx.Done():
+			if own != nil {
+				own.Close()
+			}
 			return nil, ctx.Err()
 		case <-time.After(delay):
 		}
@@ -170,12 +210,16 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 // inode, modified no earlier than the holder created it (less a second for
 // coarse file-system clocks) and no later than a minute after (a lock is
 // held for milliseconds, and a later file with a reused inode is someone
-// else's). A lock the holder was about to create when it died (no inode
-// recorded) is its own only if made within two seconds of the record: the
-// holder died between the record and the create, microseconds apart.
+// else's). Where the system gives no inode numbers, the time alone says:
+// modified within a second before the record and two seconds after.
 func (v *Vault) removeDeadGitLocks(locks []journalLock) []string {
 	var removed []string
 	for _, l := range locks {
+		if l.Tmp != "" && strings.HasPrefix(path.Base(l.Tmp), "ctx0-lock-") {
+			if t := filepath.Join(v.gitDir, filepath.FromSlash(l.Tmp)); isInside(v.gitDir, t) {
+				os.Remove(t)
+			}
+		}
 		p := filepath.Join(v.gitDir, filepath.FromSlash(l.Path))
 		if !isInside(v.gitDir, p) {
 			continue

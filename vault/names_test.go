@@ -26,6 +26,21 @@ func TestNormalizeName(t *testing.T) {
 		{"-leading-and-trailing-", "leading-and-trailing"},
 		{"windows\\style\\path", "windows/style/path"},
 		{"episodes/2026-01/standup", "episodes/2026-01/standup"},
+		// One entry whichever way the accents are typed: NFC.
+		{"R\u00e9sum\u00e9", "r\u00e9sum\u00e9"},
+		{"Re\u0301sume\u0301", "r\u00e9sum\u00e9"},
+		{"e!\u0301", "\u00e9"},
+		// Windows' device names, in any case, alone or with an extension.
+		{"CON", ""},
+		{"knowledge/nul", ""},
+		{"Aux.txt", ""},
+		{"com1", ""},
+		{"LPT9.tar.gz", ""},
+		{"prn/x", ""},
+		{"console", "console"},
+		{"com10", "com10"},
+		{"nul-entry", "nul-entry"},
+		{"knowledge/aux-notes", "knowledge/aux-notes"},
 	}
 	for _, tt := range tests {
 		got, err := NormalizeName(tt.in)
@@ -44,7 +59,7 @@ func TestNormalizeName(t *testing.T) {
 func TestNormalizeNameRejectsEscapes(t *testing.T) {
 	for _, in := range []string{
 		"", "   ", "/", "..", "../x", "a/../../x", "/etc/passwd", "C:/x", ".git/config",
-		".ctx0/config", "a/.hidden/b", "???", "a/!!!/b", "./x",
+		".ctx0/config", "a/.hidden/b", "???", "a/!!!/b", "./x", "con", "a/NUL.md",
 	} {
 		if got, err := NormalizeName(in); !errors.Is(err, ErrBadName) {
 			t.Errorf("NormalizeName(%q) = %q, %v; want ErrBadName", in, got, err)
@@ -115,6 +130,9 @@ func TestSlugFromTitle(t *testing.T) {
 		{"So Yeon Park", "so-yeon-park"},
 		{"note-app", "note-app"},
 		{"So, we ship on Fridays", "we-ship-on-fridays"},
+		{"Nul", "nul-entry"},
+		{"COM1.", "com1-entry"},
+		{"Re\u0301sume\u0301", "r\u00e9sum\u00e9"},
 	}
 	for _, tt := range tests {
 		if got := SlugFromTitle(tt.in); got != tt.want {

@@ -263,7 +263,10 @@ func (v *Vault) CommitRun(ctx context.Context, id, base string, files map[string
 		return "", fmt.Errorf("commit run %s: %s exists", id, ref)
 	}
 	edits := make(map[string]plumbing.Hash, len(files))
+	redacted := map[string]int{}
+	msg, _ = Redact(msg)
 	for p, data := range files {
+		data = redactFile(p, data, redacted)
 		if data == nil {
 			edits[p] = plumbing.ZeroHash
 			continue

@@ -16,6 +16,8 @@ import (
 // never on a word such as "to" or "the". "" when no word makes a name.
 // Slashes separate words, so that a title never names a folder.
 func SlugFromTitle(title string) string {
+	// A secret in the title is redacted first: no name carries one.
+	title, _ = Redact(title)
 	subject := withoutFrame(title)
 	if loc := subjectEnd().FindStringIndex(subject); loc != nil && loc[0] > 0 {
 		subject = withoutFrame(subject[:loc[0]])
@@ -50,7 +52,15 @@ func SlugFromTitle(title string) string {
 	for kept > 1 && (kept < len(words) || shortened) && (phraseStart[strings.ToLower(words[kept-1])] || danglingWord[strings.ToLower(words[kept-1])]) {
 		kept--
 	}
-	return names[kept]
+	s := names[kept]
+	// Lowercasing can give a secret its shape (GLPAT-… becomes glpat-…).
+	if r, _ := Redact(s); r != s {
+		s = normalizeSegment(r)
+	}
+	if reservedOnWindows(s) {
+		s += "-entry" // "Nul" names knowledge/nul-entry, not a device
+	}
+	return s
 }
 
 // withoutFrame is s without the frames it opens with.

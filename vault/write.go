@@ -31,13 +31,25 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 		return Commit{}, err
 	}
 	defer unlock()
-	msg, changes, err := fn()
-	if err != nil || len(changes) == 0 {
-		return Commit{}, err
-	}
-	c, err := v.applyLocked(ctx, msg, changes)
-	if err != nil {
-		return Commit{}, err
+	var c Commit
+	for attempt := 0; ; attempt++ {
+		msg, changes, err := fn()
+		if err != nil || len(changes) == 0 {
+			return Commit{}, err
+		}
+		if err := checkChanges(changes); err != nil {
+			return Commit{}, err
+		}
+		c, err = v.applyLocked(ctx, msg, changes)
+		if errors.Is(err, errStale) && attempt < staleRetries {
+			// Someone edited a file between our read and our write: read
+			// it again and make the change anew on what is there now.
+			continue
+		}
+		if err != nil {
+			return Commit{}, err
+		}
+		break
 	}
 	if o, ok := v.catalog.(Observer); ok {
 		if err := o.Changed(ctx, c.Paths); err != nil {
@@ -88,6 +100,9 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 	}
 	body := templates.Body(o.Type)
 	if o.Body != nil {
+		if err := checkText("add "+name, "body", *o.Body); err != nil {
+			return "", Commit{}, err
+		}
 		body = withNewline(*o.Body)
 	}
 	var created string
@@ -105,7 +120,7 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 			return "", nil, err
 		}
 		created = name
-		return "add " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return "add " + name, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
 	})
 	return created, c, err
 }
@@ -131,15 +146,17 @@ type Remembered struct {
 // type and its name from the text. Text over the configured limit is refused;
 // text already held by an entry returns that entry and writes nothing.
 func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, error) {
-	text := strings.TrimSpace(o.Text)
+	// Redacted before anything is made of it: the duplicate check, the
+	// title and the name all see the text as it will be stored.
+	text, redacted := Redact(strings.TrimSpace(o.Text))
 	if text == "" {
 		return Remembered{}, errors.New("remember: nothing to remember: the text is empty")
 	}
 	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
 		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
 	}
-	if !utf8.ValidString(text) {
-		return Remembered{}, fmt.Errorf("remember: %w", entry.ErrInvalidUTF8)
+	if err := checkText("remember", "text", text); err != nil {
+		return Remembered{}, err
 	}
 	if o.Type == "" {
 		o.Type = "note"
@@ -171,14 +188,20 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 			return "", nil, err
 		}
 		r.Name = name
-		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
 	})
+	if c.Hash != "" && len(redacted) > 0 {
+		c.Redacted = redacted
+	}
 	r.Commit = c
 	return r, err
 }
 
 // Write replaces an entry's body, keeping its frontmatter.
 func (v *Vault) Write(ctx context.Context, ref, body string) (string, Commit, error) {
+	if err := checkText("write "+ref, "body", body); err != nil {
+		return "", Commit{}, err
+	}
 	return v.edit(ctx, ref, "write", func(_ string, e *entry.Entry) error {
 		e.SetBody(withNewline(body))
 		return nil
@@ -193,6 +216,9 @@ func (v *Vault) Set(ctx context.Context, ref, field, value string) (string, Comm
 	field = strings.TrimSpace(field)
 	if field == "" {
 		return "", Commit{}, errors.New("set: empty field name")
+	}
+	if err := checkText("set "+field, "value", value); err != nil {
+		return "", Commit{}, err
 	}
 	return v.edit(ctx, ref, "set "+field+" on", func(name string, e *entry.Entry) error {
 		return v.setField(ctx, name, e, field, value)
@@ -238,7 +264,7 @@ func (v *Vault) edit(ctx context.Context, ref, verb string, fn func(name string,
 		if err := v.touch(e); err != nil {
 			return "", nil, err
 		}
-		return verb + " " + name, []change{{path: entryPath(name), data: e.Bytes()}}, nil
+		return verb + " " + name, []change{{path: entryPath(name), data: e.Bytes(), base: before, based: true}}, nil
 	})
 	return name, c, err
 }

@@ -7,18 +7,22 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
 
 // ChildEnv is set (to "1") in the environment of every agent CLI that ctx0
 // runs to ask a model. The CLI passes its environment on to the hooks it
-// runs, so ctx0's own hook, started by that child at its session's end,
-// sees it and leaves the child's session alone: the run that files a
-// session is never filed itself, and never starts another run.
+// runs, so ctx0's own hook (or ingest, or dump), started by that child
+// at its session's end, sees it and leaves the child's session alone: the
+// run that files a session is never filed itself, and never starts
+// another run.
 const ChildEnv = "CTX0_CHILD"
 
 // IsChild reports whether getenv (nil: os.Getenv) is the environment of a
@@ -54,7 +58,18 @@ func (a agentCLI) run(ctx context.Context, stdin string, files map[string][]byte
 		}
 	}
 	argv := append(append([]string(nil), a.argv...), args(dir)...)
-	return runProgram(ctx, program{argv: argv, stdin: stdin, timeout: a.timeout, dir: dir, env: []string{ChildEnv + "=1"}})
+	// A program named by a relative path is found from ctx0's folder, not
+	// from the empty one it runs in.
+	if strings.ContainsRune(argv[0], '/') || strings.ContainsRune(argv[0], filepath.Separator) {
+		if abs, err := filepath.Abs(argv[0]); err == nil {
+			argv[0] = abs
+		}
+	}
+	out, err := runProgram(ctx, program{argv: argv, stdin: stdin, timeout: a.timeout, dir: dir, env: []string{ChildEnv + "=1"}})
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+		return out, fmt.Errorf("%s is not installed here (not on the PATH): install it and sign in, or name it in llm.command: %w", a.argv[0], err)
+	}
+	return out, err
 }
 
 // ClaudeCode completes by running Claude Code headless (claude -p), signed
@@ -68,7 +83,9 @@ func (a agentCLI) run(ctx context.Context, stdin string, files map[string][]byte
 // prints one result object: type "result", subtype ("success" or an
 // error_* kind), is_error, result (the text), structured_output (the
 // object matching --json-schema), session_id, total_cost_usd, usage and
-// modelUsage. --tools "" gives the model no tools, --strict-mcp-config
+// modelUsage. --tools "" gives the model no tools (with tools at hand,
+// models have been seen to refuse the structured-output tool that
+// --json-schema adds and loop until killed), --strict-mcp-config
 // without --mcp-config loads no MCP server, and --no-session-persistence
 // keeps the run's session off disk, where ctx0's ingest would find it.
 type ClaudeCode struct{ agentCLI }
@@ -165,7 +182,9 @@ func (c *ClaudeCode) Complete(ctx context.Context, r Request) (Reply, error) {
 		reply.JSON = res.StructuredOutput
 		return reply, nil
 	}
-	// A CLI too old for --json-schema answers in text.
+	// A CLI too old for --json-schema answers in text, and a success may
+	// lack structured_output: the text is then the reply, checked against
+	// the schema like any other.
 	obj, err := extractJSON([]byte(res.Result))
 	if err != nil {
 		return reply, &SchemaError{Provider: c.Name(), Schema: r.schemaName(), Problem: err.Error()}
@@ -197,7 +216,8 @@ func parseClaudeResult(out []byte) (claudeResult, error) {
 
 // Codex completes by running the Codex CLI headless (codex exec), signed in
 // as the user already is. Checked against codex-rs/exec (cli.rs,
-// exec_events.rs) of openai/codex, as of codex-cli 0.114:
+// exec_events.rs) of openai/codex as published in 2026 (an older codex
+// without --ephemeral or --output-schema refuses the flag, and says so):
 //
 //	codex exec --json --output-schema FILE --sandbox read-only
 //	           --skip-git-repo-check --ephemeral [--model M] -   (the prompt on stdin)
@@ -266,34 +286,9 @@ func (c *Codex) Complete(ctx context.Context, r Request) (Reply, error) {
 	if runErr != nil && !errors.As(runErr, &pe) {
 		return reply, fmt.Errorf("codex: %w", runErr)
 	}
-	var (
-		text, thread string
-		failure      []string
-		events       int
-	)
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, maxBody)
-	for sc.Scan() {
-		var ev codexEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type == "" {
-			continue // not an event: codex prints only events on stdout, but a wrapper may not
-		}
-		events++
-		switch ev.Type {
-		case "thread.started":
-			thread = ev.ThreadID
-		case "item.completed":
-			if ev.Item.Type == "agent_message" {
-				text = ev.Item.Text
-			}
-		case "turn.completed":
-			reply.Usage = reply.Usage.Add(usage(c.model, ev.Usage.InputTokens, ev.Usage.OutputTokens))
-		case "turn.failed":
-			failure = append(failure, ev.Error.Message)
-		case "error":
-			failure = append(failure, ev.Message)
-		}
-	}
+	ev := parseCodexEvents(out)
+	reply.Usage = usage(c.model, ev.inputTokens, ev.outputTokens)
+	text, thread, failure, events := ev.text, ev.thread, ev.failure, ev.events
 	switch {
 	case len(failure) > 0:
 		return reply, fmt.Errorf("codex: turn failed (thread %s): %s", thread, strings.Join(strings.Fields(strings.Join(failure, "; ")), " "))
@@ -315,6 +310,46 @@ func (c *Codex) Complete(ctx context.Context, r Request) (Reply, error) {
 		return reply, &SchemaError{Provider: c.Name(), Schema: r.schemaName(), Problem: err.Error()}
 	}
 	return reply, nil
+}
+
+// codexOutput is what codex exec --json printed.
+type codexOutput struct {
+	text, thread              string   // the last agent message; the thread's id
+	failure                   []string // what turn.failed and error events said
+	inputTokens, outputTokens int      // summed over the turns
+	events                    int      // the lines that were events
+}
+
+// parseCodexEvents reads codex exec --json's stdout: one event a line.
+// Lines that are not events are skipped: codex prints only events on
+// stdout, but a wrapper may not.
+func parseCodexEvents(out []byte) codexOutput {
+	var o codexOutput
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, maxBody)
+	for sc.Scan() {
+		var ev codexEvent
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Type == "" {
+			continue
+		}
+		o.events++
+		switch ev.Type {
+		case "thread.started":
+			o.thread = ev.ThreadID
+		case "item.completed":
+			if ev.Item.Type == "agent_message" {
+				o.text = ev.Item.Text
+			}
+		case "turn.completed":
+			o.inputTokens += ev.Usage.InputTokens
+			o.outputTokens += ev.Usage.OutputTokens
+		case "turn.failed":
+			o.failure = append(o.failure, ev.Error.Message)
+		case "error":
+			o.failure = append(o.failure, ev.Message)
+		}
+	}
+	return o
 }
 
 // firstLine is the start of out's first line, at most n bytes.
@@ -373,16 +408,18 @@ func strictNode(v any) any {
 				}
 			}
 		}
-		names := make([]any, 0, len(props))
-		for k, p := range props {
-			p = strictNode(p)
+		// In order, so that one schema always makes the same file.
+		names := slices.Sorted(maps.Keys(props))
+		list := make([]any, 0, len(names))
+		for _, k := range names {
+			p := strictNode(props[k])
 			if !required[k] {
 				p = nullable(p)
 			}
 			props[k] = p
-			names = append(names, k)
+			list = append(list, k)
 		}
-		n["required"] = names
+		n["required"] = list
 		n["additionalProperties"] = false
 	}
 	return v

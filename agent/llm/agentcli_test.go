@@ -148,6 +148,18 @@ func TestAgentCLIArgs(t *testing.T) {
 		}
 		checkChild(t, dir)
 	})
+	t.Run("claude-code by a relative path", func(t *testing.T) {
+		dir := standIn(t, "claude", claudeOK(goodReply))
+		bin := filepath.SplitList(os.Getenv("PATH"))[0]
+		t.Chdir(filepath.Dir(bin))
+		p := NewClaudeCode([]string{filepath.Join(".", filepath.Base(bin), "claude")}, "sonnet", time.Minute)
+		if _, err := p.Complete(t.Context(), testRequest()); err != nil {
+			t.Fatal(err)
+		}
+		if args := runFile(t, dir, "args", 0); !strings.Contains(args, "--model\nsonnet\n") {
+			t.Errorf("args %q", args)
+		}
+	})
 	t.Run("codex", func(t *testing.T) {
 		dir := standIn(t, "codex", codexOK(goodReply))
 		reply, err := NewCodex([]string{"codex", "--profile", "ctx0"}, "", time.Minute).Complete(t.Context(), testRequest())
@@ -267,6 +279,19 @@ func TestAgentCLIFailures(t *testing.T) {
 	}
 }
 
+// TestAgentCLIMissing: a CLI that is not installed is named, with what to
+// do about it.
+func TestAgentCLIMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, p := range []Provider{NewClaudeCode(nil, "", time.Minute), NewCodex(nil, "", time.Minute),
+		NewClaudeCode([]string{filepath.Join(t.TempDir(), "claude")}, "", time.Minute)} {
+		_, err := p.Complete(t.Context(), testRequest())
+		if err == nil || !contains(err.Error(), p.Name()+": ", "is not installed here", "llm.command") {
+			t.Errorf("%s: got %v", p.Name(), err)
+		}
+	}
+}
+
 // TestStrictSchema checks the schema codex is given: what OpenAI's strict
 // structured outputs accept, for the extraction the librarian asks for and
 // the test schema, and that a strict reply checks against the original
@@ -345,4 +370,52 @@ func checkStrict(t *testing.T, at string, v any) {
 			}
 		}
 	}
+}
+
+// FuzzAgentCLIOutput feeds anything to the parsers of what the CLIs print
+// and to the schema rewriting: none may panic, a result object is one, the
+// events are at most the lines, and a reply without nulls has none left.
+func FuzzAgentCLIOutput(f *testing.F) {
+	for _, seed := range []string{
+		claudeOK(goodReply), codexOK(goodReply), testSchema, `{"type":"result"`, "Invalid API key\n", "",
+		`{"a":null,"b":[{"c":null,"d":1}],"e":{"$ref":"#/x","description":"d"}}`,
+		`{"type":"object","properties":{"x":{"type":"string","enum":["a"]}},"required":[]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, out []byte) {
+		if res, err := parseClaudeResult(out); err == nil && res.Type != "result" {
+			t.Errorf("parsed a %q as the result object", res.Type)
+		}
+		if o := parseCodexEvents(out); o.events > strings.Count(string(out), "\n")+1 {
+			t.Errorf("%d events in %d lines", o.events, strings.Count(string(out), "\n")+1)
+		}
+		if s, err := strictSchema(out); err == nil && !json.Valid(s) {
+			t.Errorf("strict schema is not JSON: %s", s)
+		}
+		if d, err := dropNulls(out); err == nil {
+			var v any
+			if err := json.Unmarshal(d, &v); err != nil || hasNullMember(v) {
+				t.Errorf("dropNulls(%s) = %s, %v", out, d, err)
+			}
+		}
+	})
+}
+
+func hasNullMember(v any) bool {
+	switch n := v.(type) {
+	case []any:
+		for _, sub := range n {
+			if hasNullMember(sub) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, sub := range n {
+			if sub == nil || hasNullMember(sub) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -209,8 +209,8 @@ func CLIName(provider string) string {
 	return provider
 }
 
-// Open returns the provider cfg configures, wrapped in retries and schema
-// validation, reading its API key from the environment through getenv
+// Open returns the provider cfg configures, wrapped in redaction, retries
+// and schema validation, reading its API key from the environment through getenv
 // (nil: os.Getenv).
 func Open(cfg Config, getenv func(string) string) (Provider, error) {
 	cfg = cfg.withDefaults()
@@ -243,5 +243,5 @@ func Open(cfg Config, getenv func(string) string) (Provider, error) {
 			p = NewOpenAI(e)
 		}
 	}
-	return WithSchema(WithRetry(p, RetryPolicy{MaxRetries: cfg.MaxRetries})), nil
+	return WithSchema(WithRetry(WithRedaction(p), RetryPolicy{MaxRetries: cfg.MaxRetries})), nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+
+	"github.com/ctx0/ctx0/redact"
 )
 
 // Embeddings is a client of an OpenAI-compatible embeddings endpoint
@@ -42,7 +44,12 @@ type embedResponse struct {
 // promise the order of its reply).
 func (em *Embeddings) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	const name = "embeddings"
-	body := embedRequest{Model: em.e.Model, Input: texts, EncodingFormat: "float", Dimensions: em.dimensions}
+	// Texts leave the machine: redacted first, as every request is.
+	sent := make([]string, len(texts))
+	for i, t := range texts {
+		sent[i] = redact.String(t)
+	}
+	body := embedRequest{Model: em.e.Model, Input: sent, EncodingFormat: "float", Dimensions: em.dimensions}
 	header := http.Header{}
 	if em.e.APIKey != "" {
 		header.Set("Authorization", "Bearer "+em.e.APIKey)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -15,8 +16,11 @@ type writeResult struct {
 	Commit vault.Commit `json:"commit,omitzero"`
 }
 
-// printWrite prints a write's result: the entry's name, or JSON.
+// printWrite prints a write's result: the entry's name, or JSON. Secrets
+// the write redacted are told on stderr, so the person knows the entry
+// does not hold what they typed.
 func (a *app) printWrite(asJSON bool, name string, c vault.Commit) error {
+	a.noteRedacted(c)
 	if asJSON {
 		return a.printJSON(writeResult{Name: name, Commit: c})
 	}
@@ -25,6 +29,13 @@ func (a *app) printWrite(asJSON bool, name string, c vault.Commit) error {
 		return err
 	}
 	return nil
+}
+
+// noteRedacted tells on stderr the secrets a write replaced.
+func (a *app) noteRedacted(c vault.Commit) {
+	if len(c.Redacted) > 0 {
+		a.note("ctx0: redacted %s before storing", redact.Summary(c.Redacted))
+	}
 }
 
 // stdinBody returns the body piped on stdin, or nil when stdin is a
@@ -129,6 +140,7 @@ already holds returns that entry and writes nothing.`,
 				return err
 			}
 			if asJSON {
+				a.noteRedacted(r.Commit)
 				return a.printJSON(r)
 			}
 			if r.Duplicate {

@@ -48,7 +48,8 @@ func (a *app) newCuratorRunCmd() *cobra.Command {
 		Long: `Curate the vault in an isolated run: it reads the vault as of one commit,
 makes its changes as one commit and merges that into the branch field by
 field, so what is written meanwhile stays. --dry-run prints the plan and
-changes nothing. --if-due runs only when a run is due (the first, a day after
+changes nothing: it lists the changes and the files the run would commit.
+--if-due runs only when a run is due (the first, a day after
 the last, or after 20 entries written), and is cheap when none is; with
 --session-end, any entry written since the last run makes one due and is
 summarized.`,
@@ -183,6 +184,17 @@ func printCurated(a *app, res curator.Result) {
 	}
 	if res.Run != nil && res.Run.Conflicts > 0 {
 		fmt.Fprintf(w, "  %s kept aside by the merge (see ctx0 conflicts)\n", count(res.Run.Conflicts, "conflict"))
+	}
+	// The files, so that a dry run shows exactly what the run commits.
+	if len(res.Files) > 0 {
+		verb := "Committed"
+		if res.DryRun {
+			verb = "Would commit"
+		}
+		fmt.Fprintf(w, "%s %s:\n", verb, count(len(res.Files), "file"))
+		for _, f := range res.Files {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 }
 

@@ -34,6 +34,9 @@ again stores only what is new. Secrets are redacted before they are stored.`,
   ctx0 dump --json < session.json`,
 		Args: args(0, "no arguments (the session log comes on stdin)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.ownModelRun("dump") {
+				return nil
+			}
 			data, err := io.ReadAll(io.LimitReader(a.stdin, maxSessionLog))
 			if err != nil {
 				return fmt.Errorf("dump: read stdin: %w", err)

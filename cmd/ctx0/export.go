@@ -2,13 +2,13 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/export"
+	"github.com/ctx0/ctx0/redact"
 )
 
 func (a *app) newExportCmd() *cobra.Command {
@@ -36,7 +36,11 @@ a previous export: never the vault, and a folder of other files only with
 
 --format json prints a backup of every entry (its file byte for byte, its
 fields, body, aliases and links), archived and superseded ones included,
-that ctx0 import brings back. --format md prints one document to read.
+that ctx0 import brings back. A file that is not a valid entry (bad YAML,
+too large, not UTF-8) is kept too, byte for byte, with "unparsed" saying why
+("encoding": "base64" when it is not text); one that cannot be read at all
+stops the backup with an error naming it. --format md prints one document
+to read.
 
 Entries are read from the vault's files, edits not yet committed included.
 Archived and superseded entries are left out of the folder and the document
@@ -160,8 +164,11 @@ func (a *app) noteExport(res export.Result) {
 	for _, s := range res.Skipped {
 		a.note("ctx0: skipped: %s", s.Error)
 	}
+	for _, s := range res.Unparsed {
+		a.note("ctx0: kept %s byte for byte, as it is not a valid entry: %s", s.Path, s.Error)
+	}
 	if len(res.Redacted) > 0 {
-		a.note("ctx0: redacted %s", redactedText(res.Redacted))
+		a.note("ctx0: redacted %s", redact.Summary(res.Redacted))
 	}
 }
 
@@ -182,20 +189,4 @@ func (a *app) printExport(res export.Result) error {
 		l.Rewritten, l.Outside, l.Broken, l.Ambiguous)
 	_, err := a.stdout.Write([]byte(b.String()))
 	return err
-}
-
-// redactedText reads "3 secrets (openai-key 2, password 1)".
-func redactedText(counts map[string]int) string {
-	kinds := make([]string, 0, len(counts))
-	total := 0
-	for k, n := range counts {
-		kinds = append(kinds, fmt.Sprintf("%s %d", k, n))
-		total += n
-	}
-	sort.Strings(kinds)
-	noun := "secrets"
-	if total == 1 {
-		noun = "secret"
-	}
-	return fmt.Sprintf("%d %s (%s)", total, noun, strings.Join(kinds, ", "))
 }

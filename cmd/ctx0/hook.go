@@ -8,18 +8,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
-// maxHookInput bounds what a hook reads from stdin: Claude Code's hook
-// input is a small JSON object.
+// maxHookInput bounds what a hook reads from stdin: an agent's hook input
+// is a small JSON object.
 const maxHookInput = 1 << 20
 
 func (a *app) newHookCmd() *cobra.Command {
@@ -28,22 +30,27 @@ func (a *app) newHookCmd() *cobra.Command {
 		background bool
 	)
 	cmd := &cobra.Command{
-		Use:   "hook claude-code",
-		Short: "Handle a Claude Code hook event (run by Claude Code)",
-		Long: `Handle the hook event Claude Code passes as JSON on stdin (see ctx0 hooks
-install). Before a compaction (PreCompact) and at the end of a session
-(SessionEnd), the session's transcript is ingested and its conversations are
-finished and queued for the librarian; when the agent stops (Stop), what the
-turn added is ingested and conversations silent for the gap are queued. At
+		Use:   "hook claude-code|codex|gemini|cursor",
+		Short: "Handle an agent's hook event (run by the agent)",
+		Long: `Handle the hook event an agent passes as JSON on stdin (see ctx0 hooks
+install). Before a compaction (Claude Code and Codex: PreCompact; Gemini CLI:
+PreCompress) and at the end of a session (SessionEnd), the session's
+transcript is ingested and its conversations are finished and queued for the
+librarian; after each turn (Stop; Gemini CLI: AfterAgent), what the turn
+added is ingested and conversations silent for the gap are queued. At
 SessionStart it prints the context block of the session's folder (see ctx0
-context), which Claude Code adds to the session. In a session that ctx0
-itself started to ask a model ($CTX0_CHILD is set), it does nothing.
+context) in the form the agent adds to the session: plain text for Claude
+Code, hookSpecificOutput.additionalContext JSON for Codex and Gemini CLI,
+additional_context JSON for Cursor (whose sessionStart, preCompact, stop and
+sessionEnd events it handles alike). In a
+session that ctx0 itself started to ask a model ($CTX0_CHILD is set), it does
+nothing.
 
 The hook never breaks the session: it exits 0 whatever happens, writes what
 it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 --deadline, leaving what is left to a background process.`,
 		Example: `  echo '{"session_id":"5b53…","transcript_path":"/home/sam/.claude/projects/-home-sam-app/5b53….jsonl","cwd":"/home/sam/app","hook_event_name":"SessionEnd","reason":"other"}' | ctx0 hook claude-code`,
-		// A hook must not fail on how it was called: Claude Code reads
+		// A hook must not fail on how it was called: the agents read
 		// exit code 2 as "block", so every problem is logged instead.
 		Args:               cobra.ArbitraryArgs,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
@@ -71,8 +78,12 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				log.Printf("hook %v: skipped: the session is ctx0's own model run ($%s is set)", args, llm.ChildEnv)
 				return nil
 			}
-			if len(args) != 1 || args[0] != "claude-code" {
-				log.Printf("hook %v: want ctx0 hook claude-code", args)
+			var agent hooks.Agent
+			if len(args) == 1 {
+				agent, _ = hooks.AgentNamed(args[0])
+			}
+			if agent.Name == "" {
+				log.Printf("hook %v: want ctx0 hook AGENT, one of %v", args, hooks.AgentNames())
 				return nil
 			}
 			o := hooks.Options{
@@ -92,12 +103,25 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				if !background {
 					o.Spawn = spawn
 				}
+				// Without its index, the context block would wait for a
+				// build the hook's deadline cuts short, every time: the
+				// build runs in its own process instead, started once.
+				o.Context = func(ctx context.Context, cwd string) (string, error) {
+					present, err := index.EnsureBuilding(root, func() error { return spawn([]string{"index"}, nil) })
+					if err != nil {
+						return "", err
+					}
+					if !present {
+						return "", errors.New("the index is missing; it is being built in the background, and the next session gets the context block")
+					}
+					return a.sessionContext(ctx, cwd)
+				}
 				if cfg.FileAfterSession {
 					o.File = func() error { return spawn([]string{"librarian", "run", "--all", "--queued", "--curate"}, nil) }
 				}
 			}
-			if _, err := io.WriteString(a.stdout, hooks.ClaudeCode(cmd.Context(), input, o)); err != nil {
-				log.Printf("hook: print for Claude Code: %v", err)
+			if _, err := io.WriteString(a.stdout, hooks.Handle(cmd.Context(), agent, input, o)); err != nil {
+				log.Printf("hook: print for %s: %v", agent.Title, err)
 			}
 			return nil
 		},
@@ -106,6 +130,18 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 	cmd.Flags().BoolVar(&background, "background", false, "run to the end however long it takes (how the hook continues in the background)")
 	cmd.Flags().MarkHidden("background")
 	return cmd
+}
+
+// ownModelRun reports, and says on stderr, that this process runs inside
+// a session that ctx0 itself started to ask a model ($CTX0_CHILD is set):
+// hooks and ingestion leave such a session alone, so that filing a session
+// never files ctx0's own prompt nor starts another run.
+func (a *app) ownModelRun(command string) bool {
+	if !llm.IsChild(a.getenv) {
+		return false
+	}
+	a.note("ctx0 %s: skipped: this is ctx0's own model run ($%s is set)", command, llm.ChildEnv)
+	return true
 }
 
 // sessionContext is the context block (see ctx0 context) of a session that
@@ -125,6 +161,8 @@ func (a *app) newHooksCmd() *cobra.Command {
 		Use:   "hooks",
 		Short: "Install or remove ctx0's hooks in an agent's settings",
 		Example: `  ctx0 hooks install claude-code
+  ctx0 hooks install codex
+  ctx0 hooks install gemini
   ctx0 hooks uninstall claude-code --project`,
 	}
 	cmd.AddCommand(a.newHooksEditCmd("install"), a.newHooksEditCmd("uninstall"))
@@ -134,37 +172,57 @@ func (a *app) newHooksCmd() *cobra.Command {
 // newHooksEditCmd is hooks install or hooks uninstall.
 func (a *app) newHooksEditCmd(verb string) *cobra.Command {
 	var user, project, local, asJSON bool
-	short := "Add ctx0's hooks to Claude Code's settings"
-	long := `Merge ctx0's hook into Claude Code's settings.json for the SessionStart,
-PreCompact, Stop and SessionEnd events, so that Claude Code hands every session
-to this vault (see ctx0 hook). Every other hook and setting is kept as it is;
-installing again changes nothing, or updates ctx0's hooks in place for another
-vault. The hook runs "ctx0", which must be on the PATH Claude Code runs with.`
+	short := "Add ctx0's hooks to an agent's settings"
+	long := `Merge ctx0's hook (see ctx0 hook) into an agent's hook settings, so that the
+agent starts each session with the vault's context block and hands every
+session to this vault:
+  claude-code  settings.json: SessionStart, PreCompact, Stop, SessionEnd
+  codex        hooks.json: SessionStart, PreCompact, Stop (Codex asks you to
+               trust a new hook once, in /hooks; releases before hooks were
+               on by default need [features] codex_hooks = true in
+               config.toml)
+  gemini       settings.json: SessionStart, PreCompress, AfterAgent, SessionEnd
+               (hooks are on by default since hooksConfig.enabled; older
+               releases need them enabled in settings)
+  cursor       hooks.json: sessionStart, preCompact, stop, sessionEnd (Cursor
+               records no times in its transcripts: a message is dated when
+               ctx0 reads it, and no tool outcomes)
+Every other hook and setting is kept as it is; installing again changes
+nothing, or updates ctx0's hooks in place for another vault. The hook runs
+"ctx0", which must be on the PATH the agent runs with.`
 	if verb == "uninstall" {
-		short = "Remove ctx0's hooks from Claude Code's settings"
-		long = `Remove from Claude Code's settings.json exactly what ctx0 hooks install
-added: ctx0's hooks, and the groups and events left empty without them.`
+		short = "Remove ctx0's hooks from an agent's settings"
+		long = `Remove from an agent's hook settings exactly what ctx0 hooks install added:
+ctx0's hooks, and the groups and events left empty without them.`
 	}
 	cmd := &cobra.Command{
-		Use:   verb + " claude-code [--user | --project | --local]",
+		Use:   verb + " claude-code|codex|gemini|cursor [--user | --project | --local]",
 		Short: short,
 		Long: long + `
 
---user (the default) edits ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set),
-for every project; --project edits .claude/settings.json of the git repository
-(or folder) you are in, shared with its other users; --local edits
+--user (the default) edits the agent's own file for every project:
+~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set), ~/.codex/hooks.json
+($CODEX_HOME if set), ~/.gemini/settings.json ($GEMINI_CLI_HOME/.gemini if
+set), ~/.cursor/hooks.json. --project edits the file of the git repository (or
+folder) you are in, shared with its other users: .claude/settings.json,
+.codex/hooks.json, .gemini/settings.json, .cursor/hooks.json. --local (Claude Code only) edits
 .claude/settings.local.json there, for you alone.`,
 		Example: fmt.Sprintf(`  ctx0 hooks %[1]s claude-code
-  ctx0 hooks %[1]s claude-code --project --json`, verb),
-		Args: args(1, "the agent, claude-code"),
+  ctx0 hooks %[1]s codex
+  ctx0 hooks %[1]s gemini --project --json`, verb),
+		Args: args(1, "the agent: claude-code, codex, gemini or cursor"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "claude-code" {
-				return usagef("hooks %s: agent %q: ctx0 has hooks for claude-code", verb, args[0])
+			agent, ok := hooks.AgentNamed(args[0])
+			if !ok {
+				return usagef("hooks %s: agent %q: ctx0 has hooks for %s", verb, args[0], strings.Join(hooks.AgentNames(), ", "))
 			}
 			if n := btoi(user) + btoi(project) + btoi(local); n > 1 {
 				return usagef("hooks %s: --user, --project and --local name different files; give one", verb)
 			}
-			path, err := a.settingsPath(project, local)
+			if local && agent.Name != hooks.ClaudeCodeAgent.Name {
+				return usagef("hooks %s %s: --local is Claude Code's; use --project or --user", verb, agent.Name)
+			}
+			path, err := a.hookSettingsPath(agent, project, local)
 			if err != nil {
 				return err
 			}
@@ -175,14 +233,14 @@ for every project; --project edits .claude/settings.json of the git repository
 					return err
 				}
 				if _, err := exec.LookPath("ctx0"); err != nil {
-					a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not find the hook until it is (go install ./cmd/ctx0)")
+					a.note("ctx0: warning: ctx0 is not on your PATH; %s will not find the hook until it is (go install ./cmd/ctx0)", agent.Title)
 				}
 				defer a.noteModelCLIs(root)
-				ch, err = hooks.Install(path, hooks.Command("ctx0", root))
+				ch, err = agent.Install(path, agent.Command("ctx0", root))
 				if err != nil {
 					return err
 				}
-			} else if ch, err = hooks.Uninstall(path); err != nil {
+			} else if ch, err = agent.Uninstall(path); err != nil {
 				return err
 			}
 			if asJSON {
@@ -202,13 +260,16 @@ for every project; --project edits .claude/settings.json of the git repository
 						a.note("%s ctx0's hook for %v in %s.", c.what, c.events, path)
 					}
 				}
+				if verb == "install" && agent.Name == hooks.CodexAgent.Name {
+					a.note("Codex runs a new hook once you trust it: open /hooks in Codex.")
+				}
 			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&user, "user", false, "edit your user settings, for every project (the default)")
-	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .claude/settings.json")
-	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json, for you alone")
+	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared settings")
+	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json, for you alone (Claude Code)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
 	return cmd
 }
@@ -220,27 +281,64 @@ func btoi(b bool) int {
 	return 0
 }
 
-// settingsPath is the Claude Code settings file to edit.
-func (a *app) settingsPath(project, local bool) (string, error) {
-	if !project && !local {
-		if dir := a.getenv("CLAUDE_CONFIG_DIR"); dir != "" {
-			return filepath.Join(dir, "settings.json"), nil
-		}
-		home, err := os.UserHomeDir()
+// hookSettingsPath is the file holding agent's hooks to edit: the user's,
+// or the project's with project (or local, for Claude Code).
+func (a *app) hookSettingsPath(agent hooks.Agent, project, local bool) (string, error) {
+	if project || local {
+		cwd, err := os.Getwd()
 		if err != nil {
-			return "", fmt.Errorf("find Claude Code's settings: %w", err)
+			return "", fmt.Errorf("find the project's settings: %w", err)
 		}
-		return filepath.Join(home, ".claude", "settings.json"), nil
+		root := projectRoot(cwd)
+		switch {
+		case local:
+			return filepath.Join(root, ".claude", "settings.local.json"), nil
+		case agent.Name == hooks.CodexAgent.Name:
+			return filepath.Join(root, ".codex", "hooks.json"), nil
+		case agent.Name == hooks.GeminiAgent.Name:
+			return filepath.Join(root, ".gemini", "settings.json"), nil
+		case agent.Name == hooks.CursorAgent.Name:
+			return filepath.Join(root, ".cursor", "hooks.json"), nil
+		}
+		return filepath.Join(root, ".claude", "settings.json"), nil
 	}
-	cwd, err := os.Getwd()
+	dir, err := agentHome(agent.Name, a.getenv)
 	if err != nil {
-		return "", fmt.Errorf("find the project's settings: %w", err)
+		return "", fmt.Errorf("find %s's settings: %w", agent.Title, err)
 	}
-	root := projectRoot(cwd)
-	if local {
-		return filepath.Join(root, ".claude", "settings.local.json"), nil
+	if agent.Name == hooks.CodexAgent.Name || agent.Name == hooks.CursorAgent.Name {
+		return filepath.Join(dir, "hooks.json"), nil
 	}
-	return filepath.Join(root, ".claude", "settings.json"), nil
+	return filepath.Join(dir, "settings.json"), nil
+}
+
+// agentHome is the folder where an agent keeps its user settings:
+// $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex,
+// $GEMINI_CLI_HOME/.gemini or ~/.gemini, ~/.cursor.
+func agentHome(name string, getenv func(string) string) (string, error) {
+	var env, dir string
+	switch name {
+	case "claude-code":
+		env, dir = "CLAUDE_CONFIG_DIR", ".claude"
+	case "codex":
+		env, dir = "CODEX_HOME", ".codex"
+	case "cursor":
+		dir = ".cursor"
+	case "gemini":
+		dir = ".gemini"
+		// Gemini CLI takes $GEMINI_CLI_HOME as the home its .gemini is in.
+		if h := getenv("GEMINI_CLI_HOME"); h != "" {
+			return filepath.Join(h, dir), nil
+		}
+	}
+	if d := getenv(env); env != "" && d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, dir), nil
 }
 
 // projectRoot is the top of the git work tree holding dir, else dir: where

@@ -48,6 +48,7 @@ first: one bad entry and nothing is written.`,
 			if err != nil {
 				return err
 			}
+			a.noteRedacted(res.Commit)
 			if asJSON {
 				return a.printJSON(res)
 			}

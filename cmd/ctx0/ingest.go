@@ -83,6 +83,9 @@ try. ctx0 librarian run files the ready ones too.`,
 			if watch && (len(files) > 0 || o.Reimport || o.Queue || o.End) {
 				return usagef("ingest: --watch follows folders (--dir); it takes no --file, --reimport, --queue or --end")
 			}
+			if a.ownModelRun("ingest") {
+				return nil
+			}
 			s, err := a.openIngest(ctx)
 			if err != nil {
 				return err

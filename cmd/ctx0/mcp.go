@@ -45,7 +45,9 @@ and writes the vault.
 
   ctx0 mcp install claude-code     register it in Claude Code (and print the
                                    lines for Cursor, Codex CLI, Gemini CLI)
-  ctx0 mcp uninstall claude-code   remove exactly that`,
+  ctx0 mcp install cursor|gemini|codex
+                                   register it in that agent's own config
+  ctx0 mcp uninstall AGENT         remove exactly that`,
 		Example: `  ctx0 mcp
   ctx0 mcp --http 127.0.0.1:8765
   CTX0_MCP_TOKEN=$(openssl rand -hex 32) ctx0 mcp --http 0.0.0.0:8765 --allow-remote
@@ -121,6 +123,13 @@ every other server and setting as written; installing again changes nothing,
 or updates ctx0's entry in place. Then print the lines that register it in
 Cursor, Codex CLI and Gemini CLI.
 
+ctx0 mcp install cursor, gemini or codex registers it in that agent's own
+file instead: ~/.cursor/mcp.json, ~/.gemini/settings.json
+($GEMINI_CLI_HOME/.gemini), or the [mcp_servers.ctx0] table of
+$CODEX_HOME/config.toml (default ~/.codex), keeping every other byte; with
+--project, the project's .cursor/mcp.json, .gemini/settings.json or
+.codex/config.toml.
+
 --user (the default) edits ~/.claude.json ($CLAUDE_CONFIG_DIR/.claude.json if
 set): the server serves this vault in every project. --local edits the same
 file, under the git repository (or folder) you are in: the server serves this
@@ -136,19 +145,27 @@ the "ctx0" server (never one that ctx0 did not register), and mcpServers if it
 is left empty. --user (the default), --local and --project as for install.`
 	}
 	cmd := &cobra.Command{
-		Use:     verb + " claude-code [--user | --local | --project]",
+		Use:     verb + " claude-code|cursor|gemini|codex [--user | --local | --project]",
 		Short:   short,
 		Long:    long,
-		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json", verb),
-		Args:    args(1, "the agent, claude-code"),
+		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json\n  ctx0 mcp %[1]s codex", verb),
+		Args:    args(1, "the agent: claude-code, cursor, gemini or codex"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if args[0] != "claude-code" {
-				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, and prints the lines for others (see ctx0 mcp install --help)", verb, args[0])
+			if btoi(user)+btoi(project)+btoi(local) > 1 {
+				return usagef("mcp %s: --user, --local and --project name different scopes; give one", verb)
+			}
+			switch args[0] {
+			case "claude-code":
+			case "cursor", "gemini", "codex":
+				if local {
+					return usagef("mcp %s %s: --local is Claude Code's; use --project or --user", verb, args[0])
+				}
+				return a.mcpAgentInstall(cmd, verb, args[0], project, asJSON)
+			default:
+				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, cursor, gemini and codex", verb, args[0])
 			}
 			scope := mcp.User
 			switch {
-			case btoi(user)+btoi(project)+btoi(local) > 1:
-				return usagef("mcp %s: --user, --local and --project name different scopes; give one", verb)
 			case project:
 				scope = mcp.Project
 			case local:
@@ -182,17 +199,9 @@ is left empty. --user (the default), --local and --project as for install.`
 				}
 				return nil
 			}
-			entry := mcp.ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}
-			if scope != mcp.Project {
-				v, err := vault.Open(cmd.Context(), a.dir())
-				if err != nil {
-					return err
-				}
-				root, err := filepath.Abs(v.Root())
-				if err != nil {
-					return err
-				}
-				entry.Args = append(entry.Args, "--vault", root)
+			entry, err := a.mcpEntry(cmd.Context(), "stdio", scope != mcp.Project)
+			if err != nil {
+				return err
 			}
 			if _, err := exec.LookPath("ctx0"); err != nil {
 				a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
@@ -219,4 +228,86 @@ is left empty. --user (the default), --local and --project as for install.`
 	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .mcp.json")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
 	return cmd
+}
+
+// mcpAgentInstall is mcp install or uninstall for Cursor, Gemini CLI or
+// Codex CLI, in the agent's own config file.
+func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, asJSON bool) error {
+	title := map[string]string{"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex CLI"}[agent]
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return fmt.Errorf("find %s's configuration: %w", title, err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	config, err := mcp.AgentConfig(agent, project, home, projectRoot(cwd), a.getenv)
+	if err != nil {
+		return err
+	}
+	var ch mcp.Change
+	if verb == "uninstall" {
+		if agent == "codex" {
+			ch, err = mcp.UninstallCodex(config.Path)
+		} else {
+			ch, err = mcp.Uninstall(config)
+		}
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return a.printJSON(ch)
+		}
+		if ch.Action == "removed" {
+			a.note("Removed the ctx0 MCP server from %s.", config.Path)
+		} else {
+			a.note("No ctx0 MCP server in %s.", config.Path)
+		}
+		return nil
+	}
+	entry, err := a.mcpEntry(cmd.Context(), "", !project)
+	if err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("ctx0"); err != nil {
+		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not start the server until it is (go install ./cmd/ctx0)", title)
+	}
+	if agent == "codex" {
+		ch, err = mcp.InstallCodex(config.Path, entry)
+	} else {
+		ch, err = mcp.Install(config, entry)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return a.printJSON(ch)
+	}
+	if ch.Action == "unchanged" {
+		a.note("The ctx0 MCP server is already in %s.", config.Path)
+		return nil
+	}
+	a.note("%s the ctx0 MCP server in %s; %s starts it in its next session.", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], config.Path, title)
+	return nil
+}
+
+// mcpEntry is how an agent starts ctx0's server: ctx0 mcp, with this
+// vault's root when withVault (a user's configuration, not a project's
+// shared one).
+func (a *app) mcpEntry(ctx context.Context, typ string, withVault bool) (mcp.ServerEntry, error) {
+	entry := mcp.ServerEntry{Type: typ, Command: "ctx0", Args: []string{"mcp"}}
+	if !withVault {
+		return entry, nil
+	}
+	v, err := vault.Open(ctx, a.dir())
+	if err != nil {
+		return entry, err
+	}
+	root, err := filepath.Abs(v.Root())
+	if err != nil {
+		return entry, err
+	}
+	entry.Args = append(entry.Args, "--vault", root)
+	return entry, nil
 }

@@ -48,19 +48,23 @@ func TestMCPStdio(t *testing.T) {
 	a, b := mcpClient(t, dir), mcpClient(t, dir)
 	mcpCall(t, a, "memory", map[string]any{"command": "create", "path": "/memories/logs/both.md", "file_text": "# Both"})
 	before := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n")
-	const each = 2 // the remember rate limit allows 5 a minute in the vault, whoever calls
+	// The remember rate limit allows 5 a minute in the vault, whatever the
+	// process: two each.
+	const each, facts = 5, 2
 	var wg sync.WaitGroup
 	for c, cs := range []*sdk.ClientSession{a, b} {
 		wg.Go(func() {
 			for i := range each {
-				mcpCall(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Agent %d learned fact %d about billing.", c, i)})
+				if i < facts {
+					mcpCall(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Agent %d learned fact %d about billing.", c, i)})
+				}
 				mcpCall(t, cs, "memory", map[string]any{"command": "insert", "path": "/memories/logs/both.md", "insert_line": 1, "insert_text": fmt.Sprintf("agent %d note %d", c, i)})
 			}
 		})
 	}
 	wg.Wait()
-	if got := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n") - before; got != 4*each {
-		t.Errorf("%d commits for %d writes", got, 4*each)
+	if got := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n") - before; got != 2*(each+facts) {
+		t.Errorf("%d commits for %d writes", got, 2*(each+facts))
 	}
 	gitOut(t, dir, "fsck", "--strict")
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
@@ -75,8 +79,8 @@ func TestMCPStdio(t *testing.T) {
 		}
 		// What one process wrote, the other finds.
 		found := mcpCall(t, a, "search", map[string]any{"query": fmt.Sprintf("\"agent %d learned\"", c), "limit": 20})
-		if n := strings.Count(found, "score"); n != each {
-			t.Errorf("agent %d: %d of %d facts found:\n%s", c, n, each, found)
+		if n := strings.Count(found, "score"); n != facts {
+			t.Errorf("agent %d: %d of %d facts found:\n%s", c, n, facts, found)
 		}
 	}
 	// A file written with plain file tools while the servers run is found:
@@ -130,4 +134,25 @@ func TestMCPHTTP(t *testing.T) {
 		t.Errorf("search over HTTP: %s", found)
 	}
 	gitOut(t, dir, "fsck", "--strict")
+}
+
+// TestMCPRememberLimitAcrossProcesses: the remember limit holds for the
+// vault, so a client that restarts its stdio server, or starts a second
+// one, does not get a new budget.
+func TestMCPRememberLimitAcrossProcesses(t *testing.T) {
+	dir := newVault(t)
+	first := mcpClient(t, dir)
+	for i := range 5 {
+		mcpCall(t, first, "remember", map[string]any{"content": fmt.Sprintf("Fact %d about the invoicing service.", i)})
+	}
+	first.Close() // the server process exits with its client
+	for _, cs := range []*sdk.ClientSession{mcpClient(t, dir), mcpClient(t, dir)} {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "remember", Arguments: map[string]any{"content": "One fact too many."}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := res.Content[0].(*sdk.TextContent).Text; !res.IsError || !strings.Contains(text, "rate limited") {
+			t.Errorf("a new server process took a sixth remember: %s", text)
+		}
+	}
 }

@@ -27,3 +27,16 @@ func BenchmarkSnippet(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCover finds the cover of a question in entry-sized texts of the
+// shared transcripts, as a search does for each of its best rows.
+func BenchmarkCover(b *testing.B) {
+	all := chunks(texts(b))
+	m := NewMarker("why did the file error come back after the test run?")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		m.Cover(all[i%len(all)])
+		i++
+	}
+}

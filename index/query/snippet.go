@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // A search shows each result with a snippet of its body, the words that
@@ -18,6 +19,9 @@ import (
 type Marker struct {
 	phrases []phrase
 	terms   map[string]string // a token as written: its term
+	// firsts tells the ASCII bytes a phrase's first term starts with: an
+	// ASCII token that starts with none begins no match.
+	firsts [utf8.RuneSelf]bool
 }
 
 // phrase is a word or phrase of the query, as index terms.
@@ -53,6 +57,9 @@ func newMarker(root *node) *Marker {
 			p.prefix = n.prefix
 			if len(p.terms) > 0 {
 				m.phrases = append(m.phrases, p)
+				if c := p.terms[0][0]; c < utf8.RuneSelf {
+					m.firsts[c] = true
+				}
 			}
 		}
 	}
@@ -125,6 +132,9 @@ func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best 
 func (m *Marker) find(text string, toks []span) []instance {
 	var insts []instance
 	for pos := range toks {
+		if c := text[toks[pos].start]; c < utf8.RuneSelf && !m.firsts[c|0x20] {
+			continue // as term would say for each phrase, at once
+		}
 		for pi, p := range m.phrases {
 			if pos+len(p.terms) > len(toks) {
 				continue

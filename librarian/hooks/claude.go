@@ -9,8 +9,9 @@ import (
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
-// Input is what Claude Code passes to a hook on stdin. Every event has the
-// first four fields; the others belong to one event each.
+// Input is what an agent passes to a hook on stdin. Every event of Claude
+// Code, Codex CLI and Gemini CLI has the first four fields (Codex's
+// transcript_path may be null); the others belong to one event each.
 type Input struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -22,6 +23,10 @@ type Input struct {
 	Source string `json:"source"`
 	// Reason is SessionEnd's: clear, logout, prompt_input_exit, other.
 	Reason string `json:"reason"`
+	// Cursor names the session conversation_id and gives the workspace's
+	// folders instead of a working directory.
+	ConversationID string   `json:"conversation_id"`
+	WorkspaceRoots []string `json:"workspace_roots"`
 }
 
 // Options configure the handling of a hook event.
@@ -49,31 +54,46 @@ type Options struct {
 // DefaultDeadline leaves a hook time to start and exit within a second.
 const DefaultDeadline = 800 * time.Millisecond
 
-// ClaudeCode handles a Claude Code hook event given as the JSON input on
-// stdin, and returns what the hook should print for Claude Code. It never
-// fails: whatever goes wrong is written to the log, so a hook can never
-// break the person's session.
-//
-// PreCompact and SessionEnd ingest the session's transcript and finish its
-// conversations: the words before a compaction and at the end of a session
-// are handed to the librarian. Stop ingests what the last turn added and
-// queues conversations that fell silent. SessionStart prints the context
-// block the session starts with, at startup and again after /clear or a
-// compaction.
+// ClaudeCode handles a Claude Code hook event (see Handle).
 func ClaudeCode(ctx context.Context, input []byte, o Options) string {
+	return Handle(ctx, ClaudeCodeAgent, input, o)
+}
+
+// Handle handles a hook event of agent a given as the JSON input on stdin,
+// and returns what the hook should print for the agent. It never fails:
+// whatever goes wrong is written to the log, so a hook can never break
+// the person's session.
+//
+// At a compaction and at the session's end (a's End events) the session's
+// transcript is ingested and its conversations finished: the words before
+// a compaction and at the end of a session are handed to the librarian.
+// After a turn (a's Turn events) what the turn added is ingested and
+// conversations that fell silent are queued. At the session's start the
+// hook prints the context block the session starts with, in the form a
+// takes it.
+func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 	var in Input
 	if err := json.Unmarshal(input, &in); err != nil {
-		o.Log.Printf("hook: input is not Claude Code's hook JSON: %v", err)
+		o.Log.Printf("hook: input is not %s's hook JSON: %v", a.Title, err)
 		return ""
+	}
+	if in.SessionID == "" {
+		in.SessionID = in.ConversationID
+	}
+	if in.CWD == "" && len(in.WorkspaceRoots) > 0 {
+		in.CWD = in.WorkspaceRoots[0]
+	}
+	if in.TranscriptPath == "" && a.Name == CursorAgent.Name {
+		in.TranscriptPath = cursorTranscript(in.CWD, in.SessionID)
 	}
 	what := in.HookEventName + " " + in.SessionID
 	var end bool
-	switch in.HookEventName {
-	case "SessionStart":
-		return sessionStart(ctx, what, in, o)
-	case "PreCompact", "SessionEnd":
+	switch a.role(in.HookEventName) {
+	case "start":
+		return a.contextOutput(sessionStart(ctx, what, in, o))
+	case "end":
 		end = true
-	case "Stop":
+	case "turn":
 	default:
 		return ""
 	}
@@ -91,6 +111,7 @@ func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 		if err != nil {
 			return ingest.Report{}, err
 		}
+		f.CWD = in.CWD
 		rep, err := s.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: end})
 		if err == nil && len(rep.Errors) > 0 {
 			err = errors.New(rep.Errors[0])
@@ -109,7 +130,7 @@ func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 	}
 	// What was committed stays; the rest is read again by a process that
 	// may take its time.
-	if err := o.Spawn([]string{"hook", "claude-code", "--background"}, input); err != nil {
+	if err := o.Spawn([]string{"hook", a.Name, "--background"}, input); err != nil {
 		o.Log.Printf("%s: not done within %v, and the background run did not start: %v", what, o.Deadline, err)
 	} else {
 		o.Log.Printf("%s: not done within %v; continuing in the background", what, o.Deadline)

@@ -16,10 +16,10 @@ import (
 )
 
 // Events are the Claude Code hook events ctx0 installs itself for.
-var Events = []string{"SessionStart", "PreCompact", "Stop", "SessionEnd"}
+var Events = ClaudeCodeAgent.Events
 
 // Change says what Install or Uninstall did to a settings file. Events
-// are listed in the order of Events.
+// are listed in the order of the agent's Events.
 type Change struct {
 	Settings string   `json:"settings"`
 	Added    []string `json:"added"`
@@ -30,10 +30,13 @@ type Change struct {
 // Changed reports whether the file was written.
 func (c Change) Changed() bool { return len(c.Added)+len(c.Updated)+len(c.Removed) > 0 }
 
-// Command is the hook command for the vault at root, as Claude Code runs it
+// Command is the Claude Code hook command for the vault at root.
+func Command(exe, root string) string { return ClaudeCodeAgent.Command(exe, root) }
+
+// Command is a's hook command for the vault at root, as the agent runs it
 // through the shell.
-func Command(exe, root string) string {
-	return exe + " --vault " + shellQuote(root) + " hook claude-code"
+func (a Agent) Command(exe, root string) string {
+	return exe + " --vault " + shellQuote(root) + " hook " + a.Name
 }
 
 // shellQuote quotes s for a POSIX shell, only if it needs it.
@@ -48,7 +51,11 @@ func shellQuote(s string) string {
 
 // isOurs reports whether a hook command is ctx0's Claude Code hook,
 // whatever the binary's path and the vault: ctx0 … hook claude-code.
-func isOurs(command string) bool {
+func isOurs(command string) bool { return ClaudeCodeAgent.isOurs(command) }
+
+// isOurs reports whether a hook command is ctx0's hook for a, whatever the
+// binary's path and the vault: ctx0 … hook NAME.
+func (a Agent) isOurs(command string) bool {
 	f := strings.Fields(command)
 	if len(f) < 3 {
 		return false
@@ -57,7 +64,7 @@ func isOurs(command string) bool {
 		return false
 	}
 	for i := 1; i+1 < len(f); i++ {
-		if f[i] == "hook" && f[i+1] == "claude-code" {
+		if f[i] == "hook" && f[i+1] == a.Name {
 			return true
 		}
 	}
@@ -65,15 +72,21 @@ func isOurs(command string) bool {
 }
 
 // Install merges ctx0's hook, running command, into the Claude Code
-// settings file at path for each of Events. Every other hook and setting
-// is kept as written; a ctx0 hook already there is updated in place, so
-// installing twice changes nothing. The file and its folder are created if
-// needed.
-func Install(path, command string) (Change, error) {
-	return edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+// settings file at path (see Agent.Install).
+func Install(path, command string) (Change, error) { return ClaudeCodeAgent.Install(path, command) }
+
+// Uninstall removes ctx0's Claude Code hooks (see Agent.Uninstall).
+func Uninstall(path string) (Change, error) { return ClaudeCodeAgent.Uninstall(path) }
+
+// Install merges ctx0's hook, running command, into a's hook file at path
+// for each of a's Events. Every other hook and setting is kept as written;
+// a ctx0 hook already there is updated in place, so installing twice
+// changes nothing. The file and its folder are created if needed.
+func (a Agent) Install(path, command string) (Change, error) {
+	return a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
 		found, updated := false, false
 		for gi, g := range groups {
-			changed, err := eachOurs(&groups[gi], g, func(hook *object) (keep bool, err error) {
+			changed, err := a.eachOurs(&groups[gi], g, func(hook *object) (keep bool, err error) {
 				if found {
 					return false, nil // a second copy of ours
 				}
@@ -98,12 +111,16 @@ func Install(path, command string) (Change, error) {
 			return groups, "", nil
 		}
 		type hook struct {
-			Type    string `json:"type"`
+			Type    string `json:"type,omitempty"`
 			Command string `json:"command"`
+		}
+		h := hook{"command", command}
+		if a.Flat {
+			h.Type = "" // Cursor's entries are {"command": …} alone
 		}
 		g, err := marshal(struct {
 			Hooks []hook `json:"hooks"`
-		}{[]hook{{"command", command}}})
+		}{[]hook{h}})
 		if err != nil {
 			return nil, "", err
 		}
@@ -111,16 +128,16 @@ func Install(path, command string) (Change, error) {
 	})
 }
 
-// Uninstall removes what Install added to the settings file at path:
-// ctx0's hooks, and the groups, events and hooks setting left empty by
-// their removal. Everything else is kept as written.
-func Uninstall(path string) (Change, error) {
-	return edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+// Uninstall removes what Install added to the hook file at path: ctx0's
+// hooks, and the groups, events and hooks setting left empty by their
+// removal. Everything else is kept as written.
+func (a Agent) Uninstall(path string) (Change, error) {
+	return a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
 		removed := false
 		kept := groups[:0]
 		for _, g := range groups {
 			var emptied bool
-			changed, err := eachOurs(&g, g, func(*object) (bool, error) { return false, nil })
+			changed, err := a.eachOurs(&g, g, func(*object) (bool, error) { return false, nil })
 			if err != nil {
 				return nil, "", err
 			}
@@ -146,7 +163,7 @@ func Uninstall(path string) (Change, error) {
 // eachOurs calls fn for each of ctx0's hooks in the group g, which it
 // may change; fn says whether to keep it. The group, rewritten if anything
 // changed, goes to *out.
-func eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (keep bool, err error)) (changed bool, err error) {
+func (a Agent) eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (keep bool, err error)) (changed bool, err error) {
 	var group object
 	if json.Unmarshal(g, &group) != nil {
 		return false, nil // not a hook group: not ours to touch
@@ -164,7 +181,7 @@ func eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (ke
 			c, _ := hook.get("command")
 			_ = json.Unmarshal(c, &cmd) // a command that is not a string is not ours
 		}
-		if !isOurs(cmd) {
+		if !a.isOurs(cmd) {
 			kept = append(kept, h)
 			continue
 		}
@@ -199,18 +216,18 @@ func eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (ke
 	return true, err
 }
 
-// edit applies fn to the hook groups of each of Events in the settings
+// edit applies fn to the hook groups of each of a's Events in the settings
 // file at path; fn returns the new groups and what it did ("added",
 // "updated", "removed" or ""). The file is written, atomically, only if
 // something changed.
-func edit(path string, fn func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error)) (ch Change, err error) {
+func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error)) (ch Change, err error) {
 	ch = Change{Settings: path, Added: []string{}, Updated: []string{}, Removed: []string{}}
 	// Settings kept in a dotfiles repository are often a symlink: write
 	// through it, not over it.
 	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	settings, mode, err := readSettings(path)
+	settings, mode, err := readSettings(path, a.Title)
 	if err != nil {
 		return ch, err
 	}
@@ -219,15 +236,36 @@ func edit(path string, fn func(event string, groups []json.RawMessage) ([]json.R
 	if had && json.Unmarshal(raw, &hooks) != nil {
 		return ch, fmt.Errorf("edit %s: \"hooks\" is not an object", path)
 	}
-	for _, event := range Events {
+	for _, event := range a.Events {
 		var groups []json.RawMessage
 		raw, ok := hooks.get(event)
 		if ok && json.Unmarshal(raw, &groups) != nil {
 			return ch, fmt.Errorf("edit %s: hooks.%s is not an array", path, event)
 		}
+		if a.Flat && len(groups) > 0 {
+			// A flat list of hooks is edited as the one group holding them.
+			w, err := marshal(map[string][]json.RawMessage{"hooks": groups})
+			if err != nil {
+				return ch, err
+			}
+			groups = []json.RawMessage{w}
+		}
 		groups, did, err := fn(event, groups)
 		if err != nil {
 			return ch, fmt.Errorf("edit %s: %w", path, err)
+		}
+		if a.Flat {
+			var flat []json.RawMessage
+			for _, g := range groups {
+				var w struct {
+					Hooks []json.RawMessage `json:"hooks"`
+				}
+				if err := json.Unmarshal(g, &w); err != nil {
+					return ch, fmt.Errorf("edit %s: %w", path, err)
+				}
+				flat = append(flat, w.Hooks...)
+			}
+			groups = flat
 		}
 		switch did {
 		case "":
@@ -253,27 +291,32 @@ func edit(path string, fn func(event string, groups []json.RawMessage) ([]json.R
 	} else if err := settings.set("hooks", hooks); err != nil {
 		return ch, err
 	}
+	if _, ok := settings.get("version"); a.Flat && !ok && len(ch.Added) > 0 {
+		// Cursor's file says which version of its format it is in. It is
+		// left on uninstall: it may have been the person's.
+		settings = append(object{{"version", json.RawMessage("1")}}, settings...)
+	}
 	return ch, writeSettings(path, settings, mode)
 }
 
 // readSettings reads a settings file; a missing or empty one is an empty
 // object.
-func readSettings(path string) (object, os.FileMode, error) {
+func readSettings(path, title string) (object, os.FileMode, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return object{}, 0o644, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("read Claude Code settings: %w", err)
+		return nil, 0, fmt.Errorf("read %s settings: %w", title, err)
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read Claude Code settings: %w", err)
+		return nil, 0, fmt.Errorf("read %s settings: %w", title, err)
 	}
 	var o object
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, &o); err != nil {
-			return nil, 0, fmt.Errorf("read Claude Code settings %s: not valid JSON (%v); fix it or move it away, then try again", path, err)
+			return nil, 0, fmt.Errorf("read %s settings %s: not valid JSON (%v); fix it or move it away, then try again", title, path, err)
 		}
 	}
 	return o, fi.Mode().Perm(), nil

@@ -24,6 +24,10 @@ type File struct {
 	// Project is the project the session named itself, if it did; else
 	// it is found from the working directory (see Store.project).
 	Project string
+	// CWD is the working directory the agent reported for the session
+	// (a hook's input), for files that do not record one: Gemini CLI's
+	// and Cursor's.
+	CWD string
 }
 
 // FileAt describes the session file at path: its source, from its name or
@@ -71,9 +75,24 @@ func openRegular(path string) (*os.File, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w (%v)", path, errNotRegular, fi.Mode().Type())
+		return nil, fmt.Errorf("%s: %w (%s)", path, errNotRegular, kindOf(fi.Mode()))
 	}
 	return f, nil
+}
+
+// kindOf names what a file that is not a regular file is.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // keyOf names a session file independently of the folder it was found
@@ -88,15 +107,26 @@ func keyOf(path string, src transcript.Source) string {
 	switch {
 	case src == transcript.Codex:
 		keep = 1
+	case src == transcript.Gemini:
+		// <project hash>/chats/session-….jsonl, or a sub-agent's
+		// chats/<parent session>/<id>.jsonl.
+		keep = 3
 	case len(parts) >= 2 && parts[len(parts)-2] == "subagents":
 		keep = 4
 	}
 	keep = min(keep, len(parts))
+	if src == transcript.Gemini {
+		// Gemini CLI moves a legacy session-….json to session-….jsonl when
+		// it is resumed: one session, one key, so the new file is read as
+		// the old one rewritten, never filed twice.
+		parts[len(parts)-1] = strings.TrimSuffix(parts[len(parts)-1], "l")
+	}
 	return string(src) + "/" + strings.Join(parts[len(parts)-keep:], "/")
 }
 
-// FindFiles lists the session files under dir, every *.jsonl at any depth,
-// in a stable order. A dir that does not exist holds none.
+// FindFiles lists the session files under dir, every *.jsonl at any depth
+// and Gemini CLI's legacy chats/session-*.json, in a stable order. A dir
+// that does not exist holds none.
 func FindFiles(ctx context.Context, dir string) ([]File, error) {
 	var files []File
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -109,8 +139,25 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") && !transcript.WholeFile(p) {
 			return nil
+		}
+		slash := filepath.ToSlash(p)
+		if strings.Contains(slash, "/.gemini/tmp/") && filepath.Base(filepath.Dir(p)) != "chats" {
+			// Gemini CLI's other files (logs, checkpoints) and its
+			// sub-agents' sessions (chats/<parent>/<id>.jsonl), whose
+			// chatter is not the conversation.
+			return nil
+		}
+		if strings.Contains(slash, "/.cursor/projects/") && !transcript.CursorFile(p) {
+			return nil // Cursor's other files
+		}
+		if transcript.WholeFile(p) {
+			// Gemini CLI moves a legacy session to session-….jsonl when it
+			// is resumed: the new file holds it all.
+			if _, err := os.Lstat(p + "l"); err == nil {
+				return nil
+			}
 		}
 		f, err := FileAt(p)
 		if err != nil {
@@ -126,9 +173,11 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 	return files, nil
 }
 
-// DefaultDirs are the folders where Claude Code and Codex CLI keep their
-// sessions: $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects) and
-// $CODEX_HOME/sessions (default ~/.codex/sessions).
+// DefaultDirs are the folders where Claude Code, Codex CLI, Gemini CLI and
+// Cursor keep their sessions: $CLAUDE_CONFIG_DIR/projects (default
+// ~/.claude/projects), $CODEX_HOME/sessions (default ~/.codex/sessions),
+// $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
+// ~/.cursor/projects.
 func DefaultDirs(home string, getenv func(string) string) []string {
 	claude := getenv("CLAUDE_CONFIG_DIR")
 	if claude == "" {
@@ -138,5 +187,9 @@ func DefaultDirs(home string, getenv func(string) string) []string {
 	if codex == "" {
 		codex = filepath.Join(home, ".codex")
 	}
-	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions")}
+	gemini := getenv("GEMINI_CLI_HOME")
+	if gemini == "" {
+		gemini = home
+	}
+	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions"), filepath.Join(gemini, ".gemini", "tmp"), filepath.Join(home, ".cursor", "projects")}
 }

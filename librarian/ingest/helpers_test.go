@@ -35,15 +35,15 @@ func testStore(t *testing.T, opts ...Option) (*Store, string) {
 func publishedFiles(t *testing.T) []File {
 	t.Helper()
 	var files []File
-	for _, d := range []string{"claude-code", "codex"} {
+	for _, d := range []string{"claude-code", "codex", "gemini"} {
 		fs, err := FindFiles(t.Context(), filepath.Join("..", "transcript", "testdata", d))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, fs...)
 	}
-	if len(files) < 10 {
-		t.Fatalf("found %d published session files, want 10", len(files))
+	if len(files) < 11 {
+		t.Fatalf("found %d published session files, want 11", len(files))
 	}
 	return files
 }

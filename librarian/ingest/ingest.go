@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -161,7 +163,11 @@ func (s *Store) ingestFile(ctx context.Context, f File, o Options) (Report, erro
 		if off == size && (size == 0 || !reset && mtime == st.mtime) {
 			return rep, nil
 		}
-		p, err := readPiece(f.Path, off, size, s.chunk)
+		chunk := s.chunk
+		if transcript.WholeFile(f.Path) {
+			chunk = int(size) // one document: read whole or not at all
+		}
+		p, err := readPiece(f.Path, off, size, chunk)
 		if err != nil {
 			return rep, fileError{err}
 		}
@@ -180,6 +186,16 @@ func (s *Store) ingestFile(ctx context.Context, f File, o Options) (Report, erro
 		pst := st.parser
 		if reset {
 			pst = transcript.State{}
+		}
+		if pst.CWD == "" {
+			pst.CWD = f.CWD
+		}
+		if f.Source == transcript.Cursor {
+			// Cursor records no time and no session id: what a read finds
+			// new was written by the time of the file's last change, and
+			// the file is named after its conversation.
+			pst.Time = fi.ModTime().UTC()
+			pst.Session = strings.TrimSuffix(filepath.Base(f.Path), ".jsonl")
 		}
 		// A writer that has been silent for the gap, or whose session
 		// ended, is done: its last line counts even without a newline.

@@ -285,6 +285,9 @@ func TestKeys(t *testing.T) {
 		{"/home/u/.claude/projects/-home-u-app/5b53/subagents/agent-a1.jsonl", transcript.ClaudeCode, "claude-code/-home-u-app/5b53/subagents/agent-a1.jsonl"},
 		{"/home/u/.codex/sessions/2025/08/25/rollout-2025-08-25T08-13-30-fce9.jsonl", transcript.Codex, "codex/rollout-2025-08-25T08-13-30-fce9.jsonl"},
 		{"/s.jsonl", transcript.ClaudeCode, "claude-code/s.jsonl"},
+		{"/home/u/.gemini/tmp/0e5b/chats/session-2026-01-28T09-50-5f1c.jsonl", transcript.Gemini, "gemini/0e5b/chats/session-2026-01-28T09-50-5f1c.json"},
+		{"/home/u/.gemini/tmp/0e5b/chats/session-2026-01-28T09-50-5f1c.json", transcript.Gemini, "gemini/0e5b/chats/session-2026-01-28T09-50-5f1c.json"},
+		{"/home/u/.cursor/projects/src-app/agent-transcripts/3f1e.jsonl", transcript.Cursor, "cursor/agent-transcripts/3f1e.jsonl"},
 	}
 	for _, tt := range tests {
 		if got := keyOf(tt.path, tt.src); got != tt.want {
@@ -293,7 +296,7 @@ func TestKeys(t *testing.T) {
 	}
 	home := "/home/u"
 	env := map[string]string{"CODEX_HOME": "/opt/codex"}
-	if got := DefaultDirs(home, func(k string) string { return env[k] }); !reflect.DeepEqual(got, []string{"/home/u/.claude/projects", "/opt/codex/sessions"}) {
+	if got := DefaultDirs(home, func(k string) string { return env[k] }); !reflect.DeepEqual(got, []string{"/home/u/.claude/projects", "/opt/codex/sessions", "/home/u/.gemini/tmp", "/home/u/.cursor/projects"}) {
 		t.Errorf("DefaultDirs = %v", got)
 	}
 }
@@ -462,5 +465,46 @@ func TestOpenTogether(t *testing.T) {
 				t.Fatalf("%v: %s", err, outs[i])
 			}
 		}
+	}
+}
+
+// TestGeminiMigration: Gemini CLI moves a legacy session-….json to
+// session-….jsonl when the session is resumed; read before and after, the
+// session's messages are stored once and only the new turn is new.
+func TestGeminiMigration(t *testing.T) {
+	s, _ := testStore(t)
+	chats := filepath.Join(t.TempDir(), ".gemini", "tmp", "0e5b", "chats")
+	if err := os.MkdirAll(chats, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	legacy := "{\n  \"sessionId\": \"s1\",\n  \"projectHash\": \"0e5b\",\n  \"messages\": [\n" +
+		"    {\"id\": \"u1\", \"timestamp\": \"2026-04-30T10:00:00.000Z\", \"type\": \"user\", \"content\": \"Fix the parser.\"},\n" +
+		"    {\"id\": \"g1\", \"timestamp\": \"2026-04-30T10:00:05.000Z\", \"type\": \"gemini\", \"content\": \"Fixed.\"}\n  ]\n}\n"
+	if err := os.WriteFile(filepath.Join(chats, "session-2026-04-30T10-00-s1.json"), []byte(legacy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := FindFiles(t.Context(), chats)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("found %v, %v", files, err)
+	}
+	if rep := ingest(t, s, files, Options{}); rep.Messages != 2 {
+		t.Fatalf("legacy file: %+v", rep)
+	}
+	migrated := `{"sessionId":"s1","projectHash":"0e5b","kind":"main"}
+{"id":"u1","timestamp":"2026-04-30T10:00:00.000Z","type":"user","content":"Fix the parser."}
+{"id":"g1","timestamp":"2026-04-30T10:00:05.000Z","type":"gemini","content":"Fixed."}
+{"$set":{"sessionId":"s1"}}
+{"id":"u2","timestamp":"2026-04-30T10:01:00.000Z","type":"user","content":"And add a test."}
+`
+	if err := os.WriteFile(filepath.Join(chats, "session-2026-04-30T10-00-s1.jsonl"), []byte(migrated), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err = FindFiles(t.Context(), chats)
+	if err != nil || len(files) != 1 || filepath.Ext(files[0].Path) != ".jsonl" {
+		t.Fatalf("after the move, found %v, %v", files, err)
+	}
+	ingest(t, s, files, Options{})
+	if n := countRows(t, s.db, "messages"); n != 3 {
+		t.Errorf("%d messages stored, want 3: the two of the legacy file once, and the new one", n)
 	}
 }

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // blockSize is how many consecutive messages of a conversation one search
@@ -123,18 +125,47 @@ func unstored(ctx context.Context, tx *sql.Tx, key string, msgs []transcript.Mes
 }
 
 // redactMessage replaces the secrets in what a message says and in its
-// tools' targets (a command line can hold a token).
+// tools' targets (a command line can hold a token), then caps each at
+// MaxMessage. Redacting comes first: a cut through a secret would leave
+// a piece of it that no longer has its shape.
 func redactMessage(m *transcript.Message) {
-	m.Text = redact.String(m.Text)
+	m.Text = capText(redact.String(m.Text))
 	if len(m.Tools) == 0 {
 		return
 	}
 	tools := make([]transcript.Tool, len(m.Tools))
 	for i, t := range m.Tools {
-		t.Target = redact.String(t.Target)
+		t.Target = capText(redact.String(t.Target))
 		tools[i] = t
 	}
 	m.Tools = tools
+}
+
+// MaxMessage is the most of a message's text, in bytes, that the ingest
+// state keeps: the limit of an entry file, since a message is read to
+// make entries and the librarian's prompts quote it cut far shorter. A
+// pasted log or file of tens of megabytes would otherwise be stored, and
+// indexed, whole.
+const MaxMessage = entry.MaxSize
+
+// capText cuts the middle out of s when it is over MaxMessage, keeping
+// its start and its end (where a question and a conclusion usually are),
+// and says in its place how much was cut.
+func capText(s string) string {
+	if len(s) <= MaxMessage {
+		return s
+	}
+	keep := MaxMessage - 200 // room for the note
+	head := keep * 3 / 4
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	tail := len(s) - (keep - head)
+	for tail < len(s) && !utf8.RuneStart(s[tail]) {
+		tail++
+	}
+	return fmt.Sprintf("%s\n[… ctx0 cut %d of this message's %d bytes here: a message keeps at most %d …]\n%s",
+		s[:head], tail-head, len(s), MaxMessage, s[tail:])
 }
 
 // keptStatuses reads the kept statuses of a file's conversations, and gives

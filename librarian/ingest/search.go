@@ -81,6 +81,9 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
+	if q.Snippet <= 0 {
+		q.Snippet = DefaultSnippet
+	}
 	fetch := q.Limit
 	if plan.Natural() {
 		fetch = max(fetch, rerankDepth)
@@ -90,9 +93,6 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hit   Hit
 	}
 	var rows []found
-	if q.Snippet <= 0 {
-		q.Snippet = DefaultSnippet
-	}
 	since, until := int64(math.MinInt64), int64(math.MaxInt64)
 	if !q.Since.IsZero() {
 		since = millis(q.Since)

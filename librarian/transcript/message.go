@@ -1,6 +1,6 @@
 // Package transcript reads agents' session files into one message model:
-// Claude Code's JSONL transcripts, Codex CLI's rollout files and ctx0's
-// generic session log. It keeps what was said (the user's words, the
+// Claude Code's JSONL transcripts, Codex CLI's rollout files, Gemini CLI's
+// session files, Cursor's agent transcripts and ctx0's generic session log. It keeps what was said (the user's words, the
 // assistant's text), the gist of what was done (files read and written,
 // commands run) and which tool calls did not go through (failed, rejected,
 // timed out), and counts what it leaves out: tool output, meta lines,
@@ -21,6 +21,8 @@ type Source string
 const (
 	ClaudeCode Source = "claude-code"
 	Codex      Source = "codex"
+	Gemini     Source = "gemini"
+	Cursor     Source = "cursor"
 	SessionLog Source = "session-log"
 )
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -35,6 +36,19 @@ type Chunk struct {
 // counted, never fatal.
 func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
 	c := Chunk{Skipped: Skipped{}}
+	if src == Gemini && base == 0 && geminiDocument(data) {
+		// A legacy Gemini CLI file is one document, written over whole.
+		switch {
+		case json.Valid(data):
+			parseGeminiLine(data, st, &c)
+		case !final:
+			return c // being written: read it whole next time
+		default:
+			c.Skipped["malformed"]++
+		}
+		c.Used = len(data)
+		return c
+	}
 	for c.Used < len(data) {
 		rest := data[c.Used:]
 		line := rest
@@ -55,6 +69,10 @@ func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
 			parseClaudeLine(line, pos, st, &c)
 		case Codex:
 			parseCodexLine(line, pos, st, &c)
+		case Gemini:
+			parseGeminiLine(line, st, &c)
+		case Cursor:
+			parseCursorLine(line, pos, st, &c)
 		default:
 			c.Skipped["unreadable"]++
 		}
@@ -64,21 +82,43 @@ func Parse(src Source, data []byte, base int64, st *State, final bool) Chunk {
 
 // Detect tells the source of a JSONL session file from its name and its
 // first line: Codex names its files rollout-…, and its first line is a
-// session header; anything else is read as Claude Code's.
+// session header; Gemini CLI keeps its files in a chats folder, and their
+// first line (the whole file, in older versions) names the session and the
+// project's hash; Cursor keeps its files in an agent-transcripts folder;
+// anything else is read as Claude Code's.
 func Detect(name string, firstLine []byte) Source {
 	if strings.HasPrefix(path.Base(name), "rollout-") {
 		return Codex
+	}
+	if WholeFile(name) {
+		return Gemini
+	}
+	if CursorFile(name) {
+		return Cursor
 	}
 	var head struct {
 		Type         string          `json:"type"`
 		ID           string          `json:"id"`
 		Instructions json.RawMessage `json:"instructions"`
+		SessionID    string          `json:"sessionId"`
+		ProjectHash  string          `json:"projectHash"`
+	}
+	if json.Unmarshal(firstLine, &head) == nil && head.SessionID != "" && head.ProjectHash != "" {
+		return Gemini
 	}
 	if json.Unmarshal(firstLine, &head) == nil &&
 		(head.Type == "session_meta" || head.Type == "" && head.ID != "" && head.Instructions != nil) {
 		return Codex
 	}
 	return ClaudeCode
+}
+
+// WholeFile reports whether the session file name is read whole, not by
+// lines: a legacy Gemini CLI session, chats/session-….json.
+func WholeFile(name string) bool {
+	name = filepath.ToSlash(name)
+	return strings.HasSuffix(name, ".json") && strings.HasPrefix(path.Base(name), "session-") &&
+		path.Base(path.Dir(name)) == "chats"
 }
 
 // parseTime reads an RFC 3339 timestamp; ok is false for anything else.

@@ -51,14 +51,8 @@ func New() *Entry {
 // Parse reads a file. A file that does not start with a '---' line has no
 // frontmatter: all of it is body.
 func Parse(data []byte) (*Entry, error) {
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%w: %d bytes, limit is %d", ErrTooLarge, len(data), MaxSize)
-	}
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return nil, fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
-	}
-	if i := invalidUTF8(data); i >= 0 {
-		return nil, fmt.Errorf("%w at offset %d", ErrInvalidUTF8, i)
+	if err := CheckContent(data); err != nil {
+		return nil, err
 	}
 	e := &Entry{}
 	var err error
@@ -70,6 +64,22 @@ func Parse(data []byte) (*Entry, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// CheckContent is what Parse refuses before it reads any YAML: more than
+// MaxSize bytes, a NUL byte (binary content), invalid UTF-8. Writers check
+// their text with it, so that nothing is stored that a read would refuse.
+func CheckContent(data []byte) error {
+	if len(data) > MaxSize {
+		return fmt.Errorf("%w: %d bytes, limit is %d", ErrTooLarge, len(data), MaxSize)
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Errorf("%w: NUL byte at offset %d", ErrBinary, i)
+	}
+	if i := invalidUTF8(data); i >= 0 {
+		return fmt.Errorf("%w at offset %d", ErrInvalidUTF8, i)
+	}
+	return nil
 }
 
 // Bytes renders the entry: the file it was parsed from, unless something

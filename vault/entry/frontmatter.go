@@ -504,3 +504,86 @@ func stringKeys(v any) any {
 	}
 	return v
 }
+
+// MapText replaces each text of the entry with f of it: the body, and every
+// string value in the frontmatter, inside lists and maps too (keys,
+// numbers, booleans and dates are not text and stay). Only the fields whose
+// text changes are rewritten, as Set rewrites them. It reports whether
+// anything changed.
+func (e *Entry) MapText(f func(string) string) (bool, error) {
+	changed := false
+	if b := f(e.body); b != e.body {
+		e.SetBody(b)
+		changed = true
+	}
+	pairs := e.pairs()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v, ok := mapStrings(pairs[i+1], f, pairs[i].Value)
+		if !ok {
+			continue
+		}
+		if err := e.set(pairs[i].Value, v); err != nil {
+			return changed, err
+		}
+		changed = true
+		pairs = e.pairs()
+	}
+	return changed, nil
+}
+
+// mapStrings returns a copy of n with f applied to its string scalars, and
+// whether any changed; n itself is left alone. A string that is the value
+// of key is given to f as "key: value", so that f sees what the text said
+// (password: hunter22), and keeps what f makes of the value. Aliases are
+// not followed: their anchor is mapped where it stands.
+func mapStrings(n *yaml.Node, f func(string) string, key string) (*yaml.Node, bool) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.ShortTag() != "!!str" {
+			return n, false
+		}
+		s, ok := "", false
+		if key != "" {
+			kv := f(key + ": " + n.Value)
+			s, ok = strings.CutPrefix(kv, key+": ")
+		}
+		if !ok {
+			s = f(n.Value)
+		}
+		if s == n.Value {
+			return n, false
+		}
+		c := *n
+		c.Value = s
+		if c.Style&yaml.TaggedStyle == 0 {
+			c.Tag = "!!str"
+		}
+		return &c, true
+	case yaml.SequenceNode, yaml.MappingNode:
+		var content []*yaml.Node
+		for i, item := range n.Content {
+			key := ""
+			if n.Kind == yaml.MappingNode {
+				if i%2 == 0 {
+					continue // a key
+				}
+				key = n.Content[i-1].Value
+			}
+			m, ok := mapStrings(item, f, key)
+			if !ok {
+				continue
+			}
+			if content == nil {
+				content = slices.Clone(n.Content)
+			}
+			content[i] = m
+		}
+		if content == nil {
+			return n, false
+		}
+		c := *n
+		c.Content = content
+		return &c, true
+	}
+	return n, false
+}

@@ -90,6 +90,11 @@ type Span struct {
 	// Op is how the window or the event bounds time: "" (in it), since,
 	// after, before or until.
 	Op string
+	// Named is set when the words name a date as a calendar does (a day
+	// or month number, a month's name, a year: "8 May", "March 2023"),
+	// rather than counting from now ("yesterday", "last week"): a text
+	// about the same time may hold them as written.
+	Named bool
 }
 
 // Reading is what a question says about time.
@@ -149,6 +154,7 @@ func Find(text string, now time.Time) []Span {
 		}
 		s.Start, s.End = toks[i].start, toks[i+n-1].end
 		s.Text = text[s.Start:s.End]
+		s.Named = named(toks[i : i+n])
 		out = append(out, s)
 		i += n
 	}
@@ -176,6 +182,16 @@ func Annotate(text string, now time.Time) string {
 	}
 	b.WriteString(text[at:])
 	return b.String()
+}
+
+// named reports whether toks name a date as a calendar does.
+func named(toks []tok) bool {
+	for _, t := range toks {
+		if _, month := monthOf(t.w); month || t.num >= 1000 || len(t.w) >= 7 && allDigits(t.w[:4]) {
+			return true
+		}
+	}
+	return false
 }
 
 // vague are words read as a time that say too little to be dated in a

@@ -70,6 +70,21 @@ func TestRead(t *testing.T) {
 	}
 }
 
+func TestNamed(t *testing.T) {
+	for _, c := range []struct {
+		q     string
+		named bool
+	}{
+		{"on 8 May 2023", true}, {"in March", true}, {"2023-05-08", true}, {"in 2021", true}, {"the 8th of May", true},
+		{"yesterday", false}, {"3 days ago", false}, {"last week", false}, {"next Friday", false}, {"a couple of days ago", false},
+	} {
+		spans := Find(c.q, now)
+		if len(spans) != 1 || spans[0].Named != c.named {
+			t.Errorf("Find(%q) = %+v, want one span, Named %v", c.q, spans, c.named)
+		}
+	}
+}
+
 func TestReadEvents(t *testing.T) {
 	for _, c := range []struct{ q, op, event, rest string }{
 		{"what did we ship since the launch?", "since", "launch", "what did we ship ?"},

@@ -1,0 +1,78 @@
+// Command cmd runs the retrieval evaluation (see package retrievaleval and
+// scripts/eval-retrieval.sh): the labelled questions over the repository's
+// real transcripts, then a synthetic dataset, each in a vault of its own,
+// and prints the measures as Markdown.
+//
+//	go run ./internal/retrievaleval/cmd -ctx0 BIN [-set labelled|synthetic|all] [-seed N]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctx0/ctx0/internal/retrievaleval"
+)
+
+func main() {
+	bin := flag.String("ctx0", "", "the ctx0 binary that sets up the vaults (required)")
+	set := flag.String("set", "all", "labelled, synthetic or all")
+	repo := flag.String("repo", ".", "the repository's root, where the transcripts and questions are")
+	o := retrievaleval.DefaultSynth
+	flag.Uint64Var(&o.Seed, "seed", o.Seed, "synthetic: random seed (same seed, same dataset)")
+	flag.IntVar(&o.People, "people", o.People, "synthetic: people, each with their own sessions")
+	flag.IntVar(&o.Sessions, "sessions", o.Sessions, "synthetic: sessions per person")
+	flag.IntVar(&o.Turns, "turns", o.Turns, "synthetic: exchanges of small talk per session")
+	flag.Parse()
+	if *bin == "" {
+		fmt.Fprintln(os.Stderr, "eval-retrieval: -ctx0 BIN is required")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), *bin, *set, *repo, o); err != nil {
+		fmt.Fprintf(os.Stderr, "eval-retrieval: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, bin, set, repo string, o retrievaleval.SynthOptions) error {
+	var sets []retrievaleval.Dataset
+	if set == "labelled" || set == "all" {
+		qs, err := retrievaleval.LoadQuestions(filepath.Join(repo, "internal/retrievaleval/testdata/questions.json"))
+		if err != nil {
+			return err
+		}
+		var files []string
+		for _, g := range []string{"claude-code/*.jsonl", "codex/*.jsonl"} {
+			m, err := filepath.Glob(filepath.Join(repo, "librarian/transcript/testdata", g))
+			if err != nil {
+				return err
+			}
+			files = append(files, m...)
+		}
+		sets = append(sets, retrievaleval.Dataset{Name: "labelled questions over the real transcripts", Files: files, Questions: qs})
+	}
+	if set == "synthetic" || set == "all" {
+		sets = append(sets, retrievaleval.Synthesize(o))
+	}
+	if len(sets) == 0 {
+		return fmt.Errorf("-set %q: want labelled, synthetic or all", set)
+	}
+	for _, ds := range sets {
+		work, err := os.MkdirTemp("", "ctx0-eval-")
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		rep, err := retrievaleval.Run(ctx, ds, retrievaleval.Options{Ctx0: bin, Work: work})
+		os.RemoveAll(work)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ds.Name, err)
+		}
+		rep.Write(os.Stdout)
+		fmt.Fprintf(os.Stderr, "%s: %s\n", ds.Name, time.Since(start).Round(time.Second))
+	}
+	return nil
+}

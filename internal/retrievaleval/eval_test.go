@@ -1,0 +1,123 @@
+package retrievaleval
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ctx0/ctx0/librarian/transcript"
+)
+
+func TestBM25(t *testing.T) {
+	docs := []string{
+		"Sarah prefers email over phone calls.",
+		"The phone bill is paid. The phone is old.",
+		"Kafka consumers lag behind the producers in staging.",
+	}
+	x := NewBM25(docs)
+	for _, tc := range []struct {
+		q    string
+		want []int
+	}{
+		{"phone", []int{1, 0}},       // two occurrences in a document of equal length rank first
+		{"sarah phone", []int{0, 1}}, // the rarer term decides
+		{"KAFKA!", []int{2}},
+		{"nothing here", []int{}},
+	} {
+		if got := x.Rank(tc.q, 10); !slices.Equal(got, tc.want) {
+			t.Errorf("Rank(%q) = %v, want %v", tc.q, got, tc.want)
+		}
+	}
+	// One term in one of three documents: idf ln(1 + 2.5/1.5), tf 1.
+	n := float64(len(Tokens(docs[2])))
+	avg := float64(len(Tokens(docs[0]))+len(Tokens(docs[1]))+len(Tokens(docs[2]))) / 3
+	want := math.Log(1+2.5/1.5) * 2.2 / (1 + 1.2*(0.25+0.75*n/avg))
+	if got := x.Score("kafka", 2); math.Abs(got-want) > 1e-12 {
+		t.Errorf("Score = %v, want %v", got, want)
+	}
+}
+
+func TestRanks(t *testing.T) {
+	r := Ranks{1, 3, 0, 6}
+	if r.RecallAt(1) != 0.25 || r.RecallAt(5) != 0.5 || r.RecallAt(10) != 0.75 {
+		t.Errorf("recall %v %v %v", r.RecallAt(1), r.RecallAt(5), r.RecallAt(10))
+	}
+	if want := (1 + 1.0/3 + 1.0/6) / 4; math.Abs(r.MRR()-want) > 1e-12 {
+		t.Errorf("MRR = %v, want %v", r.MRR(), want)
+	}
+}
+
+// TestSynthesize checks the generated dataset: the same seed gives the same
+// sessions, every answer is said in its evidence session, and no question
+// is asked twice with different answers.
+func TestSynthesize(t *testing.T) {
+	o := SynthOptions{Seed: 7, People: 2, Sessions: 10, Turns: 5}
+	a, b := Synthesize(o), Synthesize(o)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave two datasets")
+	}
+	if c := Synthesize(SynthOptions{Seed: 8, People: 2, Sessions: 10, Turns: 5}); reflect.DeepEqual(a.Questions, c.Questions) {
+		t.Error("another seed gave the same questions")
+	}
+	if len(a.Sessions) != 20 || len(a.Questions) < 20 {
+		t.Fatalf("%d sessions, %d questions", len(a.Sessions), len(a.Questions))
+	}
+	text := map[string]string{}
+	for _, s := range a.Sessions {
+		var b strings.Builder
+		for _, m := range s.Messages {
+			b.WriteString(m.Text + "\n")
+		}
+		text[s.ID] = b.String()
+	}
+	answers := map[string]string{}
+	kinds := map[string]bool{}
+	for _, q := range a.Questions {
+		kinds[q.Kind] = true
+		if !strings.Contains(text[q.Sessions[0]], q.Answer) {
+			t.Errorf("%q: answer %q is not in session %s", q.Text, q.Answer, q.Sessions[0])
+		}
+		if prev, ok := answers[q.Text]; ok && prev != q.Answer {
+			t.Errorf("%q is asked with answers %q and %q", q.Text, prev, q.Answer)
+		}
+		answers[q.Text] = q.Answer
+	}
+	for _, k := range []string{"person-place", "event-date", "preference", "gift", "hobby", "choice", "change-of-mind"} {
+		if !kinds[k] {
+			t.Errorf("no question of kind %s", k)
+		}
+	}
+	// Sessions are Claude Code files the transcript reader takes.
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	s := a.Sessions[0]
+	if err := s.WriteJSONL(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := transcript.Parse(transcript.ClaudeCode, data, 0, &transcript.State{}, true).Messages
+	if len(got) != len(s.Messages) {
+		t.Fatalf("%d messages read back, want %d", len(got), len(s.Messages))
+	}
+	for i, m := range got {
+		if m.Session != s.ID || string(m.Role) != s.Messages[i].Role || m.Text != s.Messages[i].Text || !m.Time.Equal(s.Messages[i].Time) {
+			t.Errorf("message %d read back as %+v, want %+v", i, m, s.Messages[i])
+		}
+	}
+}
+
+func TestLoadQuestions(t *testing.T) {
+	qs, err := LoadQuestions("testdata/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) < 30 {
+		t.Errorf("%d labelled questions, want 30 or more", len(qs))
+	}
+}

@@ -1,0 +1,321 @@
+package retrievaleval
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SynthOptions size a synthetic dataset.
+type SynthOptions struct {
+	Seed uint64
+	// People is the number of people whose sessions are generated, each
+	// with a life and a project of their own.
+	People int
+	// Sessions is the number of sessions per person, a few days apart.
+	Sessions int
+	// Turns is the number of exchanges (a user message and a reply) of
+	// small talk and work in a session, besides the planted facts.
+	Turns int
+}
+
+// DefaultSynth is the size the evaluation script uses.
+var DefaultSynth = SynthOptions{Seed: 1, People: 4, Sessions: 24, Turns: 14}
+
+// Synthesize generates long multi-session conversations between people
+// and their assistant, with facts planted in them (people moving to
+// places, events on dates, preferences, changes of mind), and the
+// questions that ask for those facts with the sessions that hold the
+// answers. The same options give the same dataset.
+//
+// The small talk around the facts reuses their names, places and tools in
+// other roles ("Priya reviewed the Lisbon rollout"), so that a question's
+// words are found in many sessions and only the evidence holds them
+// together.
+func Synthesize(o SynthOptions) Dataset {
+	r := rand.New(rand.NewPCG(o.Seed, o.Seed^0x5eed))
+	// Every person has names of their own, so that a question names one
+	// fact of the whole vault.
+	names := slices.Clone(firstNames)
+	r.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
+	g := &synth{r: r, names: names}
+	var ds Dataset
+	start := time.Date(2023, 3, 6, 9, 0, 0, 0, time.UTC)
+	for p := range o.People {
+		g.person(&ds, p, start.AddDate(0, 0, 3*p), o)
+	}
+	ds.Name = fmt.Sprintf("synthetic (seed %d: %d people × %d sessions)", o.Seed, o.People, o.Sessions)
+	return ds
+}
+
+type synth struct {
+	r     *rand.Rand
+	names []string // not yet given to a person
+}
+
+func (g *synth) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+// pickN returns n distinct members of xs.
+func (g *synth) pickN(xs []string, n int) []string {
+	p := g.r.Perm(len(xs))[:n]
+	out := make([]string, n)
+	for i, j := range p {
+		out[i] = xs[j]
+	}
+	return out
+}
+
+var (
+	firstNames = strings.Fields(`Hannah Priya Diego Mei Omar Kenji Fatima Zoe Lukas Amara Tomás Ingrid Ravi Sofia
+		Noah Leila Mateo Yuki Elena Samir Clara Jonas Aisha Felix Nadia Oscar Rosa Viktor Hana Bruno`)
+	cities = strings.Fields(`Lisbon Porto Berlin Munich Osaka Kyoto Toronto Denver Austin Nairobi Lagos Oslo
+		Bergen Seville Valencia Krakow Tallinn Dublin Glasgow Lyon Marseille Turin Bologna Hanoi`)
+	relations = []string{"sister", "brother", "cousin", "best friend", "old roommate", "neighbour", "colleague", "aunt"}
+	tools     = map[string][]string{
+		"database":        {"Postgres", "MySQL", "SQLite", "DynamoDB", "MongoDB"},
+		"queue":           {"Kafka", "RabbitMQ", "SQS", "NATS", "Redis streams"},
+		"frontend":        {"React", "Svelte", "Vue", "HTMX", "Solid"},
+		"hosting":         {"Fly.io", "Render", "AWS", "Hetzner", "Vercel"},
+		"test runner":     {"pytest", "Jest", "Vitest", "Go test", "Playwright"},
+		"CI":              {"GitHub Actions", "CircleCI", "Buildkite", "GitLab CI", "Jenkins"},
+		"error tracker":   {"Sentry", "Rollbar", "Honeybadger", "Bugsnag", "Datadog"},
+		"design tool":     {"Figma", "Sketch", "Penpot", "Framer", "Excalidraw"},
+		"note app":        {"Obsidian", "Notion", "Bear", "Logseq", "Apple Notes"},
+		"payment service": {"Stripe", "Adyen", "Paddle", "Braintree", "Mollie"},
+	}
+	components = func() []string {
+		var ks []string
+		for k := range tools {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}()
+	events = []string{"dentist appointment", "quarterly review", "investor demo", "team offsite", "conference talk",
+		"wedding", "marathon", "housewarming party", "product launch", "visa interview", "piano recital", "job interview"}
+	gifts = []string{"a ceramic teapot", "a vinyl record player", "a pair of hiking boots", "a cast iron pan",
+		"a watercolour set", "a mechanical keyboard", "a board game", "a fountain pen", "a bonsai tree", "a yoga mat"}
+	hobbies = []string{"bouldering", "sourdough baking", "salsa dancing", "birdwatching", "chess", "pottery",
+		"trail running", "woodworking", "sailing", "watercolour painting"}
+	channels = []string{"email", "a phone call", "Slack", "text messages", "a video call", "WhatsApp"}
+	projects = []string{"Atlas", "Beacon", "Cinder", "Drift", "Ember", "Fable", "Garnet", "Harbor"}
+	// smallTalk are the user's messages between the facts; %s are names,
+	// places and tools of the person's world, used in other roles.
+	smallTalk = []string{
+		"Can you help me rename the handlers in the %[3]s module? The names are confusing.",
+		"I had lunch with %[1]s today, we talked about the %[2]s office and the new coffee machine.",
+		"%[1]s reviewed my pull request and asked for more tests around the %[3]s code.",
+		"The build broke again this morning, something about the %[3]s config. Can you look?",
+		"Remind me what the difference is between a mutex and a channel in Go.",
+		"I'm tired today, the train from %[2]s was late again.",
+		"Write a short summary of the changes we made yesterday for the changelog.",
+		"%[1]s sent me an article about %[2]s startups, it was interesting but long.",
+		"Let's refactor the retry logic, it's duplicated in three places.",
+		"What's a good name for a function that merges two sorted lists?",
+		"The weather in %[2]s is terrible this week, all rain.",
+		"Can you draft a polite reply to %[1]s saying I'll look at it next week?",
+		"I keep forgetting how to squash commits, walk me through it again.",
+		"We should add logging to the %[3]s client before the next release.",
+		"%[1]s thinks we should rewrite the parser, I'm not convinced.",
+		"How do I profile memory usage in a long-running service?",
+		"Please explain the error message about the nil pointer in the %[3]s layer.",
+		"I watched a documentary about %[2]s last night, beautiful city.",
+	}
+	replies = []string{
+		"Sure. Here is a plan: first we look at the current code, then we change one piece at a time and run the tests after each step.",
+		"That makes sense. I would keep the change small and add a test that fails without it.",
+		"Here is a draft you can adapt: thanks for sending this over, I will take a proper look next week.",
+		"The short answer is that it depends on the access pattern; measure first, then decide.",
+		"Done. I updated the code and the tests pass locally; let me know if you want a different approach.",
+		"Good question. The usual approach is to keep the interface small and move the details behind it.",
+		"I looked at the logs: the failure comes from a timeout in the setup step, not from your change.",
+	}
+)
+
+// world is one person's cast: the names, places and tools their sessions
+// talk about.
+type world struct {
+	people  []string // first names of people in their life
+	rel     map[string]string
+	places  []string
+	project string
+	uses    map[string]string // component: tool now in use
+}
+
+// fact is a planted fact: what the user says, and the questions that ask
+// for it.
+type fact struct {
+	says      string
+	reply     string
+	questions []string
+	answer    string
+	kind      string
+	// key names what the fact is about (where a person lives, which
+	// queue a project uses): a later fact of the same key replaces it, and
+	// only the latest is asked about.
+	key string
+}
+
+func (g *synth) person(ds *Dataset, p int, start time.Time, o SynthOptions) {
+	n := min(7, len(g.names)/max(1, o.People))
+	w := world{
+		people:  g.names[:n],
+		rel:     map[string]string{},
+		places:  g.pickN(cities, 6),
+		project: projects[p%len(projects)],
+		uses:    map[string]string{},
+	}
+	g.names = g.names[n:]
+	for _, n := range w.people {
+		w.rel[n] = g.pick(relations)
+	}
+	// The facts of every session, drawn first so that changes of mind
+	// come after what they change.
+	type planted struct {
+		f       fact
+		session int
+	}
+	var all []planted
+	latest := map[string]int{} // fact key: index in all of its latest version
+	movedTo := map[string]string{}
+	for s := range o.Sessions {
+		day := start.AddDate(0, 0, 3*s+g.r.IntN(2))
+		for range 2 + g.r.IntN(2) {
+			f := g.fact(&w, movedTo, day)
+			if f.key != "" {
+				if i, ok := latest[f.key]; ok {
+					all[i].f.questions = nil // superseded: asked of the new session
+				}
+				latest[f.key] = len(all)
+			}
+			all = append(all, planted{f, s})
+		}
+	}
+	for s := range o.Sessions {
+		id := fmt.Sprintf("synth-p%d-s%02d", p, s)
+		at := start.AddDate(0, 0, 3*s+g.r.IntN(2)).Add(time.Duration(g.r.IntN(8)) * time.Hour)
+		sess := Session{ID: id, Project: "/home/" + strings.ToLower(w.people[0]) + "/src/" + strings.ToLower(w.project), Start: at}
+		var facts []fact
+		for _, x := range all {
+			if x.session == s {
+				facts = append(facts, x.f)
+			}
+		}
+		// Facts fall at random places among the turns.
+		slots := g.r.Perm(o.Turns + len(facts))
+		factAt := map[int]fact{}
+		for i, f := range facts {
+			factAt[slots[i]] = f
+		}
+		for t := range o.Turns + len(facts) {
+			if f, ok := factAt[t]; ok {
+				sess.add("user", f.says)
+				sess.add("assistant", f.reply)
+				for _, q := range f.questions {
+					ds.Questions = append(ds.Questions, Question{Text: q, Sessions: []string{id}, Answer: f.answer, Kind: f.kind})
+				}
+				continue
+			}
+			msg := fmt.Sprintf(g.pick(smallTalk), g.pick(w.people), g.pick(w.places), g.pick(components))
+			sess.add("user", msg)
+			sess.add("assistant", g.pick(replies))
+		}
+		ds.Sessions = append(ds.Sessions, sess)
+	}
+}
+
+// fact draws one fact of w's world said on day, and updates w.
+func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
+	name := g.pick(w.people)
+	rel := w.rel[name]
+	switch g.r.IntN(6) {
+	case 0: // a person moves: asked where they live
+		city := g.pick(slices.DeleteFunc(slices.Clone(cities), func(c string) bool { return c == movedTo[name] }))
+		movedTo[name] = city
+		return fact{
+			says:   fmt.Sprintf("Big news from my %s %s: she just moved to %s for a new job, so I'll visit her there in the summer.", rel, name, city),
+			reply:  fmt.Sprintf("That's exciting for %s! %s is a lovely place to visit in summer.", name, city),
+			answer: city, kind: "person-place", key: "lives:" + name,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("where does %s live now?", name),
+				fmt.Sprintf("Which city did my %s %s move to?", rel, name),
+				fmt.Sprintf("where did %s move for the new job", name),
+			})},
+		}
+	case 1: // an event on a date
+		ev := g.pick(events)
+		when := day.AddDate(0, 0, 5+g.r.IntN(40))
+		f := fact{
+			says:   fmt.Sprintf("Put this in your memory: my %s is on %s, at 10:30, and %s is coming with me.", ev, when.Format("Monday 2 January 2006"), name),
+			reply:  fmt.Sprintf("Noted: %s on %s at 10:30, with %s.", ev, when.Format("2 January"), name),
+			answer: when.Format("2 January 2006"), kind: "event-date", key: "event:" + ev + name,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("When is my %s with %s?", ev, name),
+				fmt.Sprintf("what date is the %s %s is coming to", ev, name),
+			})},
+		}
+		if g.r.IntN(3) == 0 {
+			f.questions, f.answer = []string{fmt.Sprintf("who is coming with me to the %s on %s?", ev, when.Format("2 January"))}, name
+		}
+		return f
+	case 2: // a preference
+		ch := g.pick(channels)
+		return fact{
+			says:   fmt.Sprintf("By the way, %s really prefers %s for anything about scheduling, she never picks up otherwise.", name, ch),
+			reply:  fmt.Sprintf("Good to know. I'll suggest %s whenever we need to reach %s about a time.", ch, name),
+			answer: ch, kind: "preference", key: "prefers:" + name,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("how does %s like to be contacted?", name),
+				fmt.Sprintf("what's the best way to reach %s to set up a meeting", name),
+				fmt.Sprintf("what does %s prefer for scheduling?", name),
+			})},
+		}
+	case 3: // a gift
+		gift := g.pick(gifts)
+		return fact{
+			says:   fmt.Sprintf("For %s's birthday I ended up buying %s, I hope she likes it.", name, gift),
+			reply:  fmt.Sprintf("%s sounds like a thoughtful present for %s.", strings.ToUpper(gift[:1])+gift[1:], name),
+			answer: strings.TrimPrefix(gift, "a "), kind: "gift", key: "gift:" + name,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("What did I get %s for her birthday?", name),
+				fmt.Sprintf("what present did I buy for %s", name),
+			})},
+		}
+	case 4: // a hobby someone took up
+		h := g.pick(hobbies)
+		return fact{
+			says:   fmt.Sprintf("%s started taking %s classes on Thursday evenings, she says it's the best part of her week.", name, h),
+			reply:  fmt.Sprintf("Thursday %s sounds like a great way to unwind.", h),
+			answer: h, kind: "hobby", key: "hobby:" + name,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("what hobby did %s pick up?", name),
+				fmt.Sprintf("What does %s do on Thursday evenings", name),
+			})},
+		}
+	default: // a choice of tool, maybe a change of mind
+		c := g.pick(components)
+		old, had := w.uses[c]
+		tool := g.pick(slices.DeleteFunc(slices.Clone(tools[c]), func(t string) bool { return t == old }))
+		w.uses[c] = tool
+		says := fmt.Sprintf("For %s we decided to go with %s as the %s, %s agreed after the review.", w.project, tool, c, name)
+		if had {
+			says = fmt.Sprintf("Change of plans for %s: we're dropping %s and switching the %s to %s, it fits the team better.", w.project, old, c, tool)
+		}
+		return fact{
+			says: says, reply: fmt.Sprintf("Understood, %s it is for the %s of %s.", tool, c, w.project),
+			answer: tool, kind: map[bool]string{false: "choice", true: "change-of-mind"}[had], key: "uses:" + c,
+			questions: []string{g.pick([]string{
+				fmt.Sprintf("which %s are we using for %s now?", c, w.project),
+				fmt.Sprintf("What did we pick as the %s for %s?", c, w.project),
+				fmt.Sprintf("what %s does %s use", c, w.project),
+			})},
+		}
+	}
+}
+
+func (s *Session) add(role, text string) {
+	at := s.Start.Add(time.Duration(len(s.Messages)) * 40 * time.Second)
+	s.Messages = append(s.Messages, Message{Role: role, Text: text, Time: at})
+}

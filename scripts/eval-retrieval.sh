@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Retrieval evaluation: how often ctx0 search (entries), search --sessions
+# and retrieve find the evidence of questions typed as people ask them,
+# side by side with a plain BM25 over the same texts in the same run, with
+# and without the offline librarian's entries. See BENCHMARKS.md
+# ("Retrieval quality") and internal/retrievaleval.
+#
+#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED]
+#
+# labelled: the questions of internal/retrievaleval/testdata/questions.json
+# over the real transcripts in librarian/transcript/testdata; synthetic:
+# long multi-session conversations with planted facts, generated from SEED
+# (default 1). Prints Markdown tables.
+set -euo pipefail
+set_=${1:-all}
+seed=${2:-1}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+(cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0)
+cd "$root"
+go run ./internal/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed"

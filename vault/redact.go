@@ -1,0 +1,65 @@
+package vault
+
+import (
+	"maps"
+	"strings"
+
+	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/vault/entry"
+)
+
+// Redact is the one redactor as the vault applies it to text that it
+// stores or makes a name of: s with its secrets replaced by
+// [REDACTED:kind], and how many of each kind were replaced.
+func Redact(s string) (string, map[string]int) { return redact.Report(s) }
+
+// redactFile returns an entry file with the secrets in its body and
+// frontmatter values replaced, adding what it replaced to counts. Only the
+// fields that held a secret are rewritten, so the YAML stays valid (a
+// marker is quoted where it would read as a list). A file that does not
+// parse as an entry is redacted as plain text.
+func redactFile(p string, data []byte, counts map[string]int) []byte {
+	if data == nil || !strings.HasSuffix(p, ".md") {
+		return data
+	}
+	count := func(s string) string {
+		out, n := Redact(s)
+		for k, c := range n {
+			counts[k] += c
+		}
+		return out
+	}
+	e, err := entry.Parse(data)
+	if err != nil {
+		return []byte(count(string(data)))
+	}
+	before := maps.Clone(counts)
+	if changed, err := e.MapText(count); err != nil || !changed {
+		if err != nil {
+			// The frontmatter could not be rewritten field by field:
+			// redact the file as text rather than store the secret.
+			clear(counts)
+			maps.Copy(counts, before)
+			return []byte(count(string(data)))
+		}
+		return data
+	}
+	return e.Bytes()
+}
+
+// redactChanges redacts every entry file a write puts in the vault, and its
+// commit message: nothing ctx0 commits holds a secret the redactor knows.
+// It returns what it replaced, by kind; nil if nothing.
+func redactChanges(msg string, changes []change) (string, map[string]int) {
+	counts := map[string]int{}
+	for i := range changes {
+		changes[i].data = redactFile(changes[i].path, changes[i].data, counts)
+	}
+	// The message repeats what the files say (a title): redacted, not
+	// counted again.
+	msg, _ = Redact(msg)
+	if len(counts) == 0 {
+		return msg, nil
+	}
+	return msg, counts
+}
