@@ -322,6 +322,10 @@ func (r *retrieval) rank(ctx context.Context) error {
 			sessions = append(sessions, c)
 		case len(list) < readLimit:
 			list = append(list, c)
+		default:
+			// Not read, so not judged: its rank is on another scale
+			// than the scores of those judged, and must not outrank them.
+			c.score = 0
 		}
 	}
 	// The terms are weighed over passages, the entries' and the

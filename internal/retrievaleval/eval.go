@@ -163,6 +163,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.Entries, rep.EntriesBM25, rep.EntryQuestions = after.entries, after.entriesBM25, after.entryQuestions
 	rep.Docs, rep.Entryc = before.docs, after.entryc
 	rep.Misses = after.misses
+	rep.RetrieveMisses = after.retrieveMisses
 	return rep, nil
 }
 
@@ -175,6 +176,7 @@ type answers struct {
 	retrieve               RetrieveStats
 	docs, entryc           int
 	misses                 []string
+	retrieveMisses         []string
 }
 
 // refRE finds the conversations an entry was filed from: its
@@ -345,6 +347,18 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			return slices.ContainsFunc(from[it.Name], evidence)
 		}
 		a.retrieve.add(b, isEvidence)
+		if !slices.ContainsFunc(b.Items, isEvidence) {
+			var items []string
+			for _, it := range b.Items {
+				items = append(items, fmt.Sprintf("%s %.2f", it.Name, it.Score))
+			}
+			var left []string
+			for _, o := range b.Omitted {
+				left = append(left, o.Name+": "+o.Reason)
+			}
+			a.retrieveMisses = append(a.retrieveMisses, fmt.Sprintf("%q (evidence %q, first of search --sessions at %d; %d tokens): items %q; left out %q",
+				q.Text, q.Sessions, rankOf(got, evidence), b.Tokens, items, left))
+		}
 	}
 	return a, nil
 }
