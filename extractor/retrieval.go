@@ -23,7 +23,10 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 6  // passages of past conversations
+	sessionHits = 6  // past conversations, a passage of each
+	// passagesPerConv is how many passages are asked for per
+	// conversation kept.
+	passagesPerConv = 4
 	// sessionSnippet is the length of a past session's passage, in
 	// tokens: enough for a question and its answer.
 	sessionSnippet = 48

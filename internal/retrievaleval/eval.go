@@ -356,8 +356,15 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			for _, o := range b.Omitted {
 				left = append(left, o.Name+": "+o.Reason)
 			}
-			a.retrieveMisses = append(a.retrieveMisses, fmt.Sprintf("%q (evidence %q, first of search --sessions at %d; %d tokens): items %q; left out %q",
-				q.Text, q.Sessions, rankOf(got, evidence), b.Tokens, items, left))
+			var convs []int64
+			for id, s := range convSession {
+				if evidence(s) {
+					convs = append(convs, id)
+				}
+			}
+			slices.Sort(convs)
+			a.retrieveMisses = append(a.retrieveMisses, fmt.Sprintf("%q (evidence %q, conversations %v, first of search --sessions at %d; %d tokens): items %q; left out %q",
+				q.Text, q.Sessions, convs, rankOf(got, evidence), b.Tokens, items, left))
 		}
 	}
 	return a, nil
