@@ -283,7 +283,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	for _, q := range ds.Questions {
 		evidence := func(session string) bool { return slices.Contains(q.Sessions, session) }
 		// search --sessions: the sessions of the hits, each once, in order.
-		hits, err := st.Search(ctx, ingest.Query{Text: q.Text, Limit: 50})
+		hits, err := extractor.SearchSessions(ctx, st, ingest.Query{Text: q.Text, Limit: 50}, at)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		}
 		if filed && slices.ContainsFunc(names, relevant) {
 			a.entryQuestions++
-			res, err := ix.Search(ctx, index.Query{Text: q.Text})
+			res, _, err := extractor.Search(ctx, m, index.Query{Text: q.Text})
 			if err != nil {
 				return nil, err
 			}
