@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,4 +118,45 @@ func randomQuestion(r *rand.Rand, words []string) string {
 		q = append(q, "NOT", words[r.IntN(len(words))])
 	}
 	return strings.Join(q, " ")
+}
+
+// TestDiversifyAlikeButDifferent checks that passages written alike that
+// tell of different people are both kept when the question names the
+// second one's (held: the question's terms each holds), while a copy is
+// left out.
+func TestDiversifyAlikeButDifferent(t *testing.T) {
+	say := func(name, hobby string) string {
+		return name + " started taking " + hobby + " classes on Thursday evenings, she says it's the best part of her week. Thursday " + hobby + " sounds like a great way to unwind."
+	}
+	mk := func(name, text string, score float64, held ...int) *candidate {
+		return &candidate{kind: "session", name: name, score: score, passage: passage{text: text}, held: held}
+	}
+	tests := []struct {
+		name string
+		cs   []*candidate
+		keep []string
+	}{
+		{"another person, another hobby", []*candidate{
+			// "What does Sofia do on Thursday evenings": sofia 0,
+			// thursday 1, evenings 2.
+			mk("a", say("Mei", "pottery"), 1, 1, 2), mk("b", say("Sofia", "salsa"), 0.9, 0, 1, 2),
+			mk("c", "The build broke again this morning, something about the cache config.", 0.5),
+		}, []string{"a", "b", "c"}},
+		{"a copy", []*candidate{
+			mk("a", say("Mei", "pottery"), 1, 1, 2), mk("b", say("Mei", "pottery"), 0.9, 1, 2),
+			mk("c", "The build broke again this morning, something about the cache config.", 0.5),
+		}, []string{"a", "c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := diversify(tt.cs)
+			var got []string
+			for _, c := range out {
+				got = append(got, c.name)
+			}
+			if !slices.Equal(got, tt.keep) {
+				t.Errorf("kept %v, want %v", got, tt.keep)
+			}
+		})
+	}
 }

@@ -3,6 +3,7 @@ package extractor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -55,19 +56,28 @@ func (r *retrieval) expand(ctx context.Context) error {
 			}
 		}
 	}
-	list := r.sorted()
+	// The bar is set by the best candidate that was judged: one left
+	// unread (past readLimit) still has its search rank as its score, on
+	// another scale, and would raise the bar over every passage judged.
 	r.order = r.order[:0]
-	for _, c := range list {
-		least := minScore * list[0].score
+	for _, c := range r.sorted() {
+		if c.read && c.score > 0 && (c.kind == "session" || c.body != "") {
+			r.order = append(r.order, c)
+		}
+	}
+	if len(r.order) == 0 {
+		return nil
+	}
+	top := r.order[0].score
+	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool {
+		least := minScore * top
 		if c.from > 0 {
 			// Reached from a hit, it scores at most linkedShare of it:
 			// it is held to a lower bar.
 			least *= linkedBar
 		}
-		if c.read && c.score > 0 && c.score >= least && (c.kind == "session" || c.body != "") {
-			r.order = append(r.order, c)
-		}
-	}
+		return c.score < least
+	})
 	return nil
 }
 

@@ -276,8 +276,20 @@ func count(n int, one, many string) string {
 // session's passage are one source.
 func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
+	df := map[string]int{}
 	for _, c := range cs {
 		sets[c] = stemSet(c.passage.text)
+		for w := range sets[c] {
+			df[w]++
+		}
+	}
+	// A word counts in the likeness of two passages by how rare it is
+	// among the candidates: passages written alike (a template, a turn
+	// of phrase said every day) that differ in the name, the place or
+	// the thing they tell of are not the same thing said.
+	wt := make(map[string]float64, len(df))
+	for w, n := range df {
+		wt[w] = math.Log(float64(len(cs)+1) / float64(n))
 	}
 	convs := map[string]string{} // the conversations quoted, by Ref, to the item quoting it
 	rest := append([]*candidate(nil), cs...)
@@ -290,10 +302,16 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			}
 			sim, like := 0.0, ""
 			for _, s := range out {
-				if x := jaccard(sets[c], sets[s]); x > sim {
+				if addsTerms(c, s) {
+					// Alike in wording, but it holds words of the
+					// question the better one does not (another
+					// name, another place): not the same thing said.
+					continue
+				}
+				if x := jaccard(sets[c], sets[s], wt); x > sim {
 					sim, like = x, s.name
 				}
-				if containment(sets[c], sets[s]) >= contained {
+				if containment(sets[c], sets[s], wt) >= contained {
 					sim, like = 1, s.name
 				}
 			}
@@ -319,6 +337,16 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	return out, omitted
 }
 
+// addsTerms reports whether c holds a term of the question that s does not.
+func addsTerms(c, s *candidate) bool {
+	for _, i := range c.held {
+		if !slices.Contains(s.held, i) {
+			return true
+		}
+	}
+	return false
+}
+
 // stemSet is the set of content words of text, by stem.
 func stemSet(text string) map[string]bool {
 	set := map[string]bool{}
@@ -330,29 +358,39 @@ func stemSet(text string) map[string]bool {
 	return set
 }
 
-// containment is the share of a's words that b holds.
-func containment(a, b map[string]bool) float64 {
-	if len(a) == 0 {
-		return 0
-	}
-	in := 0
+// containment is the share of a's words that b holds, each word weighed
+// by wt.
+func containment(a, b map[string]bool, wt map[string]float64) float64 {
+	in, all := 0.0, 0.0
 	for w := range a {
+		all += wt[w]
 		if b[w] {
-			in++
+			in += wt[w]
 		}
 	}
-	return float64(in) / float64(len(a))
+	if all == 0 {
+		return 0
+	}
+	return in / all
 }
 
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	in := 0
+// jaccard is the share of the words of a and b that both hold, each word
+// weighed by wt.
+func jaccard(a, b map[string]bool, wt map[string]float64) float64 {
+	in, all := 0.0, 0.0
 	for w := range a {
+		all += wt[w]
 		if b[w] {
-			in++
+			in += wt[w]
 		}
 	}
-	return float64(in) / float64(len(a)+len(b)-in)
+	for w := range b {
+		if !a[w] {
+			all += wt[w]
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return in / all
 }

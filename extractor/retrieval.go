@@ -23,7 +23,10 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 6  // passages of past conversations
+	sessionHits = 6  // past conversations, a passage of each
+	// passagesPerConv is how many passages are asked for per
+	// conversation kept.
+	passagesPerConv = 4
 	// sessionSnippet is the length of a past session's passage, in
 	// tokens: enough for a question and its answer.
 	sessionSnippet = 48
@@ -322,6 +325,10 @@ func (r *retrieval) rank(ctx context.Context) error {
 			sessions = append(sessions, c)
 		case len(list) < readLimit:
 			list = append(list, c)
+		default:
+			// Not read, so not judged: its rank is on another scale
+			// than the scores of those judged, and must not outrank them.
+			c.score = 0
 		}
 	}
 	// The terms are weighed over passages, the entries' and the

@@ -204,3 +204,30 @@ func TestRetrieveReadsFilesAsTheyAre(t *testing.T) {
 		t.Errorf("items %s", fmt.Sprint(b.Items))
 	}
 }
+
+// TestRetrieveBarSetByJudged checks that the score bar of a bundle is set
+// by the candidates judged by their passages: a hit past the ones read
+// keeps only its search rank, on another scale, and must not raise the bar
+// over every passage and leave the bundle empty.
+func TestRetrieveBarSetByJudged(t *testing.T) {
+	v := newVault(t)
+	// More hits than are read, alike, each holding one of the question's
+	// two words in a long body: each passage's evidence is well below its
+	// search rank.
+	filler := strings.Repeat("Notes on the weekly sync of the platform group and its plans. ", 12)
+	for i := range readLimit + 4 {
+		body := fmt.Sprintf("---\ntype: note\ntitle: Broker note %d\n---\n\n%s The kafka broker was restarted.\n", i, filler)
+		if err := writeFile(filepath.Join(v.Root(), fmt.Sprintf("notes/broker-%02d.md", i)), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, v.Root())
+	m := open(t, v)
+	b, err := Retrieve(t.Context(), m, Request{Query: "kafka retention"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 {
+		t.Fatalf("empty bundle (omitted %v); want the notes that mention kafka", b.Omitted)
+	}
+}

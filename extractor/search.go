@@ -10,8 +10,22 @@ import (
 // Search searches the vault as people and agents ask it to: BM25 over the
 // index, fused with vector similarity when m has an embeddings endpoint
 // (see searcher). hybrid names the embeddings model fused, says why none
-// was ("off: ..."), or is "" when none is configured.
+// was ("off: ..."), or is "" when none is configured. Words of a natural
+// query that say a time counted from now ("last week", "yesterday", against
+// m's now) are not searched for: they keep the entries of that time.
 func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridResult, hybrid string, err error) {
+	if text, w, ok := timed(q.Text, q.Since, q.Until, m.now()); ok {
+		// "what did we decide last week about billing": billing,
+		// among the entries of last week; when none is, the words
+		// alone.
+		tq := q
+		tq.Text, tq.Plan, tq.Since, tq.Until = text, nil, w.Since, w.Until
+		s := &searcher{m: m, about: tq.Text}
+		res, err = s.search(ctx, tq)
+		if err != nil || len(res) > 0 {
+			return res, s.hybrid, err
+		}
+	}
 	s := &searcher{m: m, about: q.Text}
 	res, err = s.search(ctx, q)
 	return res, s.hybrid, err

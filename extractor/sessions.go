@@ -80,8 +80,12 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
+	// A conversation's best passages often come in a row: more passages
+	// are asked for than conversations kept, so that sessionHits
+	// conversations are reached.
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits * passagesPerConv, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
 	hits, err := r.m.Sessions.Search(ctx, q)
+	hits = firstPerConversation(hits, sessionHits)
 	if !r.window.IsZero() && err == nil {
 		// Those of the time the question asks about too, which the
 		// words alone may rank below others.
@@ -89,7 +93,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		q.Since, q.Until = w.Since, w.Until
 		var more []ingest.Hit
 		more, err = r.m.Sessions.Search(ctx, q)
-		hits = append(hits, more...)
+		hits = append(hits, firstPerConversation(more, sessionHits)...)
 	}
 	switch {
 	case errors.Is(err, ErrNoSessions):
@@ -118,6 +122,23 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		r.cands[name] = c
 	}
 	return nil
+}
+
+// firstPerConversation returns the best hit of each conversation, best
+// first, at most n.
+func firstPerConversation(hits []ingest.Hit, n int) []ingest.Hit {
+	var out []ingest.Hit
+	seen := map[int64]bool{}
+	for _, h := range hits {
+		if len(out) == n {
+			break
+		}
+		if !seen[h.Conversation] {
+			seen[h.Conversation] = true
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // explainSessions says why each passage of a past session was picked: and

@@ -49,6 +49,36 @@ func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
 	return r, w, strings.Join(strings.Fields(b.String()), " ")
 }
 
+// timed reads the time a search query says in words, as a question to
+// retrieve is read (see timeOf): the words counted from now ("last week",
+// "yesterday") are taken out of text, and the window they say is
+// intersected with since and until. ok is false, and text to be searched
+// as typed, for a query in the query syntax, one that says nothing of
+// time, one that places its time by an event ("since the launch": only
+// retrieve dates events) or one that says nothing but a time.
+func timed(text string, since, until, now time.Time) (rest string, w when.Window, ok bool) {
+	r, w, rest := timeOf(text, now)
+	if w.IsZero() || len(r.Events()) > 0 || query.Parse(rest).Empty() {
+		return text, when.Window{}, false
+	}
+	return rest, w.Intersect(when.Window{Since: since, Until: until}), true
+}
+
+// SearchSessions searches what was said in past sessions, reading the
+// time the query says in words as Search does: what was said then, or,
+// when nothing was, what the words alone find.
+func SearchSessions(ctx context.Context, s Sessions, q ingest.Query, now time.Time) ([]ingest.Hit, error) {
+	if text, w, ok := timed(q.Text, q.Since, q.Until, now); ok {
+		tq := q
+		tq.Text, tq.Plan, tq.Since, tq.Until = text, nil, w.Since, w.Until
+		hits, err := s.Search(ctx, tq)
+		if err != nil || len(hits) > 0 {
+			return hits, err
+		}
+	}
+	return s.Search(ctx, q)
+}
+
 // dateEvents dates the events the question places its time by ("since the
 // launch"): each is when the best entry or past session that mentions it
 // happened. An event nothing mentions leaves the window as it is.

@@ -514,3 +514,25 @@ func TestMemoryPrompt(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchTimeWords checks that the search tool reads a question's time
+// words against the server's now, as the CLI does: "yesterday" keeps the
+// entries of that day and is not searched for.
+func TestSearchTimeWords(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect(t)
+	set := func(at time.Time) {
+		f.clock.mu.Lock()
+		f.clock.t = at
+		f.clock.mu.Unlock()
+	}
+	set(time.Date(2026, 1, 10, 10, 0, 0, 0, time.UTC))
+	yearly := strings.TrimSuffix(strings.TrimPrefix(ok(t, cs, "remember", map[string]any{"content": "We decided billing runs yearly, invoices in March.", "type": "decision"}), "Saved as "), ".")
+	set(time.Date(2026, 1, 27, 10, 0, 0, 0, time.UTC))
+	monthly := strings.TrimSuffix(strings.TrimPrefix(ok(t, cs, "remember", map[string]any{"content": "We decided billing runs monthly from the first.", "type": "decision"}), "Saved as "), ".")
+	set(time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC))
+	found := ok(t, cs, "search", map[string]any{"query": "what did we decide yesterday about billing"})
+	if !strings.Contains(found, monthly) || strings.Contains(found, yearly) {
+		t.Errorf("search: %s; want %s and not %s", found, monthly, yearly)
+	}
+}

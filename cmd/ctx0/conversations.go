@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
@@ -171,7 +172,7 @@ func (a *app) searchSessions(ctx context.Context, q index.Query, asJSON bool) er
 		return err
 	}
 	defer s.Close()
-	hits, err := s.Search(ctx, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until})
+	hits, err := extractor.SearchSessions(ctx, s, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
 	if err != nil {
 		return err
 	}

@@ -34,8 +34,11 @@ text is found inside longer runs of characters.
 
 A query without operators is a question or a few words: its stop words
 ("how", "does", "the") are dropped and the entries holding any of the rest
-are found, those holding more of them, closer together, first. Operators
-are strict:
+are found, those holding more of them, closer together, first. Its words
+that say a time counted from now ("last week", "yesterday", "in the last 30
+days", against --now) are not searched for: they keep the entries updated,
+or the sessions that went on, then (the words alone when nothing was).
+Operators are strict:
 
   how does Sarah like to be contacted    a question: sarah, contacted
   deploy staging       either word, entries with both first
@@ -133,7 +136,7 @@ func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, 
 	if err != nil {
 		return nil, err
 	}
-	m := extractor.Memory{Vault: v, Index: ix}
+	m := extractor.Memory{Vault: v, Index: ix, Now: a.now}
 	if cfg.Embeddings.Configured() {
 		if e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
 			a.note("ctx0: %v; searching by words alone", err)

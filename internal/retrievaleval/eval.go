@@ -163,6 +163,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.Entries, rep.EntriesBM25, rep.EntryQuestions = after.entries, after.entriesBM25, after.entryQuestions
 	rep.Docs, rep.Entryc = before.docs, after.entryc
 	rep.Misses = after.misses
+	rep.RetrieveMisses = after.retrieveMisses
 	return rep, nil
 }
 
@@ -175,6 +176,7 @@ type answers struct {
 	retrieve               RetrieveStats
 	docs, entryc           int
 	misses                 []string
+	retrieveMisses         []string
 }
 
 // refRE finds the conversations an entry was filed from: its
@@ -281,7 +283,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	for _, q := range ds.Questions {
 		evidence := func(session string) bool { return slices.Contains(q.Sessions, session) }
 		// search --sessions: the sessions of the hits, each once, in order.
-		hits, err := st.Search(ctx, ingest.Query{Text: q.Text, Limit: 50})
+		hits, err := extractor.SearchSessions(ctx, st, ingest.Query{Text: q.Text, Limit: 50}, at)
 		if err != nil {
 			return nil, err
 		}
@@ -311,7 +313,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		}
 		if filed && slices.ContainsFunc(names, relevant) {
 			a.entryQuestions++
-			res, err := ix.Search(ctx, index.Query{Text: q.Text})
+			res, _, err := extractor.Search(ctx, m, index.Query{Text: q.Text})
 			if err != nil {
 				return nil, err
 			}
@@ -345,6 +347,25 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			return slices.ContainsFunc(from[it.Name], evidence)
 		}
 		a.retrieve.add(b, isEvidence)
+		if !slices.ContainsFunc(b.Items, isEvidence) {
+			var items []string
+			for _, it := range b.Items {
+				items = append(items, fmt.Sprintf("%s %.2f", it.Name, it.Score))
+			}
+			var left []string
+			for _, o := range b.Omitted {
+				left = append(left, o.Name+": "+o.Reason)
+			}
+			var convs []int64
+			for id, s := range convSession {
+				if evidence(s) {
+					convs = append(convs, id)
+				}
+			}
+			slices.Sort(convs)
+			a.retrieveMisses = append(a.retrieveMisses, fmt.Sprintf("%q (evidence %q, conversations %v, first of search --sessions at %d; %d tokens): items %q; left out %q",
+				q.Text, q.Sessions, convs, rankOf(got, evidence), b.Tokens, items, left))
+		}
 	}
 	return a, nil
 }

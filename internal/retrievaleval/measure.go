@@ -186,6 +186,9 @@ type Report struct {
 	// Misses are the questions whose answering entry was not in the
 	// first 5 of the entries search.
 	Misses []string
+	// RetrieveMisses are the questions, with the librarian's entries,
+	// whose bundle holds no item from their evidence.
+	RetrieveMisses []string
 }
 
 // Write prints r as Markdown tables.
@@ -210,6 +213,12 @@ func (r *Report) Write(w io.Writer) {
 	if len(r.Misses) > 0 {
 		fmt.Fprintf(w, "\nEntries search, answer not in the first 5 (%d of %d):\n\n", len(r.Misses), r.EntryQuestions)
 		for _, m := range r.Misses {
+			fmt.Fprintf(w, "- %s\n", m)
+		}
+	}
+	if len(r.RetrieveMisses) > 0 {
+		fmt.Fprintf(w, "\n`retrieve` with the librarian's entries, no item from the evidence (%d of %d):\n\n", len(r.RetrieveMisses), r.Questions)
+		for _, m := range r.RetrieveMisses {
 			fmt.Fprintf(w, "- %s\n", m)
 		}
 	}
