@@ -182,7 +182,7 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 		if !errors.Is(err, os.ErrExist) {
 			return nil, err
 		}
-		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleLock && abandoned(p) {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > staleLock && v.abandoned(p) {
 			os.Remove(p)
 			continue
 		}
@@ -265,13 +265,13 @@ func holderAlive(j journal) bool {
 // abandoned tells whether a git lock file older than staleLock, which no
 // ctx0 journal names, was left by a process that is gone. A ref lock is:
 // git holds one for milliseconds. An index.lock is only when no git
-// process runs at all, since `git commit` holds it for as long as the
-// person takes to write the message; where processes cannot be listed, it
-// is left to the person (doctor names it).
-func abandoned(p string) bool {
+// process runs in the vault, since `git commit` holds it for as long as
+// the person takes to write the message; where processes cannot be
+// listed, it is left to the person (doctor names it).
+func (v *Vault) abandoned(p string) bool {
 	if filepath.Base(p) != "index.lock" {
 		return true
 	}
-	running, known := proc.Running("git")
+	running, known := proc.Running("git", v.root)
 	return known && !running
 }

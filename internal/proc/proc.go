@@ -63,6 +63,7 @@ func Parse(s string) (Holder, error) {
 	return Holder{PID: pid, Start: start}, nil
 }
 
-// Running tells whether a process whose command name is name runs now;
-// known is false where the system does not let us list processes.
-func Running(name string) (running, known bool) { return running0(name) }
+// Running tells whether a process whose command name is name runs now with
+// its working directory in dir or below ("" for anywhere); known is false
+// where the system does not let us list processes.
+func Running(name, dir string) (running, known bool) { return running0(name, dir) }

@@ -2,8 +2,10 @@ package proc
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // startTime is field 22 of /proc/<pid>/stat (starttime, in clock ticks
@@ -37,8 +39,9 @@ func pidAlive(pid int) bool {
 }
 
 // running0 reads /proc/<pid>/comm of every process: a few hundred small
-// reads, about a millisecond.
-func running0(name string) (bool, bool) {
+// reads, about a millisecond. A process whose working directory cannot be
+// read (another user's) counts as in dir.
+func running0(name, dir string) (bool, bool) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return false, false
@@ -48,7 +51,17 @@ func running0(name string) (bool, bool) {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/comm")
-		if err == nil && string(bytes.TrimSpace(b)) == name {
+		if err != nil || string(bytes.TrimSpace(b)) != name {
+			continue
+		}
+		if dir == "" {
+			return true, true
+		}
+		cwd, err := os.Readlink("/proc/" + e.Name() + "/cwd")
+		if errors.Is(err, os.ErrNotExist) {
+			continue // it exited meanwhile
+		}
+		if err != nil || cwd == dir || strings.HasPrefix(cwd, strings.TrimSuffix(dir, "/")+"/") {
 			return true, true
 		}
 	}

@@ -17,4 +17,4 @@ func pidAlive(pid int) bool {
 	return true
 }
 
-func running0(string) (bool, bool) { return false, false }
+func running0(string, string) (bool, bool) { return false, false }

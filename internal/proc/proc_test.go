@@ -45,18 +45,22 @@ func TestParseRejects(t *testing.T) {
 
 func TestRunning(t *testing.T) {
 	cmd := exec.Command("sleep", "5")
+	cmd.Dir = t.TempDir()
 	if err := cmd.Start(); err != nil {
 		t.Skip("no `sleep` command:", err)
 	}
 	defer cmd.Process.Kill()
-	running, known := Running("sleep")
+	running, known := Running("sleep", cmd.Dir)
 	if !known {
 		t.Skip("processes cannot be listed here")
 	}
 	if !running {
 		t.Errorf("Running(sleep) = false with sleep %d running", cmd.Process.Pid)
 	}
-	if running, _ := Running("no-such-command-ctx0"); running {
+	if running, _ := Running("no-such-command-ctx0", ""); running {
 		t.Errorf("Running(no-such-command-ctx0) = true")
+	}
+	if running, _ := Running("sleep", t.TempDir()); running {
+		t.Errorf("Running(sleep) in an empty folder = true")
 	}
 }

@@ -16,4 +16,4 @@ func pidAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-func running0(string) (bool, bool) { return false, false }
+func running0(string, string) (bool, bool) { return false, false }
