@@ -7,7 +7,7 @@
 // over synthetic multi-session conversations (Synthesize).
 //
 // The vault is set up as a user does it, with the ctx0 binary (init,
-// ingest --end, librarian run --ready); the questions are then asked in
+// ingest --end, librarian run --all); the questions are then asked in
 // process through the same functions the commands call.
 package retrievaleval
 
@@ -151,7 +151,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx0("librarian", "run", "--ready"); err != nil {
+	if err := ctx0("librarian", "run", "--all"); err != nil {
 		return nil, err
 	}
 	after, err := ask(ctx, root, ds, true)
