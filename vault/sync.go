@@ -22,6 +22,11 @@ import (
 // vault's.
 var ErrUnrelated = errors.New("unrelated histories")
 
+// ErrRewritten is returned, with SyncOptions.RefuseRewrite, when a remote's
+// branch no longer contains what it held at the last fetch: someone
+// force-pushed or rewrote it.
+var ErrRewritten = errors.New("the remote branch was rewritten")
+
 // Remote is a configured git remote.
 type Remote struct {
 	Name string `json:"name"`
@@ -71,6 +76,12 @@ type SyncOptions struct {
 	Remote   string // default origin, or the only remote
 	PullOnly bool
 	PushOnly bool
+	// RefuseRewrite refuses to merge a remote branch that no longer
+	// contains the commit it held at the last fetch (a force-push or a
+	// rewritten history): merging it back would bring back what someone
+	// deliberately removed, so the unattended syncs (--watch, automatic
+	// sync) leave that to a person.
+	RefuseRewrite bool
 }
 
 // SyncResult says what a sync did.
@@ -117,7 +128,7 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
 	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
 		if !o.PushOnly {
-			if err := v.fetch(ctx, remote, res.Branch, tracking, auth); err != nil {
+			if err := v.fetchChecked(ctx, remote, res.Branch, tracking, auth, o.RefuseRewrite); err != nil {
 				return res, err
 			}
 		}
@@ -221,6 +232,50 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 		return nil // the remote lacks this branch; the push creates it
 	}
 	return fmt.Errorf("sync %s: fetch %s: %w", r.Name, r.URL, err)
+}
+
+// fetchChecked fetches, and with refuseRewrite refuses a remote branch that
+// does not contain what it held before: the remote-tracking branch is put
+// back, so every later sync refuses it too until a person decides.
+func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod, refuseRewrite bool) error {
+	old, err := v.repo.Storer.Reference(tracking)
+	if !refuseRewrite || err != nil {
+		return v.fetch(ctx, r, branch, tracking, auth)
+	}
+	if err := v.fetch(ctx, r, branch, tracking, auth); err != nil {
+		return err
+	}
+	now, err := v.repo.Storer.Reference(tracking)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		now = nil // the branch is gone from the remote
+	} else if err != nil {
+		return fmt.Errorf("read %s: %w", tracking, err)
+	}
+	if now != nil && now.Hash() == old.Hash() {
+		return nil
+	}
+	kept := false
+	if now != nil {
+		oc, err1 := object.GetCommit(v.repo.Storer, old.Hash())
+		nc, err2 := object.GetCommit(v.repo.Storer, now.Hash())
+		if err1 == nil && err2 == nil {
+			if kept, err = oc.IsAncestor(nc); err != nil {
+				return fmt.Errorf("sync %s: compare %s with its last fetch: %w", r.Name, tracking.Short(), err)
+			}
+		}
+	}
+	if kept {
+		return nil
+	}
+	if err := v.repo.Storer.SetReference(old); err != nil {
+		return fmt.Errorf("restore %s: %w", tracking, err)
+	}
+	newHash := "deleted"
+	if now != nil {
+		newHash = "now " + now.Hash().String()[:10]
+	}
+	return fmt.Errorf("sync %s: %w: %s no longer contains %s (%s); nothing merged, local work kept; after checking, run ctx0 sync by hand",
+		r.Name, ErrRewritten, tracking.Short(), old.Hash().String()[:10], newHash)
 }
 
 func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) error {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +16,10 @@ import (
 
 func (a *app) newSyncCmd() *cobra.Command {
 	var (
-		o      vault.SyncOptions
-		asJSON bool
+		o        vault.SyncOptions
+		asJSON   bool
+		watch    bool
+		interval time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "sync [REMOTE]",
@@ -25,14 +29,24 @@ remote), merge its branch entry by entry and field by field, and push. Conflicts
 that cannot be combined keep both versions: one in place, the other kept aside
 and listed by ctx0 conflicts. When another pusher wins the race, sync fetches,
 merges and pushes again. An unreachable remote, unrelated histories or a
-refused push leave the vault as it was.`,
+refused push leave the vault as it was.
+
+With --watch, sync keeps running: it pushes soon after each local commit,
+fetches and merges every --interval, and prints one line per sync (a JSON
+object per line with --json). A remote it cannot reach is said once and
+retried with back-off. A remote branch that was force-pushed or rewritten is
+refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
 		Example: `  ctx0 remote add origin git@github.com:me/memory.git
   ctx0 sync
-  ctx0 sync backup --push-only`,
+  ctx0 sync backup --push-only
+  ctx0 sync --watch --interval 30s`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.PullOnly && o.PushOnly {
 				return usagef("sync: --pull-only and --push-only exclude each other")
+			}
+			if watch && (o.PullOnly || o.PushOnly) {
+				return usagef("sync: --watch both pulls and pushes; drop --pull-only and --push-only")
 			}
 			if len(args) == 1 {
 				o.Remote = args[0]
@@ -40,6 +54,9 @@ refused push leave the vault as it was.`,
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if watch {
+				return v.Watch(cmd.Context(), vault.WatchOptions{Sync: o, Interval: interval, Report: a.watchReporter(asJSON)})
 			}
 			res, err := v.Sync(cmd.Context(), o)
 			if err != nil {
@@ -71,7 +88,38 @@ refused push leave the vault as it was.`,
 	cmd.Flags().BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge, do not push")
 	cmd.Flags().BoolVar(&o.PushOnly, "push-only", false, "push without fetching; fails if the remote has changes")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what sync did as JSON")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep syncing: push after local commits, fetch every --interval")
+	cmd.Flags().DurationVar(&interval, "interval", time.Minute, "with --watch, how often to fetch the remote")
 	return cmd
+}
+
+// watchReporter prints one line per sync of ctx0 sync --watch, to stdout:
+// a JSON object with asJSON, else a sentence.
+func (a *app) watchReporter(asJSON bool) func(vault.WatchEvent) {
+	return func(ev vault.WatchEvent) {
+		if asJSON {
+			data, err := json.Marshal(ev)
+			if err == nil {
+				fmt.Fprintf(a.stdout, "%s\n", data)
+			}
+			return
+		}
+		at := ev.Time.Format(time.TimeOnly)
+		r := ev.Result
+		switch ev.Status {
+		case "offline":
+			fmt.Fprintf(a.stdout, "%s %s: cannot sync, retrying with back-off (next in %s): %s\n", at, ev.Trigger, ev.RetryIn, ev.Error)
+		case "refused":
+			fmt.Fprintf(a.stdout, "%s %s: refused, local work kept: %s\n", at, ev.Trigger, ev.Error)
+		default:
+			back := ""
+			if ev.Recovered {
+				back = " (back online)"
+			}
+			fmt.Fprintf(a.stdout, "%s %s: %s with %s/%s, %d file(s) changed, %d conflict(s), pushed %t%s\n",
+				at, ev.Trigger, r.Merge, r.Remote, r.Branch, r.Changed, r.Conflicts, r.Pushed, back)
+		}
+	}
 }
 
 func (a *app) newRemoteCmd() *cobra.Command {
