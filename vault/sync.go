@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -82,6 +83,9 @@ type SyncOptions struct {
 	// deliberately removed, so the unattended syncs (--watch, automatic
 	// sync) leave that to a person.
 	RefuseRewrite bool
+	// FetchTimeout, when set, bounds the fetch (not the merge, which is
+	// local): a session's start must not wait on a slow network.
+	FetchTimeout time.Duration
 }
 
 // SyncResult says what a sync did.
@@ -128,7 +132,16 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
 	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
 		if !o.PushOnly {
-			if err := v.fetchChecked(ctx, remote, res.Branch, tracking, auth, o.RefuseRewrite); err != nil {
+			fctx, cancel := ctx, context.CancelFunc(func() {})
+			if o.FetchTimeout > 0 {
+				fctx, cancel = context.WithTimeout(ctx, o.FetchTimeout)
+			}
+			err := v.fetchChecked(fctx, remote, res.Branch, tracking, auth, o.RefuseRewrite)
+			cancel()
+			if err != nil && ctx.Err() == nil && errors.Is(fctx.Err(), context.DeadlineExceeded) {
+				return res, fmt.Errorf("sync %s: fetch %s: no answer within %v", remote.Name, remote.URL, o.FetchTimeout)
+			}
+			if err != nil {
 				return res, err
 			}
 		}

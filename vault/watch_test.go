@@ -36,13 +36,7 @@ func TestWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	bareGit := &Vault{root: remote}
-	add := func(v *Vault, name string) {
-		t.Helper()
-		body := "# " + name + "\n"
-		if _, _, err := v.Add(ctx, AddOptions{Name: name, Meta: Meta{Type: "fact"}, Body: &body}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	add := func(v *Vault, name string) { t.Helper(); addFact(t, v, name) }
 	head := func(v *Vault) string { return strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD")) }
 	remoteHead := func() string { return strings.TrimSpace(runGit(t, bareGit, "rev-parse", "main")) }
 
@@ -152,4 +146,13 @@ func TestWatch(t *testing.T) {
 	}
 	checkClean(t, a)
 	runGit(t, bareGit, "fsck", "--strict")
+}
+
+// addFact adds a fact entry name to v, committed.
+func addFact(t *testing.T, v *Vault, name string) {
+	t.Helper()
+	body := "# " + name + "\n"
+	if _, _, err := v.Add(t.Context(), AddOptions{Name: name, Meta: Meta{Type: "fact"}, Body: &body}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -20,6 +20,7 @@ func (a *app) newSyncCmd() *cobra.Command {
 		asJSON   bool
 		watch    bool
 		interval time.Duration
+		pushWant bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sync [REMOTE]",
@@ -51,9 +52,13 @@ refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
 			if len(args) == 1 {
 				o.Remote = args[0]
 			}
+			a.noAutoPush = true // sync pushes its own merges
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if pushWant {
+				return a.pushWanted(cmd.Context(), v, o)
 			}
 			if watch {
 				return v.Watch(cmd.Context(), vault.WatchOptions{Sync: o, Interval: interval, Report: a.watchReporter(asJSON)})
@@ -90,6 +95,8 @@ refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what sync did as JSON")
 	cmd.Flags().BoolVar(&watch, "watch", false, "keep syncing: push after local commits, fetch every --interval")
 	cmd.Flags().DurationVar(&interval, "interval", time.Minute, "with --watch, how often to fetch the remote")
+	cmd.Flags().BoolVar(&pushWant, "push-wanted", false, "push the commits automatic sync recorded (how ctx0 pushes in the background)")
+	cmd.Flags().MarkHidden("push-wanted")
 	return cmd
 }
 
@@ -97,29 +104,31 @@ refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
 // a JSON object with asJSON, else a sentence.
 func (a *app) watchReporter(asJSON bool) func(vault.WatchEvent) {
 	return func(ev vault.WatchEvent) {
-		if asJSON {
-			data, err := json.Marshal(ev)
-			if err == nil {
-				fmt.Fprintf(a.stdout, "%s\n", data)
-			}
-			return
-		}
-		at := ev.Time.Format(time.TimeOnly)
-		r := ev.Result
-		switch ev.Status {
-		case "offline":
-			fmt.Fprintf(a.stdout, "%s %s: cannot sync, retrying with back-off (next in %s): %s\n", at, ev.Trigger, ev.RetryIn, ev.Error)
-		case "refused":
-			fmt.Fprintf(a.stdout, "%s %s: refused, local work kept: %s\n", at, ev.Trigger, ev.Error)
-		default:
-			back := ""
-			if ev.Recovered {
-				back = " (back online)"
-			}
-			fmt.Fprintf(a.stdout, "%s %s: %s with %s/%s, %d file(s) changed, %d conflict(s), pushed %t%s\n",
-				at, ev.Trigger, r.Merge, r.Remote, r.Branch, r.Changed, r.Conflicts, r.Pushed, back)
+		if !asJSON {
+			fmt.Fprintf(a.stdout, "%s %s\n", ev.Time.Format(time.TimeOnly), watchLine(ev))
+		} else if data, err := json.Marshal(ev); err == nil {
+			fmt.Fprintf(a.stdout, "%s\n", data)
 		}
 	}
+}
+
+// watchLine says what one unattended sync did, in a line.
+func watchLine(ev vault.WatchEvent) string {
+	switch ev.Status {
+	case "offline":
+		if ev.RetryIn > 0 {
+			return fmt.Sprintf("%s: cannot sync, retrying with back-off (next in %s): %s", ev.Trigger, ev.RetryIn, ev.Error)
+		}
+		return fmt.Sprintf("%s: cannot sync: %s", ev.Trigger, ev.Error)
+	case "refused":
+		return fmt.Sprintf("%s: refused, local work kept: %s", ev.Trigger, ev.Error)
+	}
+	r, back := ev.Result, ""
+	if ev.Recovered {
+		back = " (back online)"
+	}
+	return fmt.Sprintf("%s: %s with %s/%s, %d file(s) changed, %d conflict(s), pushed %t%s",
+		ev.Trigger, r.Merge, r.Remote, r.Branch, r.Changed, r.Conflicts, r.Pushed, back)
 }
 
 func (a *app) newRemoteCmd() *cobra.Command {
@@ -172,7 +181,11 @@ $CTX0_GIT_USERNAME), or ~/.git-credentials; for ssh, from the ssh agent or
 			if err != nil {
 				return err
 			}
-			return v.AddRemote(args[0], args[1])
+			if err := v.AddRemote(args[0], args[1]); err != nil {
+				return err
+			}
+			a.proposeAutoSync(v)
+			return nil
 		},
 	}
 	remove := &cobra.Command{
@@ -215,6 +228,7 @@ vault's folder.`,
 			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
 			}
+			a.proposeAutoSync(v)
 			fmt.Fprintln(a.stdout, v.Root())
 			return nil
 		},
