@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -111,6 +112,49 @@ const maxSyncAttempts = 5
 // unreachable remote, unrelated histories or a refused push leave the
 // vault's branch and files as they were.
 func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+	res, err := v.sync(ctx, o)
+	rec := SyncRecord{Time: v.now(), Result: res}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	// The record is for status: failing to keep it fails no sync.
+	if data, jerr := json.Marshal(rec); jerr == nil {
+		p := filepath.Join(v.root, filepath.FromSlash(lastSyncFile))
+		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+			_ = writeFileAtomic(p, data)
+		}
+	}
+	return res, err
+}
+
+// lastSyncFile keeps what the last sync did, for ctx0 status.
+const lastSyncFile = ".ctx0/state/last-sync.json"
+
+// SyncRecord is what a sync did and when.
+type SyncRecord struct {
+	Time   time.Time  `json:"time"`
+	Result SyncResult `json:"result"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// LastSync is what the vault at root's last sync did; nil when it has
+// never synced.
+func LastSync(root string) (*SyncRecord, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(lastSyncFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last sync: %w", err)
+	}
+	var rec SyncRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("read the last sync %s: %w", lastSyncFile, err)
+	}
+	return &rec, nil
+}
+
+func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	res := SyncResult{Merge: "skipped"}
 	remote, err := v.pickRemote(o.Remote)
 	if err != nil {
