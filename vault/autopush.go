@@ -134,6 +134,9 @@ func (v *Vault) pushWhileWanted(ctx context.Context, o PushOptions, wanted strin
 			if refused {
 				ev.Status = "refused"
 			}
+			if _, serr := os.Stat(filepath.Dir(wanted)); serr != nil {
+				return fmt.Errorf("push: the vault is gone: %w", serr)
+			}
 			if refused || ctx.Err() != nil || o.Now().Sub(start)+backoff > o.GiveUp {
 				ev.Error += "; the commits stay here and the next write or session start pushes them"
 				o.Report(ev)

@@ -187,7 +187,7 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 		return Commit{}, err
 	}
 	committed = true
-	if v.onCommit != nil {
+	if v.onCommit != nil && ctx.Value(syncingKey{}) == nil {
 		v.onCommit(v)
 	}
 	locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }

@@ -112,7 +112,7 @@ const maxSyncAttempts = 5
 // unreachable remote, unrelated histories or a refused push leave the
 // vault's branch and files as they were.
 func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
-	res, err := v.sync(ctx, o)
+	res, err := v.sync(context.WithValue(ctx, syncingKey{}, true), o)
 	rec := SyncRecord{Time: v.now(), Result: res}
 	if err != nil {
 		rec.Error = err.Error()
@@ -126,6 +126,10 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	}
 	return res, err
 }
+
+// syncingKey marks the context of a sync: the commits it makes (merges,
+// external edits) are its own to push, so they do not call onCommit.
+type syncingKey struct{}
 
 // lastSyncFile keeps what the last sync did, for ctx0 status.
 const lastSyncFile = ".ctx0/state/last-sync.json"
