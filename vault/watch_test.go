@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,5 +155,36 @@ func addFact(t *testing.T, v *Vault, name string) {
 	body := "# " + name + "\n"
 	if _, _, err := v.Add(t.Context(), AddOptions{Name: name, Meta: Meta{Type: "fact"}, Body: &body}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSyncFetchTimeout: a remote that accepts the connection and never
+// answers is given up after FetchTimeout, with the vault as it was.
+func TestSyncFetchTimeout(t *testing.T) {
+	v := testVault(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, silent, until the test ends
+		}
+	}()
+	if err := v.AddRemote("origin", "git://"+l.Addr().String()+"/silent.git"); err != nil {
+		t.Fatal(err)
+	}
+	before := runGit(t, v, "rev-parse", "HEAD")
+	_, err = v.Sync(t.Context(), SyncOptions{PullOnly: true, FetchTimeout: 200 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
+		t.Fatalf("want no answer within 200ms, got %v", err)
+	}
+	if after := runGit(t, v, "rev-parse", "HEAD"); after != before {
+		t.Fatalf("the branch moved: %s -> %s", before, after)
 	}
 }
