@@ -187,6 +187,9 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 		return Commit{}, err
 	}
 	committed = true
+	if v.onCommit != nil && ctx.Value(syncingKey{}) == nil {
+		v.onCommit(v)
+	}
 	locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
 	if ierr := gitindex.ApplyWithLock(ctx, v.gitDir, updates, locked); ierr != nil {
 		// The commit stands, and so do the files. Only git's staging area

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -19,6 +20,17 @@ type Config struct {
 	Author   Author              `yaml:"author"`
 	Remember RememberConfig      `yaml:"remember"`
 	Types    map[string]TypeInfo `yaml:"types"`
+	Sync     SyncConfig          `yaml:"sync"`
+}
+
+// SyncConfig is automatic sync with the vault's remote.
+type SyncConfig struct {
+	// Auto pulls at each agent session's start and pushes after ctx0's
+	// writes, in the background. Off unless set: it needs a remote.
+	Auto bool `yaml:"auto"`
+	// StartBudget bounds how long a session's start waits for the remote
+	// (default 1.5s); past it the session goes on with what the vault has.
+	StartBudget time.Duration `yaml:"start_budget"`
 }
 
 // Author is the identity on the commits ctx0 makes.
@@ -69,6 +81,7 @@ func DefaultConfig() Config {
 	return Config{
 		Author:   Author{Name: "ctx0", Email: "ctx0@localhost"},
 		Remember: RememberConfig{MaxChars: 2000},
+		Sync:     SyncConfig{StartBudget: 1500 * time.Millisecond},
 	}
 }
 
@@ -102,6 +115,12 @@ func LoadConfig(root string) (Config, error) {
 		default:
 			return cfg, fmt.Errorf("parse config %s: type %q: merge %q: want field-merge, append-only or last-write-wins", p, name, t.Merge)
 		}
+	}
+	if cfg.Sync.StartBudget < 0 {
+		return cfg, fmt.Errorf("parse config %s: sync: start_budget %v: want a positive duration such as 1.5s", p, cfg.Sync.StartBudget)
+	}
+	if cfg.Sync.StartBudget == 0 {
+		cfg.Sync.StartBudget = DefaultConfig().Sync.StartBudget
 	}
 	if cfg.Remember.MaxChars <= 0 {
 		cfg.Remember.MaxChars = DefaultConfig().Remember.MaxChars

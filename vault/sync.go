@@ -2,12 +2,14 @@ package vault
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
@@ -21,6 +23,11 @@ import (
 // ErrUnrelated is returned when a remote's branch shares no commit with the
 // vault's.
 var ErrUnrelated = errors.New("unrelated histories")
+
+// ErrRewritten is returned, with SyncOptions.RefuseRewrite, when a remote's
+// branch no longer contains what it held at the last fetch: someone
+// force-pushed or rewrote it.
+var ErrRewritten = errors.New("the remote branch was rewritten")
 
 // Remote is a configured git remote.
 type Remote struct {
@@ -71,6 +78,15 @@ type SyncOptions struct {
 	Remote   string // default origin, or the only remote
 	PullOnly bool
 	PushOnly bool
+	// RefuseRewrite refuses to merge a remote branch that no longer
+	// contains the commit it held at the last fetch (a force-push or a
+	// rewritten history): merging it back would bring back what someone
+	// deliberately removed, so the unattended syncs (--watch, automatic
+	// sync) leave that to a person.
+	RefuseRewrite bool
+	// FetchTimeout, when set, bounds the fetch (not the merge, which is
+	// local): a session's start must not wait on a slow network.
+	FetchTimeout time.Duration
 }
 
 // SyncResult says what a sync did.
@@ -96,6 +112,53 @@ const maxSyncAttempts = 5
 // unreachable remote, unrelated histories or a refused push leave the
 // vault's branch and files as they were.
 func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
+	res, err := v.sync(context.WithValue(ctx, syncingKey{}, true), o)
+	rec := SyncRecord{Time: v.now(), Result: res}
+	if err != nil {
+		rec.Error = err.Error()
+	}
+	// The record is for status: failing to keep it fails no sync.
+	if data, jerr := json.Marshal(rec); jerr == nil {
+		p := filepath.Join(v.root, filepath.FromSlash(lastSyncFile))
+		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
+			_ = writeFileAtomic(p, data)
+		}
+	}
+	return res, err
+}
+
+// syncingKey marks the context of a sync: the commits it makes (merges,
+// external edits) are its own to push, so they do not call onCommit.
+type syncingKey struct{}
+
+// lastSyncFile keeps what the last sync did, for ctx0 status.
+const lastSyncFile = ".ctx0/state/last-sync.json"
+
+// SyncRecord is what a sync did and when.
+type SyncRecord struct {
+	Time   time.Time  `json:"time"`
+	Result SyncResult `json:"result"`
+	Error  string     `json:"error,omitempty"`
+}
+
+// LastSync is what the vault at root's last sync did; nil when it has
+// never synced.
+func LastSync(root string) (*SyncRecord, error) {
+	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(lastSyncFile)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the last sync: %w", err)
+	}
+	var rec SyncRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("read the last sync %s: %w", lastSyncFile, err)
+	}
+	return &rec, nil
+}
+
+func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	res := SyncResult{Merge: "skipped"}
 	remote, err := v.pickRemote(o.Remote)
 	if err != nil {
@@ -117,7 +180,16 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
 	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
 		if !o.PushOnly {
-			if err := v.fetch(ctx, remote, res.Branch, tracking, auth); err != nil {
+			fctx, cancel := ctx, context.CancelFunc(func() {})
+			if o.FetchTimeout > 0 {
+				fctx, cancel = context.WithTimeout(ctx, o.FetchTimeout)
+			}
+			err := v.fetchChecked(fctx, remote, res.Branch, tracking, auth, o.RefuseRewrite)
+			cancel()
+			if err != nil && ctx.Err() == nil && errors.Is(fctx.Err(), context.DeadlineExceeded) {
+				return res, fmt.Errorf("sync %s: fetch %s: no answer within %v", remote.Name, remote.URL, o.FetchTimeout)
+			}
+			if err != nil {
 				return res, err
 			}
 		}
@@ -221,6 +293,50 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 		return nil // the remote lacks this branch; the push creates it
 	}
 	return fmt.Errorf("sync %s: fetch %s: %w", r.Name, r.URL, err)
+}
+
+// fetchChecked fetches, and with refuseRewrite refuses a remote branch that
+// does not contain what it held before: the remote-tracking branch is put
+// back, so every later sync refuses it too until a person decides.
+func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod, refuseRewrite bool) error {
+	old, err := v.repo.Storer.Reference(tracking)
+	if !refuseRewrite || err != nil {
+		return v.fetch(ctx, r, branch, tracking, auth)
+	}
+	if err := v.fetch(ctx, r, branch, tracking, auth); err != nil {
+		return err
+	}
+	now, err := v.repo.Storer.Reference(tracking)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		now = nil // the branch is gone from the remote
+	} else if err != nil {
+		return fmt.Errorf("read %s: %w", tracking, err)
+	}
+	if now != nil && now.Hash() == old.Hash() {
+		return nil
+	}
+	kept := false
+	if now != nil {
+		oc, err1 := object.GetCommit(v.repo.Storer, old.Hash())
+		nc, err2 := object.GetCommit(v.repo.Storer, now.Hash())
+		if err1 == nil && err2 == nil {
+			if kept, err = oc.IsAncestor(nc); err != nil {
+				return fmt.Errorf("sync %s: compare %s with its last fetch: %w", r.Name, tracking.Short(), err)
+			}
+		}
+	}
+	if kept {
+		return nil
+	}
+	if err := v.repo.Storer.SetReference(old); err != nil {
+		return fmt.Errorf("restore %s: %w", tracking, err)
+	}
+	newHash := "deleted"
+	if now != nil {
+		newHash = "now " + now.Hash().String()[:10]
+	}
+	return fmt.Errorf("sync %s: %w: %s no longer contains %s (%s); nothing merged, local work kept; after checking, run ctx0 sync by hand",
+		r.Name, ErrRewritten, tracking.Short(), old.Hash().String()[:10], newHash)
 }
 
 func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) error {

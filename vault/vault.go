@@ -31,6 +31,8 @@ type Vault struct {
 	cfg     Config
 	now     func() time.Time
 	catalog Catalog
+	// onCommit is told of each commit this process's writes made.
+	onCommit func(*Vault)
 
 	sem       chan struct{} // one lock holder per process at a time (see takeLock)
 	held      *held         // the vault lock, while this process holds it
@@ -42,6 +44,10 @@ type Option func(*Vault)
 
 // WithClock makes the vault read the time from now, for tests.
 func WithClock(now func() time.Time) Option { return func(v *Vault) { v.now = now } }
+
+// WithOnCommit calls fn after each commit the vault's write path makes:
+// how automatic sync learns that there is something to push.
+func WithOnCommit(fn func(*Vault)) Option { return func(v *Vault) { v.onCommit = fn } }
 
 // WithCatalog answers whole-vault questions (name resolution, alias
 // uniqueness, duplicate content) from c instead of reading every entry.

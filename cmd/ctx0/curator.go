@@ -62,7 +62,7 @@ summarized.`,
 				return usagef("curator run: --dry-run and --if-due exclude each other")
 			}
 			ctx := cmd.Context()
-			v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+			v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
 			if err != nil {
 				return err
 			}
@@ -211,7 +211,7 @@ Nothing is installed: copy what you prefer.`,
   ctx0 curator schedule | head -1 >> mycrontab`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := vault.Open(cmd.Context(), a.dir(), vault.WithClock(a.now))
+			v, err := vault.Open(cmd.Context(), a.dir(), a.vaultOptions()...)
 			if err != nil {
 				return err
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // maxHookInput bounds what a hook reads from stdin: an agent's hook input
@@ -93,6 +94,10 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				},
 				Context: a.sessionContext,
 				Log:     log,
+			}
+			if vcfg, err := vault.LoadConfig(root); err == nil && vcfg.Sync.Auto {
+				o.Pull = func(ctx context.Context) (string, error) { return a.sessionPull(ctx, root) }
+				o.PullBudget = vcfg.Sync.StartBudget
 			}
 			cfg, err := ingest.LoadConfig(root)
 			if err != nil {

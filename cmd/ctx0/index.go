@@ -24,7 +24,7 @@ import (
 // only for the process to drop it whole. Nothing is lost by not closing:
 // every transaction is committed to the WAL, which the next open reads.
 func (a *app) openIndexed(ctx context.Context) (*vault.Vault, *index.Index, error) {
-	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,7 +32,7 @@ func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
 // its root. Ingesting needs neither the vault's index nor its entries, so
 // unlike open it leaves the index alone: a hook must not wait for it.
 func (a *app) vaultRoot(ctx context.Context) (string, error) {
-	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
 	if err != nil {
 		return "", err
 	}

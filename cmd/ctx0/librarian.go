@@ -161,7 +161,7 @@ type librarianWorker struct {
 // fact may repeat; the librarian goes on without it), the configured
 // language model and, unless st is the one already open, the ingest state.
 func (a *app) openLibrarian(ctx context.Context, st *ingest.Store) (_ *librarianWorker, err error) {
-	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
 	if err != nil {
 		return nil, err
 	}

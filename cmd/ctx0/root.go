@@ -31,6 +31,7 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	now            func() time.Time
+	noAutoPush     bool // the command syncs itself: no background push after its commits
 	vaultDir       string
 }
 
@@ -210,7 +211,7 @@ func (a *app) dir() string {
 // open opens the vault this invocation uses, with its index as the
 // vault's catalog.
 func (a *app) open(ctx context.Context) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, a.dir(), vault.WithClock(a.now))
+	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
 )
+
+// syncSummary says in a few words how a sync ended.
+func syncSummary(r *vault.SyncRecord) string {
+	if r.Error != "" {
+		return "failed: " + r.Error
+	}
+	pushed := "not pushed"
+	if r.Result.Pushed {
+		pushed = "pushed"
+	}
+	return fmt.Sprintf("%s with %s/%s, %s", r.Result.Merge, r.Result.Remote, r.Result.Branch, pushed)
+}
 
 func (a *app) newStatusCmd() *cobra.Command {
 	var asJSON bool
@@ -17,14 +30,14 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Use:   "status",
 		Short: "Show what the vault holds and how fresh its index is",
 		Long: `Show the vault's entries by type, pinned, superseded and archived counts, its
-size, its oldest and newest entries, its last commit, and its index: where it
+size, its oldest and newest entries, its last commit, its last sync (when and how it ended), and its index: where it
 is, when it was built, what the check made before this status found, and
 whether a watcher (ctx0 index --watch) keeps it up to date.`,
 		Example: `  ctx0 status
   ctx0 status --json`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, ix, err := a.openIndexed(cmd.Context())
+			v, ix, err := a.openIndexed(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -33,17 +46,24 @@ whether a watcher (ctx0 index --watch) keeps it up to date.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(st)
+			last, err := vault.LastSync(v.Root())
+			if err != nil {
+				return err
 			}
-			return a.printStatus(st)
+			if asJSON {
+				return a.printJSON(struct {
+					index.Status
+					Sync *vault.SyncRecord `json:"last_sync,omitempty"`
+				}{st, last})
+			}
+			return a.printStatus(st, last)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
 }
 
-func (a *app) printStatus(st index.Status) error {
+func (a *app) printStatus(st index.Status, last *vault.SyncRecord) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "vault\t%s\n", st.Vault)
 	types := make([]string, 0, len(st.ByType))
@@ -75,6 +95,9 @@ func (a *app) printStatus(st index.Status) error {
 	}
 	if c := st.LastCommit; c != nil {
 		fmt.Fprintf(tw, "last commit\t%s\t%s %s\n", c.Hash[:10], c.When.UTC().Format("2006-01-02 15:04"), c.Subject)
+	}
+	if last != nil {
+		fmt.Fprintf(tw, "last sync\t%s\t%s\n", last.Time.UTC().Format("2006-01-02 15:04"), syncSummary(last))
 	}
 	ix := st.Index
 	fmt.Fprintf(tw, "index\t%s\t%s, built %s\n", ix.Path, bytesString(ix.Size), ix.Built.Format("2006-01-02 15:04"))

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +16,11 @@ import (
 
 func (a *app) newSyncCmd() *cobra.Command {
 	var (
-		o      vault.SyncOptions
-		asJSON bool
+		o        vault.SyncOptions
+		asJSON   bool
+		watch    bool
+		interval time.Duration
+		pushWant bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sync [REMOTE]",
@@ -25,21 +30,38 @@ remote), merge its branch entry by entry and field by field, and push. Conflicts
 that cannot be combined keep both versions: one in place, the other kept aside
 and listed by ctx0 conflicts. When another pusher wins the race, sync fetches,
 merges and pushes again. An unreachable remote, unrelated histories or a
-refused push leave the vault as it was.`,
+refused push leave the vault as it was.
+
+With --watch, sync keeps running: it pushes soon after each local commit,
+fetches and merges every --interval, and prints one line per sync (a JSON
+object per line with --json). A remote it cannot reach is said once and
+retried with back-off. A remote branch that was force-pushed or rewritten is
+refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
 		Example: `  ctx0 remote add origin git@github.com:me/memory.git
   ctx0 sync
-  ctx0 sync backup --push-only`,
+  ctx0 sync backup --push-only
+  ctx0 sync --watch --interval 30s`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.PullOnly && o.PushOnly {
 				return usagef("sync: --pull-only and --push-only exclude each other")
 			}
+			if watch && (o.PullOnly || o.PushOnly) {
+				return usagef("sync: --watch both pulls and pushes; drop --pull-only and --push-only")
+			}
 			if len(args) == 1 {
 				o.Remote = args[0]
 			}
+			a.noAutoPush = true // sync pushes its own merges
 			v, err := a.open(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if pushWant {
+				return a.pushWanted(cmd.Context(), v, o)
+			}
+			if watch {
+				return v.Watch(cmd.Context(), vault.WatchOptions{Sync: o, Interval: interval, Report: a.watchReporter(asJSON)})
 			}
 			res, err := v.Sync(cmd.Context(), o)
 			if err != nil {
@@ -71,7 +93,42 @@ refused push leave the vault as it was.`,
 	cmd.Flags().BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge, do not push")
 	cmd.Flags().BoolVar(&o.PushOnly, "push-only", false, "push without fetching; fails if the remote has changes")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what sync did as JSON")
+	cmd.Flags().BoolVar(&watch, "watch", false, "keep syncing: push after local commits, fetch every --interval")
+	cmd.Flags().DurationVar(&interval, "interval", time.Minute, "with --watch, how often to fetch the remote")
+	cmd.Flags().BoolVar(&pushWant, "push-wanted", false, "push the commits automatic sync recorded (how ctx0 pushes in the background)")
+	cmd.Flags().MarkHidden("push-wanted")
 	return cmd
+}
+
+// watchReporter prints one line per sync of ctx0 sync --watch, to stdout:
+// a JSON object with asJSON, else a sentence.
+func (a *app) watchReporter(asJSON bool) func(vault.WatchEvent) {
+	return func(ev vault.WatchEvent) {
+		if !asJSON {
+			fmt.Fprintf(a.stdout, "%s %s\n", ev.Time.Format(time.TimeOnly), watchLine(ev))
+		} else if data, err := json.Marshal(ev); err == nil {
+			fmt.Fprintf(a.stdout, "%s\n", data)
+		}
+	}
+}
+
+// watchLine says what one unattended sync did, in a line.
+func watchLine(ev vault.WatchEvent) string {
+	switch ev.Status {
+	case "offline":
+		if ev.RetryIn > 0 {
+			return fmt.Sprintf("%s: cannot sync, retrying with back-off (next in %s): %s", ev.Trigger, ev.RetryIn, ev.Error)
+		}
+		return fmt.Sprintf("%s: cannot sync: %s", ev.Trigger, ev.Error)
+	case "refused":
+		return fmt.Sprintf("%s: refused, local work kept: %s", ev.Trigger, ev.Error)
+	}
+	r, back := ev.Result, ""
+	if ev.Recovered {
+		back = " (back online)"
+	}
+	return fmt.Sprintf("%s: %s with %s/%s, %d file(s) changed, %d conflict(s), pushed %t%s",
+		ev.Trigger, r.Merge, r.Remote, r.Branch, r.Changed, r.Conflicts, r.Pushed, back)
 }
 
 func (a *app) newRemoteCmd() *cobra.Command {
@@ -124,7 +181,11 @@ $CTX0_GIT_USERNAME), or ~/.git-credentials; for ssh, from the ssh agent or
 			if err != nil {
 				return err
 			}
-			return v.AddRemote(args[0], args[1])
+			if err := v.AddRemote(args[0], args[1]); err != nil {
+				return err
+			}
+			a.proposeAutoSync(v)
+			return nil
 		},
 	}
 	remove := &cobra.Command{
@@ -167,6 +228,7 @@ vault's folder.`,
 			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
 			}
+			a.proposeAutoSync(v)
 			fmt.Fprintln(a.stdout, v.Root())
 			return nil
 		},

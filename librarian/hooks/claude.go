@@ -47,6 +47,11 @@ type Options struct {
 	// Context, if set, returns the context block a session that runs in
 	// cwd starts with.
 	Context func(ctx context.Context, cwd string) (string, error)
+	// Pull, if set, brings in the remote's changes at a session's start,
+	// before the context block is built, and says what it did; the session
+	// waits for it at most PullBudget, then goes on with what it has.
+	Pull       func(ctx context.Context) (string, error)
+	PullBudget time.Duration
 	// Log records what the hook did and what went wrong.
 	Log *Log
 }
@@ -141,6 +146,17 @@ func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 // sessionStart returns the session's context block, if it is ready in
 // time: a session must not wait for it.
 func sessionStart(ctx context.Context, what string, in Input, o Options) string {
+	if o.Pull != nil {
+		said, done, err := within(ctx, o.PullBudget, o.Pull)
+		switch {
+		case !done:
+			o.Log.Printf("%s: automatic sync: not done within %v; the context block uses what the vault has", what, o.PullBudget)
+		case err != nil:
+			o.Log.Printf("%s: %v", what, err)
+		case said != "":
+			o.Log.Printf("%s: %s", what, said)
+		}
+	}
 	if o.Context == nil {
 		return ""
 	}
