@@ -142,31 +142,22 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 		staged[e.Name] = e.Hash
 	}
 	var out []gitindex.Update
-	w := object.NewTreeWalker(t, true, nil)
-	defer w.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read HEAD tree: %w", err)
-		}
-		if !e.Mode.IsFile() || staged[name] == e.Hash {
-			continue
+	err = walkFiles(ctx, t, func(name string, e object.TreeEntry) {
+		if staged[name] == e.Hash {
+			return
 		}
 		full := filepath.Join(v.root, filepath.FromSlash(name))
 		if h, err := fileBlobHash(full); err != nil || h != e.Hash.String() {
-			continue
+			return
 		}
 		u := gitindex.Update{Path: name, Hash: e.Hash, Mode: e.Mode}
 		if fi, err := os.Lstat(full); err == nil {
 			u.Info = fi
 		}
 		out = append(out, u)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD tree: %w", err)
 	}
 	return out, nil
 }

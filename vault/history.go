@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -266,23 +265,13 @@ func slugAt(ctx context.Context, c *object.Commit, ref, rev string) (Doc, error)
 	if err != nil {
 		return Doc{}, fmt.Errorf("read tree of %s: %w", rev, err)
 	}
-	w := object.NewTreeWalker(t, true, nil)
-	defer w.Close()
 	var names []string
-	for {
-		if err := ctx.Err(); err != nil {
-			return Doc{}, err
-		}
-		p, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return Doc{}, fmt.Errorf("read tree of %s: %w", rev, err)
-		}
-		if n, ok := nameOf(p); ok && e.Mode.IsFile() && strings.EqualFold(Slug(n), slug) {
+	if err := walkFiles(ctx, t, func(p string, _ object.TreeEntry) {
+		if n, ok := nameOf(p); ok && strings.EqualFold(Slug(n), slug) {
 			names = append(names, n)
 		}
+	}); err != nil {
+		return Doc{}, fmt.Errorf("read tree of %s: %w", rev, err)
 	}
 	switch len(names) {
 	case 0:

@@ -3,9 +3,7 @@ package vault
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,22 +122,10 @@ func (t *Tree) List(ctx context.Context, dir string) ([]string, error) {
 	if dir != "" {
 		prefix = dir + "/"
 	}
-	w := object.NewTreeWalker(sub, true, nil)
-	defer w.Close()
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		name, e, err := w.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("list %q at %s: %w", dir, t.short(), err)
-		}
-		if e.Mode.IsFile() {
-			out = append(out, prefix+name)
-		}
+	if err := walkFiles(ctx, sub, func(name string, _ object.TreeEntry) {
+		out = append(out, prefix+name)
+	}); err != nil {
+		return nil, fmt.Errorf("list %q at %s: %w", dir, t.short(), err)
 	}
 	sort.Strings(out)
 	return out, nil
