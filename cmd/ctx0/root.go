@@ -67,16 +67,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	if unknownCommand(root, args) {
+		err = usageError{err}
+	}
 	// The one place an error is printed, so the one place that says "ctx0:";
 	// errors name commands without it (cmdName), and a message that has it
 	// anyway is not prefixed twice.
 	fmt.Fprintf(stderr, "ctx0: %s\n", strings.TrimPrefix(err.Error(), "ctx0: "))
 	var ue usageError
-	// cobra reports an unknown subcommand as a plain error.
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
+	if errors.As(err, &ue) {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// unknownCommand reports whether args name no command. cobra reports that
+// as a plain error, so it is told by where args lead instead: Find fails
+// only when words are left over at the root, which runs nothing itself,
+// and none of them names a subcommand. It is asked after Execute, which
+// adds the help and completion commands first.
+func unknownCommand(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err != nil && c == root
 }
 
 // stopGrace is how long a command may take to stop once asked to: work
