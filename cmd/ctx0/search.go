@@ -145,8 +145,8 @@ func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, 
 		}
 	}
 	res, hybrid, err := extractor.Search(ctx, m, q)
-	if strings.HasPrefix(hybrid, "off: ") {
-		a.note("ctx0: embeddings %s; searching by words alone", strings.TrimPrefix(hybrid, "off: "))
+	if hybrid.Off != nil {
+		a.note("ctx0: embeddings %v; searching by words alone", hybrid.Off)
 	}
 	a.hintWatcher(ix)
 	return res, err
