@@ -16,23 +16,19 @@ import (
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/vault"
 )
 
-// openIngest opens the ingest state of the vault this invocation uses.
+// openIngest opens the ingest state of the vault this invocation uses,
+// which the command's container closes.
 func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
-	root, err := a.vaultRoot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return ingest.Open(ctx, root, ingest.WithClock(a.now))
+	return a.services.Store(ctx)
 }
 
 // vaultRoot checks that the vault this invocation uses is one and returns
 // its root. Ingesting needs neither the vault's index nor its entries, so
 // unlike open it leaves the index alone: a hook must not wait for it.
 func (a *app) vaultRoot(ctx context.Context) (string, error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -90,7 +86,6 @@ try. ctx0 librarian run files the ready ones too.`,
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			for _, d := range dirs {
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 					return fmt.Errorf("ingest: --dir %s: not a folder", d)
@@ -256,11 +251,10 @@ const (
 // files conversations into the vault as they are queued (seed 004's queue
 // worker), one at a time.
 func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
-	w, err := a.openLibrarian(ctx, s)
+	w, err := a.openLibrarian(ctx)
 	if err != nil {
 		return err
 	}
-	defer w.close()
 	var mu sync.Mutex // the watch and the librarian print from their own goroutines
 	wake := make(chan struct{}, 1)
 	poke := func() {
@@ -365,15 +359,15 @@ func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan st
 		}
 		if ctx.Err() == nil && (filed || time.Since(curated) >= curateInterval) {
 			curated = time.Now()
-			a.curateWatched(ctx, w.opts.Vault, filed, mu, asJSON)
+			a.curateWatched(ctx, filed, mu, asJSON)
 		}
 	}
 }
 
 // curateWatched runs the curator if it is due, printing what it did or
 // why it failed; the watch goes on either way.
-func (a *app) curateWatched(ctx context.Context, v *vault.Vault, sessionEnd bool, mu *sync.Mutex, asJSON bool) {
-	res, ran, _, err := a.curateIfDue(ctx, v, sessionEnd)
+func (a *app) curateWatched(ctx context.Context, sessionEnd bool, mu *sync.Mutex, asJSON bool) {
+	res, ran, _, err := a.curateIfDue(ctx, sessionEnd)
 	// As for the librarian, a run that ended on its own is printed even if
 	// Ctrl-C came after it; a run the interrupt cut short is not news.
 	if !ran && err == nil || errors.Is(err, context.Canceled) {

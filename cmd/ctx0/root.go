@@ -33,6 +33,8 @@ type app struct {
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
 	vaultDir       string
+	// services are the vault's, opened as the command asks for them.
+	services *container
 }
 
 // usageError is a mistake in how a command was called: exit code 2.
@@ -49,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := stopOnSignal(stderr)
 	defer stop()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
+	a.services = &container{a: a}
+	defer a.services.close()
 	if s := os.Getenv("CTX0_NOW"); s != "" {
 		// A fixed clock, for reproducible runs such as tests and demos.
 		t, err := time.Parse(time.RFC3339, s)
@@ -223,11 +227,11 @@ func (a *app) dir() string {
 // open opens the vault this invocation uses, with its index as the
 // vault's catalog.
 func (a *app) open(ctx context.Context) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.attachIndex(ctx, v); err != nil {
+	if _, err := a.services.Index(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
