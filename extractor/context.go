@@ -41,14 +41,14 @@ const (
 // Limits on what the block lists.
 const (
 	maxPinned      = 50
-	maxLatest      = 10 // seed 000 loads the 10 newest unsummarized entries
+	maxLatest      = 10 // the newest entries not covered by a summary yet
 	projectLatest  = 5  // of which up to this many of the current project come first
 	episodeType    = "episode"
 	pinnedLine     = 80 // tokens for one pinned entry
 	latestLine     = 50 // tokens for one latest entry
 	latestFetch    = 60 // entries listed to choose the latest from
 	maxSummaryRead = 20
-	maxPreferences = 8 // seed 002 caps the observations in its directive at 15
+	maxPreferences = 8 // the most confident few, so the block stays short
 	// prefRead bounds the preferences read to choose from, newest first.
 	// It is meant to take them all: an old one can be the most confident
 	// (stated by the user, it never fades), and the curator archives those
@@ -97,7 +97,7 @@ const (
 	UsageMCP
 )
 
-// Block is the session-start context: seed 000's <memory> block for a
+// Block is the session-start context: a <memory> block for an agent's
 // system prompt. Text is the block; the rest says what is in it.
 type Block struct {
 	Project string      `json:"project"`
@@ -131,15 +131,15 @@ var sections = []struct{ key, heading string }{
 	{"latest", "Latest"},
 }
 
-// Context returns the block an agent's session starts with (seed 000's
-// loading algorithm): pinned entries first, then the preferences whose
-// confidence is above the curator's threshold (see curator.Confidence;
-// the most confident first), then the curator's summaries where there are
-// some, else the latest entries; of the current project and global ones
-// (entries of no project); within the budget. The same vault gives the
-// same block, byte for byte: entries are ordered by their own dates and
-// names, never by the time of the call. Only a preference the curator
-// watches fading below the threshold (m.Now) takes it out of the block.
+// Context returns the block an agent's session starts with: pinned entries
+// first, then the preferences whose confidence is above the curator's
+// threshold (see curator.Confidence; the most confident first), then the
+// curator's summaries where there are some, else the latest entries; of the
+// current project and global ones (entries of no project); within the
+// budget. The same vault gives the same block, byte for byte: entries are
+// ordered by their own dates and names, never by the time of the call. Only
+// a preference the curator watches fading below the threshold (m.Now) takes
+// it out of the block.
 func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if opt.Budget == 0 {
 		opt.Budget = DefaultContextBudget
@@ -555,8 +555,8 @@ func escapeTags(s string) string {
 	return tagOpen().ReplaceAllString(s, "‹$1")
 }
 
-// instructions are seed 000's system-prompt instructions, cut short: when
-// to look things up and when to save them, in the words of each usage.
+// instructions end the block: when to look things up and when to save
+// them, in the words of each usage, short enough to be read every session.
 var instructions = map[Usage]string{
 	UsageCLI: `## Using it
 - Before asking the user, look here; for more, run ctx0 retrieve "your question".
