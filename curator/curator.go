@@ -1,11 +1,10 @@
 // Package curator keeps a growing vault small to load, free of duplicates
-// and well linked (seed 003 §3.3, seed 000's summaries, seed 002's
-// reinforcement and decay). A curator run is an isolated agent run: it
-// reads the vault as of one commit, plans its changes, writes them as one
-// commit on the run's ref and merges that into the branch field by field,
-// so people and other runs keep writing meanwhile. Every change comes with
-// the reason for it, in the run's commit message (ctx0 runs show) and in
-// the result; git undoes any of them.
+// and well linked. A curator run is an isolated agent run: it reads the
+// vault as of one commit, plans its changes, writes them as one commit on
+// the run's ref and merges that into the branch field by field, so people
+// and other runs keep writing meanwhile. Every change comes with the reason
+// for it, in the run's commit message (ctx0 runs show) and in the result;
+// git undoes any of them.
 //
 // One run, in order:
 //
