@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -26,13 +26,8 @@ const alpha = "---\ntitle: Alpha\ntype: fact\ntags: [a]\n---\nOne.\nTwo.\n"
 // testVault is a new vault holding knowledge/alpha.md.
 func testVault(t *testing.T) *vault.Vault {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("these tests check the repository with the git binary")
-	}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(at(clock)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gittest.Require(t)
+	v := vaulttest.New(t, vault.WithClock(at(clock)))
 	if _, err := v.Import(t.Context(), []vault.ImportFile{{Name: "knowledge/alpha", Data: []byte(alpha)}}, "test"); err != nil {
 		t.Fatal(err)
 	}

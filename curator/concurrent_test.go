@@ -11,14 +11,13 @@ import (
 // one, and the run's own changes land too.
 func TestWriterDuringRun(t *testing.T) {
 	v, c := fixtureVault(t, "testdata/fixture.txtar")
-	testHookPlanned = func() {
+	writeDuringRun := func() {
 		if _, _, err := v.Write(t.Context(), "contacts/sarah-chen", "Partner at Example Ventures.\n\nMet her again in May.\n"); err != nil {
 			t.Error(err)
 		}
 		put(t, v, "knowledge/new-during-run", "---\ntitle: New during the run\ntype: note\n---\nWritten while the curator ran.\n")
 	}
-	defer func() { testHookPlanned = nil }()
-	res, err := Run(t.Context(), Options{Vault: v, Now: c.Now})
+	res, err := Run(t.Context(), Options{Vault: v, Now: c.Now, OnPlanned: writeDuringRun})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,10 @@
 // Package curator keeps a growing vault small to load, free of duplicates
-// and well linked (seed 003 §3.3, seed 000's summaries, seed 002's
-// reinforcement and decay). A curator run is an isolated agent run: it
-// reads the vault as of one commit, plans its changes, writes them as one
-// commit on the run's ref and merges that into the branch field by field,
-// so people and other runs keep writing meanwhile. Every change comes with
-// the reason for it, in the run's commit message (ctx0 runs show) and in
-// the result; git undoes any of them.
+// and well linked. A curator run is an isolated agent run: it reads the
+// vault as of one commit, plans its changes, writes them as one commit on
+// the run's ref and merges that into the branch field by field, so people
+// and other runs keep writing meanwhile. Every change comes with the reason
+// for it, in the run's commit message (ctx0 runs show) and in the result;
+// git undoes any of them.
 //
 // One run, in order:
 //
@@ -99,6 +98,10 @@ type Options struct {
 	SessionEnd bool
 	Trigger    string           // for the run record; default "ctx0 curator run"
 	Now        func() time.Time // default time.Now
+	// OnPlanned, if set, is called once a run has planned its changes and
+	// before it writes them (not in a dry run). The vault may be written
+	// meanwhile: the run merges its changes with whatever it finds.
+	OnPlanned func()
 }
 
 // Result is what a run did, or would do.
@@ -142,15 +145,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("curator: %w", err)
 		}
-		w, resolved, notes, err := plan(ctx, o, cfg, tree, nil, useModel)
+		p, err := makePlan(ctx, o, cfg, tree, nil, useModel)
 		if err != nil {
 			return Result{}, err
 		}
-		files, err := w.flush(planned{})
+		files, err := p.work.flush(planned{})
 		if err != nil {
 			return Result{}, err
 		}
-		return Result{DryRun: true, Base: tree.Commit(), Changes: nonNil(w.changes), Files: nonNil(files), Notes: append(notes, w.notes...), Resolved: ids(resolved)}, nil
+		return Result{DryRun: true, Base: tree.Commit(), Changes: nonNil(p.work.changes), Files: nonNil(files), Notes: p.allNotes(), Resolved: ids(p.resolved)}, nil
 	}
 	// One curator run at a time: a second one (cron and ingest --watch
 	// both due) would plan the same work from the same commit.
@@ -184,37 +187,32 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	return res, nil
 }
 
-// testHookPlanned, when set, is called once a run has planned its
-// changes and before it writes them: tests write to the vault there, as a
-// person would during a run.
-var testHookPlanned func()
-
 // finish plans the run from the session's base, writes its changes,
 // finishes the session and settles the conflicts it resolved.
 func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useModel bool) (Result, error) {
 	tree := s.Tree()
-	w, resolved, notes, err := plan(ctx, o, cfg, tree, s, useModel)
+	p, err := makePlan(ctx, o, cfg, tree, s, useModel)
 	if err != nil {
 		return Result{}, err
 	}
-	if testHookPlanned != nil {
-		testHookPlanned()
+	if o.OnPlanned != nil {
+		o.OnPlanned()
 	}
-	files, err := w.flush(s)
+	files, err := p.work.flush(s)
 	if err != nil {
 		return Result{}, err
 	}
-	for _, c := range w.changes {
+	for _, c := range p.work.changes {
 		s.Note(c.Entry, c.String())
 	}
-	run, err := s.Finish(ctx, message(w.changes, append(notes, w.notes...)))
+	run, err := s.Finish(ctx, message(p.work.changes, p.allNotes()))
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Base: tree.Commit(), Changes: nonNil(w.changes), Files: nonNil(files), Notes: append(notes, w.notes...), Run: &run}
+	res := Result{Base: tree.Commit(), Changes: nonNil(p.work.changes), Files: nonNil(files), Notes: p.allNotes(), Run: &run}
 	// The conflict records are settled once the entries are merged: a
 	// record is a file of the vault's machinery, which a run cannot write.
-	for _, r := range resolved {
+	for _, r := range p.resolved {
 		if _, _, err := o.Vault.ResolveConflicts(ctx, r.ID, false); err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("conflict %s in %s: %v", r.ID, r.Entry, err))
 			continue
@@ -224,33 +222,46 @@ func finish(ctx context.Context, o Options, cfg Config, s *agent.Session, useMod
 	return res, nil
 }
 
-// plan runs every step over the vault as of tree.
-func plan(ctx context.Context, o Options, cfg Config, tree *vault.Tree, s usageAdder, useModel bool) (*work, []vault.ConflictRecord, []string, error) {
+// plan is what a run decided from the vault as of its base: the changes,
+// held in work until they are flushed, the kept-aside conflicts they
+// settle, and notes on what was left as it was.
+type plan struct {
+	work     *work
+	resolved []vault.ConflictRecord
+	notes    []string
+}
+
+// allNotes are the plan's notes, then its work's.
+func (p plan) allNotes() []string { return append(p.notes, p.work.notes...) }
+
+// makePlan runs every step over the vault as of tree, in the order the
+// package comment gives. An error names the step that failed.
+func makePlan(ctx context.Context, o Options, cfg Config, tree *vault.Tree, s usageAdder, useModel bool) (plan, error) {
 	w, notes, err := load(ctx, tree, o.Now(), cfg)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
+		return plan{}, fmt.Errorf("curator: load the vault: %w", err)
 	}
+	p := plan{work: w, notes: notes}
 	m := model{p: o.Provider, s: s, on: useModel}
-	resolved, err := w.resolveConflicts(ctx, o.Vault)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
+	if p.resolved, err = w.resolveConflicts(ctx, o.Vault); err != nil {
+		return plan{}, fmt.Errorf("curator: resolve conflicts: %w", err)
 	}
-	if err := w.dedupe(ctx, o.Search, m); err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"merge duplicates", func() error { return w.dedupe(ctx, o.Search, m) }},
+		{"add links", w.link},
+		{"archive stale entries", w.archiveStale},
+		{"reinforce preferences", w.reinforce},
+		{"summarize", func() error { return w.summarize(ctx, m, o.SessionEnd) }},
 	}
-	if err := w.link(); err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
+	for _, st := range steps {
+		if err := st.run(); err != nil {
+			return plan{}, fmt.Errorf("curator: %s: %w", st.name, err)
+		}
 	}
-	if err := w.archiveStale(); err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
-	}
-	if err := w.reinforce(); err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
-	}
-	if err := w.summarize(ctx, m, o.SessionEnd); err != nil {
-		return nil, nil, nil, fmt.Errorf("curator: %w", err)
-	}
-	return w, resolved, notes, nil
+	return p, nil
 }
 
 // message is the run's commit message: a subject, then every change with

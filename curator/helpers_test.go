@@ -11,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -48,11 +49,7 @@ func (c *clock) Add(d time.Duration) {
 func testVault(t *testing.T) (*vault.Vault, *clock) {
 	t.Helper()
 	c := &clock{t: testNow}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v, c
+	return vaulttest.New(t, vault.WithClock(c.Now)), c
 }
 
 // fixtureVault makes a vault holding the files of the txtar archive at

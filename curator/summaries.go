@@ -342,13 +342,13 @@ func firstSentence(p string) string {
 }
 
 // compactText is the offline roll-up: the big picture of every entry the
-// summaries cover, directly or through the summaries they roll up, that
-// is still in use (superseded and archived ones drop out, as seed 000's
-// re-rolled summaries age out stale information): a line each, what lasts
-// first (projects, decisions, preferences, people), the newest first
-// within a type, within maxCompactedChars; pinned entries and
-// preferences are left to the context block's own sections. With no such entry left, the
-// summaries' own lines, the newest kept.
+// summaries cover, directly or through the summaries they roll up, that is
+// still in use (superseded and archived ones drop out, so each roll-up ages
+// out stale information): a line each, what lasts first (projects,
+// decisions, preferences, people), the newest first within a type, within
+// maxCompactedChars; pinned entries and preferences are left to the context
+// block's own sections. With no such entry left, the summaries' own lines,
+// the newest kept.
 func (w *work) compactText(parts []*doc) string {
 	seen := map[string]bool{}
 	var docs []*doc

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -65,10 +66,7 @@ func curate(t *testing.T, v *vault.Vault, c *clock, sessionEnd bool) Result {
 func summaryScenario(t *testing.T) (*vault.Vault, *clock, map[string][]string) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := vaulttest.New(t, vault.WithClock(c.Now))
 	settings(t, v, "curator:\n  summarize_after: 3\n")
 	curate(t, v, c, false) // one entry (me.md) waits: below the threshold
 	for i := range 3 {
@@ -248,10 +246,7 @@ func TestChangedEntriesAreSummarizedAgain(t *testing.T) {
 // in, it is.
 func TestSummariesSkipTemplates(t *testing.T) {
 	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := vaulttest.New(t, vault.WithClock(c.Now))
 	at := c.Now().UTC().Format(time.RFC3339)
 	put(t, v, "contacts/sarah-chen", "---\ntitle: Sarah Chen\ntype: contact\ncreated: "+at+"\nupdated: "+at+"\n---\n"+templates.Body("contact"))
 	if res := curate(t, v, c, true); len(liveSummaries(t, v)[TagIncremental]) != 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -38,10 +39,7 @@ func TestSimulatedYear(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
 	c := &yearClock{t: start}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := vaulttest.New(t, vault.WithClock(c.Now))
 	people := []string{"Sarah Chen", "Diego Ramos", "Priya Natarajan"}
 	for i, p := range people {
 		name := "contacts/" + strings.ToLower(strings.ReplaceAll(p, " ", "-"))
@@ -62,6 +60,7 @@ func TestSimulatedYear(t *testing.T) {
 		c.Set(now)
 		at := now.Format(time.RFC3339)
 		if s == nil {
+			var err error
 			if s, err = agent.Begin(t.Context(), v, agent.Options{Kind: "librarian", Trigger: "simulated sessions", Now: c.Now}); err != nil {
 				t.Fatal(err)
 			}

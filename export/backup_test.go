@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -24,16 +25,6 @@ func entryFiles(t *testing.T, v *vault.Vault) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// emptyVault is a new vault, as ctx0 init makes it.
-func emptyVault(t *testing.T) *vault.Vault {
-	t.Helper()
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // TestJSONRoundTrip: a backup imported into an empty vault gives every
@@ -68,7 +59,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		}
 	}
 
-	w := emptyVault(t)
+	w := vaulttest.New(t, vault.WithClock(now))
 	commits := len(log(t, w))
 	imp, err := Import(t.Context(), w, &backup, "backup.json")
 	if err != nil {
@@ -119,7 +110,7 @@ func log(t *testing.T, v *vault.Vault) []vault.LogEntry {
 // TestImportComposes: an entry without its text, as another tool may write
 // a backup, is made from its frontmatter and body.
 func TestImportComposes(t *testing.T) {
-	w := emptyVault(t)
+	w := vaulttest.New(t, vault.WithClock(now))
 	in := `{"format": "ctx0-backup", "version": 1, "entries": [
 	  {"name": "knowledge/x", "frontmatter": {"zeta": 1, "type": "fact", "title": "X", "tags": ["a", "b"]}, "body": "Text.\n"}]}`
 	if _, err := Import(t.Context(), w, strings.NewReader(in), "other.json"); err != nil {
@@ -134,7 +125,7 @@ func TestImportComposes(t *testing.T) {
 // TestImportRefuses: what is not a backup, or holds a bad entry, is refused
 // with nothing written.
 func TestImportRefuses(t *testing.T) {
-	w := emptyVault(t)
+	w := vaulttest.New(t, vault.WithClock(now))
 	commits := len(log(t, w))
 	tests := []struct{ in, err string }{
 		{`not json`, "import b.json: not a ctx0 JSON backup"},

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/gittest"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -27,14 +29,9 @@ func now() time.Time { return clock }
 // queries in testdata/queries.yaml, committed with the git binary.
 func fixture(t *testing.T) *vault.Vault {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("these tests build vaults with the git binary")
-	}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = filepath.WalkDir("testdata/vault", func(p string, d fs.DirEntry, err error) error {
+	gittest.Require(t)
+	v := vaulttest.New(t, vault.WithClock(now))
+	err := filepath.WalkDir("testdata/vault", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -105,7 +106,7 @@ func TestImportBase64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := emptyVault(t)
+	v := vaulttest.New(t, vault.WithClock(now))
 	if _, err := Import(t.Context(), v, bytes.NewReader(backup), "b64.json"); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestImportBase64(t *testing.T) {
 		t.Errorf("imported %q, want %q", got, text)
 	}
 	bad := bytes.Replace(backup, []byte(`"base64"`), []byte(`"rot13"`), 1)
-	if _, err := Import(t.Context(), emptyVault(t), bytes.NewReader(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), `unknown encoding "rot13"`) {
+	if _, err := Import(t.Context(), vaulttest.New(t, vault.WithClock(now)), bytes.NewReader(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), `unknown encoding "rot13"`) {
 		t.Errorf("unknown encoding: %v", err)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"time"
 )
 
-// Bundle is what retrieve answers a question with (seed 003's context
-// bundle): a short summary, the passages that answer it with where each
-// comes from and why it was picked, the sources, and how confident the
-// extractor is that the bundle covers the question. Its text form, Text,
-// fits the budget asked for, counted with Tokens.
+// Bundle is what retrieve answers a question with: a short summary, the
+// passages that answer it with where each comes from and why it was picked,
+// the sources, and how confident the extractor is that the bundle covers the
+// question. Its text form, Text, fits the budget asked for, counted with
+// Tokens.
 type Bundle struct {
 	Query   string `json:"query"`
 	Summary string `json:"summary"`

@@ -41,14 +41,14 @@ const (
 // Limits on what the block lists.
 const (
 	maxPinned      = 50
-	maxLatest      = 10 // seed 000 loads the 10 newest unsummarized entries
+	maxLatest      = 10 // the newest entries not covered by a summary yet
 	projectLatest  = 5  // of which up to this many of the current project come first
 	episodeType    = "episode"
 	pinnedLine     = 80 // tokens for one pinned entry
 	latestLine     = 50 // tokens for one latest entry
 	latestFetch    = 60 // entries listed to choose the latest from
 	maxSummaryRead = 20
-	maxPreferences = 8 // seed 002 caps the observations in its directive at 15
+	maxPreferences = 8 // the most confident few, so the block stays short
 	// prefRead bounds the preferences read to choose from, newest first.
 	// It is meant to take them all: an old one can be the most confident
 	// (stated by the user, it never fades), and the curator archives those
@@ -97,7 +97,7 @@ const (
 	UsageMCP
 )
 
-// Block is the session-start context: seed 000's <memory> block for a
+// Block is the session-start context: a <memory> block for an agent's
 // system prompt. Text is the block; the rest says what is in it.
 type Block struct {
 	Project string      `json:"project"`
@@ -131,15 +131,15 @@ var sections = []struct{ key, heading string }{
 	{"latest", "Latest"},
 }
 
-// Context returns the block an agent's session starts with (seed 000's
-// loading algorithm): pinned entries first, then the preferences whose
-// confidence is above the curator's threshold (see curator.Confidence;
-// the most confident first), then the curator's summaries where there are
-// some, else the latest entries; of the current project and global ones
-// (entries of no project); within the budget. The same vault gives the
-// same block, byte for byte: entries are ordered by their own dates and
-// names, never by the time of the call. Only a preference the curator
-// watches fading below the threshold (m.Now) takes it out of the block.
+// Context returns the block an agent's session starts with: pinned entries
+// first, then the preferences whose confidence is above the curator's
+// threshold (see curator.Confidence; the most confident first), then the
+// curator's summaries where there are some, else the latest entries; of the
+// current project and global ones (entries of no project); within the
+// budget. The same vault gives the same block, byte for byte: entries are
+// ordered by their own dates and names, never by the time of the call. Only
+// a preference the curator watches fading below the threshold (m.Now) takes
+// it out of the block.
 func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if opt.Budget == 0 {
 		opt.Budget = DefaultContextBudget
@@ -218,6 +218,8 @@ type blockMaker struct {
 	now     time.Time
 }
 
+// fill fills the block's sections in order, each from what the budget
+// left after the ones before it, then renders the block.
 func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, compacted *index.Result, incremental, latest []index.Result, project string) error {
 	frame := Tokens(c.render(nil))
 	for _, s := range sections {
@@ -227,60 +229,14 @@ func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, com
 	if left <= 0 {
 		return fmt.Errorf("context: %w: the block's frame takes %d tokens of %d", ErrBudget, frame, c.b.Budget)
 	}
-	// Pinned entries, oldest first: a new pin adds a line at the end.
-	var pins []BlockItem
-	for _, r := range pinned {
-		it, err := c.line(ctx, "pinned", r, pinnedLine)
-		if err != nil {
-			return err
-		}
-		if it != nil {
-			pins = append(pins, *it)
-		}
+	pins, err := c.pins(ctx, pinned)
+	if err != nil {
+		return err
 	}
-	slices.SortFunc(pins, func(a, b BlockItem) int { return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.Name, b.Name)) })
 	left -= c.take(pins, int(pinnedShare*float64(left)))
-	// Preferences above the curator's threshold, the most confident
-	// first; the faded ones are left out of the latest entries too.
-	faded := map[string]bool{}
-	type pref struct {
-		it   BlockItem
-		conf float64
-	}
-	var ps []pref
-	for _, r := range prefs {
-		if r.Pinned {
-			continue
-		}
-		e, err := c.read(ctx, r.Name)
-		if err != nil {
-			return err
-		}
-		if e == nil {
-			continue
-		}
-		conf := curator.Confidence(e, c.now, c.curator.HalfLife)
-		if conf < c.curator.Threshold {
-			faded[r.Name] = true
-			continue
-		}
-		it, err := c.line(ctx, "preferences", r, latestLine)
-		if err != nil {
-			return err
-		}
-		if it != nil {
-			ps = append(ps, pref{*it, conf})
-		}
-	}
-	slices.SortStableFunc(ps, func(a, b pref) int {
-		return cmp.Or(cmp.Compare(b.conf, a.conf), a.it.created.Compare(b.it.created), cmp.Compare(a.it.Name, b.it.Name))
-	})
-	var prefItems []BlockItem
-	for _, p := range ps {
-		if len(prefItems) == maxPreferences {
-			break
-		}
-		prefItems = append(prefItems, p.it)
+	prefItems, faded, err := c.preferences(ctx, prefs)
+	if err != nil {
+		return err
 	}
 	left -= c.take(prefItems, int(prefShare*float64(left)))
 	if compacted != nil {
@@ -292,21 +248,107 @@ func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, com
 			left -= c.take([]BlockItem{*it}, left)
 		}
 	}
-	// Incremental summaries, oldest first, as they were made.
-	var recent []BlockItem
 	share := int(recentShare * float64(left))
+	recent, err := c.recent(ctx, incremental, share)
+	if err != nil {
+		return err
+	}
+	left -= c.take(recent, share)
+	lines, err := c.latest(ctx, latest, faded, project)
+	if err != nil {
+		return err
+	}
+	c.take(lines, left)
+	c.fitBudget()
+	c.b.Text = c.render(c.b.Items)
+	c.b.Tokens = Tokens(c.b.Text)
+	return nil
+}
+
+// pins are the pinned entries' lines, oldest first: a new pin adds a line
+// at the end.
+func (c *blockMaker) pins(ctx context.Context, pinned []index.Result) ([]BlockItem, error) {
+	var pins []BlockItem
+	for _, r := range pinned {
+		it, err := c.line(ctx, "pinned", r, pinnedLine)
+		if err != nil {
+			return nil, err
+		}
+		if it != nil {
+			pins = append(pins, *it)
+		}
+	}
+	slices.SortFunc(pins, func(a, b BlockItem) int { return cmp.Or(a.created.Compare(b.created), cmp.Compare(a.Name, b.Name)) })
+	return pins, nil
+}
+
+// preferences are the lines of the preferences above the curator's
+// threshold, the most confident first, at most maxPreferences; faded names
+// the ones below it, which are left out of the latest entries too.
+func (c *blockMaker) preferences(ctx context.Context, prefs []index.Result) (items []BlockItem, faded map[string]bool, err error) {
+	faded = map[string]bool{}
+	type pref struct {
+		it   BlockItem
+		conf float64
+	}
+	var ps []pref
+	for _, r := range prefs {
+		if r.Pinned {
+			continue
+		}
+		e, err := c.read(ctx, r.Name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if e == nil {
+			continue
+		}
+		conf := curator.Confidence(e, c.now, c.curator.HalfLife)
+		if conf < c.curator.Threshold {
+			faded[r.Name] = true
+			continue
+		}
+		it, err := c.line(ctx, "preferences", r, latestLine)
+		if err != nil {
+			return nil, nil, err
+		}
+		if it != nil {
+			ps = append(ps, pref{*it, conf})
+		}
+	}
+	slices.SortStableFunc(ps, func(a, b pref) int {
+		return cmp.Or(cmp.Compare(b.conf, a.conf), a.it.created.Compare(b.it.created), cmp.Compare(a.it.Name, b.it.Name))
+	})
+	for _, p := range ps {
+		if len(items) == maxPreferences {
+			break
+		}
+		items = append(items, p.it)
+	}
+	return items, faded, nil
+}
+
+// recent are the incremental summaries, oldest first, as they were made,
+// sharing share tokens evenly. incremental is newest first.
+func (c *blockMaker) recent(ctx context.Context, incremental []index.Result, share int) ([]BlockItem, error) {
+	var recent []BlockItem
 	for i := len(incremental) - 1; i >= 0; i-- {
 		it, err := c.summary(ctx, "recent", incremental[i], share/max(len(incremental), 1))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if it != nil {
 			recent = append(recent, *it)
 		}
 	}
-	left -= c.take(recent, share)
-	// The latest entries not pinned and not summaries, the current
-	// project's first, then newest first.
+	return recent, nil
+}
+
+// latest are the lines of the latest entries that are not in the block yet,
+// not faded, not pinned and not summaries: up to projectLatest of the
+// current project's first, then the newest of any, up to maxLatest in all,
+// listed newest first.
+func (c *blockMaker) latest(ctx context.Context, latest []index.Result, faded map[string]bool, project string) ([]BlockItem, error) {
 	pickedNames := map[string]bool{}
 	for _, it := range c.b.Items {
 		pickedNames[it.Name] = true
@@ -329,7 +371,7 @@ func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, com
 				// names the project is of use.
 				e, err := c.read(ctx, r.Name)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if e == nil || !mentionsProject(e.Body(), project) {
 					continue
@@ -344,22 +386,22 @@ func (c *blockMaker) fill(ctx context.Context, pinned, prefs []index.Result, com
 	for _, i := range chosen {
 		it, err := c.line(ctx, "latest", latest[i], latestLine)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if it != nil {
 			lines = append(lines, *it)
 		}
 	}
-	c.take(lines, left)
-	// Sections are counted apart; the whole block is checked once more,
-	// and the last lines give way should it be over.
+	return lines, nil
+}
+
+// fitBudget checks the whole block once more, as the sections are counted
+// apart, and drops its last lines while it is over budget.
+func (c *blockMaker) fitBudget() {
 	for len(c.b.Items) > 0 && Tokens(c.render(c.b.Items)) > c.b.Budget {
 		c.b.Omitted = append(c.b.Omitted, c.b.Items[len(c.b.Items)-1].Name)
 		c.b.Items = c.b.Items[:len(c.b.Items)-1]
 	}
-	c.b.Text = c.render(c.b.Items)
-	c.b.Tokens = Tokens(c.b.Text)
-	return nil
 }
 
 // take adds items while their lines fit in budget tokens, clipping the
@@ -513,8 +555,8 @@ func escapeTags(s string) string {
 	return tagOpen().ReplaceAllString(s, "‹$1")
 }
 
-// instructions are seed 000's system-prompt instructions, cut short: when
-// to look things up and when to save them, in the words of each usage.
+// instructions end the block: when to look things up and when to save
+// them, in the words of each usage, short enough to be read every session.
 var instructions = map[Usage]string{
 	UsageCLI: `## Using it
 - Before asking the user, look here; for more, run ctx0 retrieve "your question".

@@ -50,7 +50,7 @@ func checkBlock(t *testing.T, b Block) {
 	}
 }
 
-// TestContextWithSummaries checks seed 000's order once the curator has
+// TestContextWithSummaries checks the block's order once the curator has
 // made summaries: the newest compacted one, the incremental ones since,
 // then only the entries changed after the newest summary.
 func TestContextWithSummaries(t *testing.T) {

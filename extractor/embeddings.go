@@ -11,10 +11,10 @@ import (
 	"github.com/ctx0/ctx0/index"
 )
 
-// Retries, as seed 002's embeddings service does them: 3 attempts, backing
-// off from 500 ms (or waiting what a Retry-After header asks, up to
-// maxWait), on 429, 5xx and connection errors; none on other 4xx (a bad
-// key, a bad model), which another attempt would not fix.
+// Retries of an embeddings request: 3 attempts, backing off from 500 ms (or
+// waiting what a Retry-After header asks, up to maxWait), on 429, 5xx and
+// connection errors; none on other 4xx (a bad key, a bad model), which
+// another attempt would not fix.
 var embedRetries = llm.RetryPolicy{MaxRetries: 2, BaseDelay: 500 * time.Millisecond, MaxDelay: 30 * time.Second}
 
 const defaultTimeout = 30 * time.Second

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -25,7 +26,7 @@ func now() time.Time { return clock }
 // index as the CLI does, and returns what the extractor reads.
 func fixture(t testing.TB) Memory {
 	t.Helper()
-	v := newVault(t)
+	v := vaulttest.New(t, vault.WithClock(now))
 	copyTree(t, "testdata/vault", v.Root())
 	settle(t, v.Root())
 	return open(t, v)
@@ -49,16 +50,6 @@ func settle(t testing.TB, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// newVault makes an empty vault with the tests' clock.
-func newVault(t testing.TB) *vault.Vault {
-	t.Helper()
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
 }
 
 // open opens the index of v, makes it the vault's catalog, and returns the

@@ -21,7 +21,7 @@ import (
 // vault, so every machine and agent that shares the vault shares them.
 const QueriesFile = ".ctx0/queries.yaml"
 
-// Query is a learned query (seed 003): a named, parameterized plan that
+// Query is a learned query: a named, parameterized plan that
 // answers a recurring question faster and more precisely than a search.
 //
 //	queries:

@@ -10,6 +10,8 @@ import (
 
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
+	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 var investorQuery = Query{
@@ -30,7 +32,7 @@ var investorQuery = Query{
 // keeping what a person wrote in the file, each change a commit.
 func TestQueryRoundTrip(t *testing.T) {
 	ctx := t.Context()
-	v := newVault(t)
+	v := vaulttest.New(t, vault.WithClock(now))
 	root := v.Root()
 	p := filepath.Join(root, filepath.FromSlash(QueriesFile))
 	hand := "# Queries we keep.\nqueries:\n  # Written by hand.\n  - name: pinned-notes\n    steps:\n      - glob: knowledge/*\n      - filter: pinned is true\n"

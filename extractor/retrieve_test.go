@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/internal/golden"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // TestRetrieveGolden compares bundles for questions over the fixture vault
@@ -210,7 +212,7 @@ func TestRetrieveReadsFilesAsTheyAre(t *testing.T) {
 // keeps only its search rank, on another scale, and must not raise the bar
 // over every passage and leave the bundle empty.
 func TestRetrieveBarSetByJudged(t *testing.T) {
-	v := newVault(t)
+	v := vaulttest.New(t, vault.WithClock(now))
 	// More hits than are read, alike, each holding one of the question's
 	// two words in a long body: each passage's evidence is well below its
 	// search rank.

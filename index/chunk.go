@@ -1,10 +1,9 @@
 package index
 
-// Chunking for embeddings, as seed 002 does it: pieces of about 400 tokens
-// (1,600 characters) that overlap by about 80 (320 characters), cut where
-// a sentence or a paragraph ends, so that a vector stands for a passage
-// and not for a whole long entry; a text of up to 1,920 characters is one
-// chunk.
+// Chunking for embeddings: pieces of about 400 tokens (1,600 characters)
+// that overlap by about 80 (320 characters), cut where a sentence or a
+// paragraph ends, so that a vector stands for a passage and not for a whole
+// long entry; a text of up to 1,920 characters is one chunk.
 const (
 	chunkSize    = 1600
 	chunkOverlap = 320

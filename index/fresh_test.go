@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -18,7 +19,7 @@ import (
 // rename, a new file and a removed one are all found.
 func TestFolderCheckBesideUnsettledRows(t *testing.T) {
 	ctx := t.Context()
-	v := testVault(t)
+	v := vaulttest.New(t)
 	for _, n := range []string{"alpha", "bravo", "charlie"} {
 		writeFile(t, v, "knowledge/"+n+".md", "---\ntitle: "+n+"\n---\nAbout "+n+".\n")
 	}

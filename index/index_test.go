@@ -8,24 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
-
-// testVault makes a new vault in a temporary folder with a fixed clock.
-func testVault(t *testing.T) *vault.Vault {
-	t.Helper()
-	return testVaultF(t)
-}
-
-func testVaultF(t testing.TB) *vault.Vault {
-	t.Helper()
-	clock := time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC)
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(func() time.Time { return clock }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
 
 // openIndex opens the index of v and makes it the vault's catalog, as the
 // CLI does. Notices are collected in *notices if it is not nil.
@@ -97,7 +82,7 @@ func find(t *testing.T, ix *Index, q Query) []Result {
 }
 
 func TestSearchFindsWhatWasJustWritten(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	var notices []string
 	ix := openIndex(t, v, &notices)
 	if len(notices) != 1 || !strings.Contains(notices[0], "missing") {

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -13,7 +14,7 @@ import (
 // each filter, and wants the same entries and the same problems.
 func TestListAgreesWithFiles(t *testing.T) {
 	ctx := t.Context()
-	v := testVault(t)
+	v := vaulttest.New(t)
 	openIndex(t, v, nil)
 	for _, a := range []vault.AddOptions{
 		{Name: "contacts/sarah-chen", Meta: vault.Meta{Type: "contact", Tags: []string{"investor", "friend"}, Pinned: true}},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -52,7 +53,7 @@ func TestRebuildsDamagedOrOldIndex(t *testing.T) {
 		}, "is missing"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v := testVault(t)
+			v := vaulttest.New(t)
 			writeFile(t, v, "knowledge/a.md", "---\ntitle: Alpha\n---\nThe alpha note.\n")
 			ix := openIndex(t, v, nil)
 			ix.Close()
@@ -73,7 +74,7 @@ func TestRebuildsDamagedOrOldIndex(t *testing.T) {
 // which opening does not notice, is found by doctor's integrity check and
 // repaired by a rebuild.
 func TestDamageFoundByDoctor(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	for i := range 200 {
 		writeFile(t, v, fmt.Sprintf("knowledge/n%03d.md", i), strings.Repeat(fmt.Sprintf("note %d about kafka and deploys. ", i), 40))
 	}
@@ -115,7 +116,7 @@ func TestDamageFoundByDoctor(t *testing.T) {
 // TestConcurrentIndexing has two indexes of one vault (two connections,
 // as two processes would have) rebuild, check and write at once.
 func TestConcurrentIndexing(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	for i := range 50 {
 		writeFile(t, v, fmt.Sprintf("knowledge/n%02d.md", i), fmt.Sprintf("---\ntitle: Note %d\n---\nAbout rollouts %d.\n", i, i))
 	}
@@ -174,7 +175,7 @@ func TestConcurrentIndexing(t *testing.T) {
 // TestLookupAgreesWithScan checks the index's answers to the vault's
 // questions against the vault's own catalog, which reads every file.
 func TestLookupAgreesWithScan(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	writeFile(t, v, "contacts/sarah-chen.md", "---\ntitle: Sarah Chen\naliases: [Sarah, S. Chen]\n---\nPartner.\n")
 	writeFile(t, v, "projects/sarah.md", "---\ntitle: Project Sarah\n---\nA project.\n")
 	writeFile(t, v, "knowledge/Ärger.md", "---\ntitle: ÄRGER\n---\nTrouble.\n")
@@ -239,7 +240,7 @@ func startWatcher(t *testing.T, v *vault.Vault) (stop func()) {
 }
 
 func TestWatcherKeepsReadersFresh(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	ix := openIndex(t, v, nil)
 	// A reader that finds the watcher alive syncs with it instead of
 	// checking every file.
@@ -272,7 +273,7 @@ func TestWatcherKeepsReadersFresh(t *testing.T) {
 // TestDoctorNamesFiles: every finding names the file that holds it, for
 // each kind doctor reports.
 func TestDoctorNamesFiles(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	writeFile(t, v, "knowledge/a.md", "---\ntitle: Alpha\naliases: [Twin]\n---\nSee [[nowhere]] and [[b]].\n")
 	writeFile(t, v, "knowledge/b.md", "---\ntitle: Twin\n---\nBravo.\n")
 	writeFile(t, v, "contacts/b.md", "---\ntitle: Bea\n---\nAnother b.\n")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -26,7 +27,7 @@ func TestIncrementalEqualsRebuild(t *testing.T) {
 			if testing.Short() {
 				steps = 20
 			}
-			v := testVault(t)
+			v := vaulttest.New(t)
 			ix := openIndex(t, v, nil)
 			p := &propRun{t: t, v: v, ix: ix, r: rand.New(rand.NewPCG(seed, seed))}
 			for i := range steps {

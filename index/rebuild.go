@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Rebuild builds the index again from the files: into a new file, which
@@ -130,15 +131,8 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 			err = cerr
 		}
 	}()
-	for _, s := range schemaTables {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return 0, fmt.Errorf("create schema: %w", err)
-		}
-	}
-	for _, t := range ftsTables {
-		if _, err := db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('usermerge', 2)`); err != nil {
-			return 0, fmt.Errorf("create schema: %w", err)
-		}
+	if err := createSchema(ctx, db); err != nil {
+		return 0, err
 	}
 	now := ix.now()
 	folders, files, err := walkTree(ctx, ix.root, "", now)
@@ -151,90 +145,17 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 	slices.SortFunc(files, func(a, b fileStamp) int {
 		return cmp.Or(cmp.Compare(a.stamp.mtime, b.stamp.mtime), cmp.Compare(a.name, b.name))
 	})
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	results := make([]chan parsed, len(files))
-	for i := range results {
-		results[i] = make(chan parsed, 1)
-	}
-	ahead := make(chan struct{}, aheadOfWriter)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel() // runs before wg.Wait: stop the feeder and workers first
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range jobs {
-				r, err := readRecord(ix.root, files[i].name, now)
-				results[i] <- parsed{r, err}
-			}
-		})
-	}
-	wg.Go(func() {
-		defer close(jobs)
-		for i := range files {
-			select {
-			case ahead <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	})
-
+	p := parseInOrder(ctx, ix.root, files, now)
+	defer p.stop()
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
-		w := newWriter(tx)
-		defer w.close()
-		for i := range files {
-			var p parsed
-			select {
-			case p = <-results[i]:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			<-ahead
-			if errors.Is(p.err, errGone) {
-				continue
-			}
-			if p.err != nil {
-				return p.err
-			}
-			if _, err := w.put(ctx, p.rec, i >= len(files)-recentSize); err != nil {
-				return err
-			}
-			n++
-			if n%100 == 0 || i == len(files)-1 {
-				ix.progress(i+1, len(files))
-			}
+		var err error
+		if n, err = ix.writeAll(ctx, tx, files, p); err != nil {
+			return err
 		}
 		if err := putFolders(ctx, tx, folders); err != nil {
 			return err
 		}
-		// One segment per FTS5 table (see ftsTables): the bulk insert
-		// leaves many. At 100k entries that is a quarter of a search's
-		// time, for a tenth more rebuild.
-		for _, t := range ftsTables {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
-				return fmt.Errorf("optimize %s: %w", t, err)
-			}
-		}
-		for _, s := range schemaIndexes {
-			if _, err := tx.ExecContext(ctx, s); err != nil {
-				return fmt.Errorf("create index: %w", err)
-			}
-		}
-		if err := resolveWhere(ctx, tx, "1"); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, metaBuilt, utc(ix.clock())); err != nil {
-			return err
-		}
-		return nil
+		return ix.finishTables(ctx, tx)
 	})
 	if err != nil {
 		return 0, err
@@ -250,6 +171,140 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		}
 	}
 	return n, nil
+}
+
+// createSchema makes the tables of a new index file.
+func createSchema(ctx context.Context, db *sql.DB) error {
+	for _, s := range schemaTables {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	for _, t := range ftsTables {
+		if _, err := db.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('usermerge', 2)`); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+	}
+	return nil
+}
+
+// parsing reads and parses files on every core and hands them to one
+// writer in their order, never more than aheadOfWriter files ahead of it.
+type parsing struct {
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	results []chan parsed // one per file, each filled once
+	ahead   chan struct{} // a token per file handed out and not yet taken
+}
+
+// parseInOrder starts parsing files under root. The caller takes them with
+// next, in order, and must call stop.
+func parseInOrder(ctx context.Context, root string, files []fileStamp, now time.Time) *parsing {
+	p := &parsing{
+		results: make([]chan parsed, len(files)),
+		ahead:   make(chan struct{}, aheadOfWriter),
+	}
+	p.ctx, p.cancel = context.WithCancel(ctx)
+	for i := range p.results {
+		p.results[i] = make(chan parsed, 1)
+	}
+	jobs := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		p.wg.Go(func() {
+			for i := range jobs {
+				r, err := readRecord(root, files[i].name, now)
+				p.results[i] <- parsed{r, err}
+			}
+		})
+	}
+	p.wg.Go(func() {
+		defer close(jobs)
+		for i := range files {
+			select {
+			case p.ahead <- struct{}{}:
+			case <-p.ctx.Done():
+				return
+			}
+			select {
+			case jobs <- i:
+			case <-p.ctx.Done():
+				return
+			}
+		}
+	})
+	return p
+}
+
+// next waits for the file at i, which must follow the one taken before.
+func (p *parsing) next(i int) (parsed, error) {
+	select {
+	case r := <-p.results[i]:
+		<-p.ahead
+		return r, nil
+	case <-p.ctx.Done():
+		return parsed{}, p.ctx.Err()
+	}
+}
+
+// stop ends the parsing of files not handed out yet and waits for the
+// workers.
+func (p *parsing) stop() {
+	p.cancel()
+	p.wg.Wait()
+}
+
+// writeAll writes the entries of files, parsed by p, and returns how many
+// it wrote. The newest recentSize files are marked recent.
+func (ix *Index) writeAll(ctx context.Context, tx *sql.Tx, files []fileStamp, p *parsing) (int, error) {
+	n := 0
+	w := newWriter(tx)
+	defer w.close()
+	for i := range files {
+		r, err := p.next(i)
+		if err != nil {
+			return n, err
+		}
+		if errors.Is(r.err, errGone) {
+			continue
+		}
+		if r.err != nil {
+			return n, r.err
+		}
+		if _, err := w.put(ctx, r.rec, i >= len(files)-recentSize); err != nil {
+			return n, err
+		}
+		n++
+		if n%100 == 0 || i == len(files)-1 {
+			ix.progress(i+1, len(files))
+		}
+	}
+	return n, nil
+}
+
+// finishTables readies the filled tables for searching: merged FTS5
+// segments, the secondary indexes, resolved links and the build time.
+func (ix *Index) finishTables(ctx context.Context, tx *sql.Tx) error {
+	// One segment per FTS5 table (see ftsTables): the bulk insert
+	// leaves many. At 100k entries that is a quarter of a search's
+	// time, for a tenth more rebuild.
+	for _, t := range ftsTables {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+`(`+t+`) VALUES ('optimize')`); err != nil {
+			return fmt.Errorf("optimize %s: %w", t, err)
+		}
+	}
+	for _, s := range schemaIndexes {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("create index: %w", err)
+		}
+	}
+	if err := resolveWhere(ctx, tx, "1"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`, metaBuilt, utc(ix.clock())); err != nil {
+		return err
+	}
+	return nil
 }
 
 // putFolders records folders and their mtimes.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -43,7 +44,7 @@ func TestRenameRewritesEveryLink(t *testing.T) {
 func renameScenario(t *testing.T, indexed bool) (map[string]string, []string) {
 	t.Helper()
 	ctx := t.Context()
-	v := testVault(t)
+	v := vaulttest.New(t)
 	if indexed {
 		openIndex(t, v, nil)
 	}

@@ -369,10 +369,10 @@ func fetch(ctx context.Context, db *sql.DB, plan *query.Plan, limit int, hits []
 // snippetTokens is the length of a snippet, in words.
 const snippetTokens = 16
 
-// hiddenEntries selects what a search leaves out unless All: superseded
-// and archived entries, and the curator's summaries, which restate other
-// entries that search finds themselves (seed 000) and so are left out
-// unless asked for by type.
+// hiddenEntries selects what a search leaves out unless All: superseded and
+// archived entries, and the curator's summaries, which restate other entries
+// that search finds themselves, and so are left out unless asked for by
+// type.
 const hiddenEntries = "superseded_by != '' OR archived != '' OR type = 'summary'"
 
 // filter returns the SQL conditions that q's filters make, as a function

@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
 // searchVault is a vault with entries written as plain files, and its index.
 func searchVault(t *testing.T, files map[string]string) (*vault.Vault, *Index) {
 	t.Helper()
-	v := testVault(t)
+	v := vaulttest.New(t)
 	for rel, content := range files {
 		writeFile(t, v, rel, content)
 	}
@@ -124,7 +125,7 @@ func TestSearchLanguage(t *testing.T) {
 }
 
 func TestSearchLeavesOutSupersededAndArchived(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	ix := openIndex(t, v, nil)
 	ctx := t.Context()
 	old, _, err := v.Add(ctx, vault.AddOptions{Name: "knowledge/rollout-plan", Meta: vault.Meta{Type: "note"}, Body: ptr("The rollout plan: canary first.\n")})
@@ -205,7 +206,7 @@ func FuzzSearch(f *testing.F) {
 	for _, s := range []string{"", "deploy", `"unclosed`, "a OR", "NOT", "(((", "title:", "x*", `{body} : "a"`, "数据", "-", "NEAR(a b)"} {
 		f.Add(s)
 	}
-	v := testVaultF(f)
+	v := vaulttest.New(f)
 	writeFileF(f, v, "knowledge/a.md", "---\ntitle: Deploy notes\ntags: [ops]\n---\nWe deploy to staging; 数据库 café.\n")
 	ix, err := Open(f.Context(), v)
 	if err != nil {
@@ -257,7 +258,7 @@ func TestSearchHidesWithThePartialIndex(t *testing.T) {
 // title, so the bounded ranking finds too few: the newest rankWindow
 // matches are ranked instead, and the limit is still met.
 func TestSearchFiltersBeyondTheWindows(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	old := time.Now().Add(-48 * time.Hour)
 	touch := func(rel string, at time.Time) {
 		if err := os.Chtimes(filepath.Join(v.Root(), rel), at, at); err != nil {
@@ -324,7 +325,7 @@ func TestUpdatesKeepSegmentsFew(t *testing.T) {
 // query's word but whose body holds the excluded one are left out, and the
 // limit is still filled from the others.
 func TestSearchExclusionsBeyondTheWindows(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	for i := range rankWindow + 100 {
 		writeFile(t, v, fmt.Sprintf("knowledge/n%04d.md", i), fmt.Sprintf("---\ntitle: Note %d\n---\nThe alpha rollout, step %d.\n", i, i))
 	}

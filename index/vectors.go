@@ -32,14 +32,13 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// vectorTables hold the entries' chunks and their vectors (seed 002's
-// memory_chunks, memory_embeddings and embedding_cache in two tables). They
-// are derived like the rest of the index but cost an endpoint's time to
-// make, so they are created on first use rather than with the schema. A
-// chunk names the version of its entry by the file's hash: a changed
-// entry's chunks are stale until embedded again. Vectors are keyed by the
-// SHA-256 of the chunk's text, so an unchanged passage is never embedded
-// twice.
+// vectorTables hold the entries' chunks and their vectors, in two tables:
+// the chunks of each entry, and a vector for each chunk's text. They are
+// derived like the rest of the index but cost an endpoint's time to make, so
+// they are created on first use rather than with the schema. A chunk names
+// the version of its entry by the file's hash: a changed entry's chunks are
+// stale until embedded again. Vectors are keyed by the SHA-256 of the
+// chunk's text, so an unchanged passage is never embedded twice.
 var vectorTables = []string{
 	`CREATE TABLE IF NOT EXISTS chunks (
 		name  TEXT NOT NULL,
@@ -321,11 +320,11 @@ func dot(q []float32, b []byte) float64 {
 	return float64(s)
 }
 
-// Hybrid search, as seed 002 fuses its scores: a result's score is
+// Hybrid search fuses two scores: a result's score is
 // 0.7 × its vector score + 0.3 × its text score, and results under 0.3 are
 // dropped. The vector score is the best cosine similarity of the entry's
 // chunks to the query. The text score is the entry's BM25 relative to the
-// best BM25 of the search, so 1 for the best text match (002 maps raw BM25
+// best BM25 of the search, so 1 for the best text match (not raw BM25
 // through 1/(1+rank), which orders matches the wrong way round for FTS5's
 // negative ranks). An entry that matches the words but has no vectors yet
 // (not embedded) keeps its text score alone, so a vault being embedded

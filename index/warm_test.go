@@ -5,12 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/vaulttest"
 )
 
 // However many session-start hooks find the index missing, one build is
 // started; once the index is there, none is, and the marker goes.
 func TestEnsureBuildingStartsOnce(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	starts := 0
 	start := func() error { starts++; return nil }
 	for range 5 {
@@ -34,7 +36,7 @@ func TestEnsureBuildingStartsOnce(t *testing.T) {
 
 // The files of builds killed midway are removed by the next build.
 func TestRebuildRemovesAbandonedBuilds(t *testing.T) {
-	v := testVault(t)
+	v := vaulttest.New(t)
 	ix := openIndex(t, v, nil)
 	for _, pid := range []string{"999999", "12"} {
 		if err := os.WriteFile(ix.Path()+"-new-"+pid, []byte("half an index"), 0o644); err != nil {

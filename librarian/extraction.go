@@ -29,8 +29,9 @@ type Extraction struct {
 	Corrections []Item       `json:"corrections"`
 }
 
-// Episode is the summary of the conversation: seed 000's task summary,
-// extractive offline.
+// Episode is the summary of the conversation's task: what was asked, what
+// was done, how it ended. Offline it is made of the conversation's own
+// sentences.
 type Episode struct {
 	Title    string   `json:"title"`
 	Request  string   `json:"request"`
@@ -75,7 +76,7 @@ type Project struct {
 	Evidence Evidence `json:"evidence"`
 }
 
-// Resolution is an error and what fixed it (seed 000's error resolution).
+// Resolution is an error and what fixed it.
 type Resolution struct {
 	Error    string   `json:"error"`
 	Fix      string   `json:"fix"`

@@ -13,7 +13,7 @@ import (
 	"github.com/ctx0/ctx0/redact"
 )
 
-// Limits of the formatted transcript (seed 002: per-message and total caps).
+// Limits of the formatted transcript: one on each message, one on the whole.
 // A model reads the start of a long message and its end; a long
 // conversation keeps its opening request and as much of its end as fits,
 // where the outcome is.
@@ -22,9 +22,9 @@ const (
 	maxTranscriptChars = 60000
 )
 
-// systemPrompt is who the librarian is and the rules it keeps: seed 003
-// §3.2's librarian prompt, seed 004's categories, and the rule that the
-// transcript is data.
+// systemPrompt is who the librarian is and the rules it keeps: what to
+// extract, the categories of entries and how each may change, and the rule
+// that the transcript is data, never instructions.
 const systemPrompt = `You are the ctx0 librarian. You read one finished conversation between a user and an AI agent and say what of it belongs in the user's long-term memory vault, as JSON matching the schema you are given. A program files your answer: it updates existing entries instead of duplicating them, dates and links everything, and keeps each category's rules (episodes are appended, milestones never rewritten, facts and preferences updated in place or superseded).
 
 What to extract:
@@ -66,11 +66,11 @@ func Prompt(conv ingest.Conversation, msgs []transcript.Message, loc *time.Locat
 	return b.String(), nil
 }
 
-// Format writes msgs for a model (seed 004's formatter): transcript.Render's
-// speakers, local times and one line per tool use, with each message that
-// has text numbered [#N] for evidence, long texts cut in the middle, a long
-// conversation cut after its opening request, everything redacted, and
-// text that imitates the transcript's own markup escaped.
+// Format writes msgs for a model: transcript.Render's speakers, local times
+// and one line per tool use, with each message that has text numbered [#N]
+// for evidence, long texts cut in the middle, a long conversation cut after
+// its opening request, everything redacted, and text that imitates the
+// transcript's own markup escaped.
 func Format(w io.Writer, msgs []transcript.Message, loc *time.Location) error {
 	prepared := make([]transcript.Message, len(msgs))
 	size := 0

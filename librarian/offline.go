@@ -596,12 +596,12 @@ var (
 	intent = lazy.Regexp(`(?i)^(?:(?:now|ok|okay|great|first|next|then|so)[,!]?\s+)*(?:let me|let's|i'll|i will|i'm going to|i am going to)\b`)
 )
 
-// resolutions finds error→fix pairs (seed 000's error resolution): a tool
-// use that failed, and a later use of the same command or on the same file
-// that went through. Where the transcript kept its tools' outcomes (Claude
-// Code and Codex files: their tools have ids), those say what failed;
-// where it did not (a session log, or a state ingested before outcomes
-// were kept), what the assistant said after each use is the signal.
+// resolutions finds error→fix pairs: a tool use that failed, and a later use
+// of the same command or on the same file that went through. Where the
+// transcript kept its tools' outcomes (Claude Code and Codex files: their
+// tools have ids), those say what failed; where it did not (a session log,
+// or a state ingested before outcomes were kept), what the assistant said
+// after each use is the signal.
 func resolutions(msgs []transcript.Message) []Resolution {
 	for _, m := range msgs {
 		for _, t := range m.Tools {

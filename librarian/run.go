@@ -1,9 +1,9 @@
-// Package librarian files conversations into the vault (seed 003 §3.2,
-// seed 004's Libby): it takes a queued conversation from the ingest state,
-// has it extracted (by a language model asked for structured output, or
-// offline by rules), and applies the extraction through an isolated agent
-// run with a deterministic writer that keeps each category's mutability.
-// A conversation is filed once: running again on it changes nothing.
+// Package librarian files conversations into the vault: it takes a queued
+// conversation from the ingest state, has it extracted (by a language model
+// asked for structured output, or offline by rules), and applies the
+// extraction through an isolated agent run with a deterministic writer that
+// keeps each category's mutability. A conversation is filed once: running
+// again on it changes nothing.
 package librarian
 
 import (

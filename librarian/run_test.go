@@ -3,7 +3,6 @@ package librarian
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
@@ -22,15 +22,8 @@ import (
 // testVault is a new vault with its index, as the CLI opens it.
 func testVault(t *testing.T) (*vault.Vault, *index.Index) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("these tests check the repository with the git binary")
-	}
-	// The vault is alone in its folder, so a test can tell that nothing
-	// was written beside it.
-	v, _, err := vault.Init(t.Context(), filepath.Join(t.TempDir(), "vault"), vault.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	gittest.Require(t)
+	v := vaulttest.New(t, vault.WithClock(now))
 	ix, err := index.Open(t.Context(), v, index.WithClock(now))
 	if err != nil {
 		t.Fatal(err)

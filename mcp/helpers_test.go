@@ -10,6 +10,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -42,10 +43,7 @@ type fixture struct {
 func newFixture(t testing.TB, adjust ...func(*Options)) *fixture {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC)}
-	v, _, err := vault.Init(t.Context(), t.TempDir(), vault.WithClock(c.now))
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := vaulttest.New(t, vault.WithClock(c.now))
 	ix, err := index.Open(t.Context(), v, index.WithClock(c.now))
 	if err != nil {
 		t.Fatal(err)

@@ -20,9 +20,9 @@ type Rate struct {
 	Per time.Duration
 }
 
-// DefaultRememberRate follows seed 000's "max 5 saves per conversation turn":
-// MCP has no turns, so a minute stands for one. A client that saves more is
-// told to be selective and when it may save again.
+// DefaultRememberRate allows at most 5 saves per conversation turn, so an
+// agent saves selectively; MCP has no turns, so a minute stands for one. A
+// client that saves more is told to be selective and when it may save again.
 var DefaultRememberRate = Rate{N: 5, Per: time.Minute}
 
 // DefaultWriteRate bounds the memory tool's writes: editing files takes more

@@ -1,10 +1,10 @@
-// Package mcp serves a ctx0 vault over the Model Context Protocol, so that an
-// agent that knows nothing of ctx0 gets a memory: tools to remember, search,
-// retrieve, show and archive (seed 003 §8, seed 000), the memory tool whose
-// commands Anthropic's models are trained on, mapped onto the vault, and the
-// entries as resources. It is an adapter: every tool translates its arguments
-// into one call of the vault, the index, the extractor or the ingest state,
-// and the result into text an agent reads.
+// Package mcp serves a ctx0 vault over the Model Context Protocol, so that
+// an agent that knows nothing of ctx0 gets a memory: tools to remember,
+// search, retrieve, show and archive, the memory tool whose commands
+// Anthropic's models are trained on, mapped onto the vault, and the entries
+// as resources. It is an adapter: every tool translates its arguments into
+// one call of the vault, the index, the extractor or the ingest state, and
+// the result into text an agent reads.
 package mcp
 
 import (
@@ -120,7 +120,8 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.sdk.Run(ctx, t)
 }
 
-// instructions is seed 003 §8's system prompt addition, for the tools here.
+// instructions go into the client's system prompt: when to retrieve and
+// when to remember, in the names of the tools here.
 const instructions = `ctx0 is your long-term memory: a vault of short markdown entries that persists across sessions and agents.
 Retrieve before assuming: when a task starts, a person or project is named, or a decision is to be made, call retrieve (a question in plain words) or search (keywords), then show only the entries you need.
 Remember proactively but selectively: when the user shares a fact or preference, a decision is made (with its why), or you learn something surprising, call remember with one clear, standalone fact (under 2,000 characters). Not for transient steps, what the code already says, or what any model knows.
@@ -232,9 +233,9 @@ func (s *Server) listEntries(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// addPrompts offers seed 003's system prompt addition with the session's
-// memory as a prompt: Claude Code shows it as the command /mcp__ctx0__memory,
-// for clients that do not pass the server's instructions to the model.
+// addPrompts offers the server's instructions with the session's memory as a
+// prompt: Claude Code shows it as the command /mcp__ctx0__memory, for
+// clients that do not pass the server's instructions to the model.
 func (s *Server) addPrompts() {
 	s.sdk.AddPrompt(&sdk.Prompt{
 		Name:        "memory",

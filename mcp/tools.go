@@ -114,7 +114,7 @@ func (s *Server) addTools() {
 
 func ptr[T any](v T) *T { return &v }
 
-// rememberIn is seed 000's memory_save and seed 003's ctx0_remember.
+// rememberIn is what the remember tool takes: one fact and how to file it.
 type rememberIn struct {
 	Content string   `json:"content" jsonschema:"the fact: clear, specific and standalone, under 2,000 characters. 'User prefers Bun over Node for new TypeScript projects', not 'likes Bun'; include the why when it matters"`
 	Type    string   `json:"type,omitempty" jsonschema:"what kind of fact (default note)"`
@@ -131,7 +131,8 @@ type rememberOut struct {
 	Commit    string `json:"commit,omitempty"`
 }
 
-// seed 003's type names for updates to an entry of that type.
+// typeAliases map the type names agents use for an update to an entry of a
+// type (contact_update, facts…) to that type.
 var typeAliases = map[string]string{"contact_update": "contact", "project_update": "project", "memory": "note", "facts": "fact"}
 
 func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in rememberIn) (*sdk.CallToolResult, rememberOut, error) {

@@ -248,8 +248,7 @@ const (
 )
 
 // watchSessions follows dirs until Ctrl-C, printing a line per event, and
-// files conversations into the vault as they are queued (seed 004's queue
-// worker), one at a time.
+// files conversations into the vault as they are queued, one at a time.
 func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
 	w, err := a.openLibrarian(ctx)
 	if err != nil {

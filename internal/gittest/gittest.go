@@ -13,9 +13,7 @@ import (
 // fails t; a machine without git skips the test.
 func Run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("needs the git binary")
-	}
+	Require(t)
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
@@ -24,6 +22,15 @@ func Run(t testing.TB, dir string, args ...string) string {
 		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// Require skips t on a machine without the git binary, for a test that
+// checks its results with git.
+func Require(t testing.TB) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs the git binary")
+	}
 }
 
 // CheckClean fails t unless the repository at dir passes git fsck --strict

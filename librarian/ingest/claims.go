@@ -112,8 +112,8 @@ func (s *Store) Finish(ctx context.Context, c *Claim, status Status, note string
 	return nil
 }
 
-// recoverClaims puts conversations whose run died back in the queue
-// (seed 004's crash recovery).
+// recoverClaims puts conversations whose run died back in the queue, so a
+// crash loses no conversation: the next run files it.
 func (s *Store) recoverClaims(ctx context.Context) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT id FROM conversations WHERE status = 'processing'`)
 	if err != nil {

@@ -27,8 +27,8 @@ type Config struct {
 }
 
 // DefaultConfig is the configuration of a vault whose config says nothing
-// about ingest: seed 004's one-hour gap, and conversations filed as their
-// session ends.
+// about ingest: a conversation is over after an hour of silence, and
+// conversations are filed as their session ends.
 func DefaultConfig() Config {
 	return Config{GapMinutes: 60, MinUserMessages: 1, FileAfterSession: true}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
-// Status is where a conversation is in its life (seed 004):
+// Status is where a conversation is in its life:
 //
 //	active → ready → queued → processing → archived
 //	                                     → skipped
@@ -179,7 +179,7 @@ func (s *Store) assign(f File, st transcript.State, convs []*conv, keep map[int6
 
 // memorySaves counts the tool uses that saved a memory to ctx0: its MCP
 // tool or its command line. An agent that saved on its own twice has
-// filed what mattered (seed 000's significance filter).
+// filed what mattered, and the conversation is skipped.
 func memorySaves(tools []transcript.Tool) int {
 	n := 0
 	for _, t := range tools {
@@ -227,7 +227,7 @@ func (s *Store) saveConvs(ctx context.Context, tx *sql.Tx, convs []*conv) error 
 }
 
 // skipReason is the SQL for why a finished conversation is not worth
-// filing, or ”: too few user messages, or seed 000's significance filter
+// filing, or ”: too few user messages, or too little to be significant
 // (fewer than 2 tool calls and fewer than 3 user messages, or an agent
 // that already saved 2 memories itself).
 const skipReason = `CASE
@@ -239,7 +239,7 @@ const skipReason = `CASE
 
 // refresh lets the clock finish open conversations: an active one silent
 // for the gap becomes ready, or skipped if it fails the significance
-// filter (seed 004's poll). It returns the conversations it finished.
+// filter. It returns the conversations it finished.
 func (s *Store) refresh(ctx context.Context, tx *sql.Tx) ([]int64, error) {
 	now := s.now()
 	rows, err := tx.QueryContext(ctx, `UPDATE conversations SET

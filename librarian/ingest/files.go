@@ -95,10 +95,11 @@ func kindOf(m fs.FileMode) string {
 	return "mode " + m.Type().String()
 }
 
-// keyOf names a session file independently of the folder it was found
-// in, so the same session under ~/.claude/projects and under a backup
-// copy of it is one file to ingest (seed 004's relative file keys). Claude
-// Code keeps a session as <project>/<session>.jsonl and a sub-agent's as
+// keyOf names a session file independently of the folder it was found in, so
+// the same session under ~/.claude/projects and under a backup copy of it is
+// one file to ingest: its key is the last parts of its path, as many as the
+// agent's layout needs. Claude Code keeps a session as
+// <project>/<session>.jsonl and a sub-agent's as
 // <project>/<session>/subagents/agent-<id>.jsonl; Codex names each file
 // rollout-<time>-<session>.jsonl, unique on its own.
 func keyOf(path string, src transcript.Source) string {

@@ -17,8 +17,7 @@ import (
 )
 
 // blockSize is how many consecutive messages of a conversation one search
-// block holds (as seed 002 indexes session transcripts): enough for a
-// question, its answer and what was done about it.
+// block holds: enough for a question, its answer and what was done about it.
 const blockSize = 5
 
 // storeMessages redacts msgs, drops those already stored, assigns the rest

@@ -40,7 +40,8 @@ type WatchOptions struct {
 }
 
 // PollInterval is how often a watch looks for conversations that fell
-// silent (seed 004's poll timer).
+// silent: no file event says that a conversation went quiet, so a timer
+// has to.
 const PollInterval = 30 * time.Second
 
 // Watch ingests the session files under dirs, then follows them as agents

@@ -36,12 +36,12 @@ type claudeBlock struct {
 	Content   json.RawMessage `json:"content"`
 }
 
-// parseClaudeLine reads one line of a Claude Code transcript, following
-// the rules of ctx0's design (seed 004): user text, assistant text and tool
-// uses are kept; meta lines (command caveats, expanded prompts, hook
-// reminders), sidechains (sub-agents), tool results, thinking and every
-// other line type are counted and left out. Of a tool result only its
-// outcome is kept, when it is an error.
+// parseClaudeLine reads one line of a Claude Code transcript, keeping what
+// the conversation said and did and dropping the machinery: user text,
+// assistant text and tool uses are kept; meta lines (command caveats,
+// expanded prompts, hook reminders), sidechains (sub-agents), tool results,
+// thinking and every other line type are counted and left out. Of a tool
+// result only its outcome is kept, when it is an error.
 func parseClaudeLine(line []byte, pos int64, st *State, c *Chunk) {
 	var l claudeLine
 	if err := json.Unmarshal(line, &l); err != nil {

@@ -8,10 +8,9 @@ import (
 )
 
 // Render writes msgs as a transcript for people and for the librarian's
-// prompt, in loc's time (ctx0's design, seed 004's formatter): a line with
-// the date whenever the day changes, then each message as
-// "[3:04 PM] User: …". A tool use goes on a line of its own under the
-// assistant's text, "  → Bash: go test ./...", with "(failed)",
+// prompt, in loc's time: a line with the date whenever the day changes, then
+// each message as "[3:04 PM] User: …". A tool use goes on a line of its own
+// under the assistant's text, "  → Bash: go test ./...", with "(failed)",
 // "(rejected)" or "(timed out)" after a call that did not go through.
 func Render(w io.Writer, msgs []Message, loc *time.Location) error {
 	bw := bufio.NewWriter(w)

@@ -11,8 +11,7 @@ import (
 )
 
 // Log is a session handed over as ctx0's generic session log: the JSON
-// document an agent other than Claude Code or Codex writes to `ctx0 dump`
-// (ctx0's design, seed 003 §2, "SessionLog"):
+// document an agent other than Claude Code or Codex writes to `ctx0 dump`:
 //
 //	{"sessionId": "…", "agent": "bot0", "startedAt": 1706400000000,
 //	 "context": {"workingDir": "/src/app", "project": "app"},

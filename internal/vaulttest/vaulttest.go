@@ -1,0 +1,31 @@
+// Package vaulttest makes vaults for tests: real ones, as ctx0 init makes
+// them, each in a temporary folder of its own.
+//
+// The vault package's own tests cannot use it (it imports vault); every
+// package above vault can.
+package vaulttest
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Now is what a test vault's clock shows unless the test gives its own.
+var Now = time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC)
+
+// New makes a new vault, alone in a folder of t's temporary directory, so a
+// test can tell that nothing was written beside it. Its clock shows Now;
+// opts are applied after that, so vault.WithClock replaces it. A failure
+// fails t.
+func New(t testing.TB, opts ...vault.Option) *vault.Vault {
+	t.Helper()
+	opts = append([]vault.Option{vault.WithClock(func() time.Time { return Now })}, opts...)
+	v, _, err := vault.Init(t.Context(), filepath.Join(t.TempDir(), "vault"), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
