@@ -7,6 +7,8 @@ import (
 
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault/entry"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // A passage is the part of an entry a bundle quotes: a paragraph, a list,
@@ -147,7 +149,7 @@ func clip(text string, max int) string {
 	// at spaces (or at any rune for text without spaces).
 	cuts := []int{}
 	for i, r := range text {
-		if r == ' ' || r == '\n' || spaceless(r) {
+		if r == ' ' || r == '\n' || words.Spaceless(r) {
 			cuts = append(cuts, i)
 		}
 	}

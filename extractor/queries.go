@@ -15,6 +15,8 @@ import (
 
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // QueriesFile holds the vault's learned queries. It is committed with the
@@ -269,7 +271,7 @@ func lowerWords(s string) []string {
 			out = append(out, strings.Trim(f, ".,;:!?\"'"))
 			continue
 		}
-		out = append(out, splitWords(f)...)
+		out = append(out, words.Split(f)...)
 	}
 	return out
 }
