@@ -7,12 +7,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Types that are never merged: append-only records and the curator's own
@@ -67,7 +68,7 @@ func (w *work) dedupe(ctx context.Context, s Searcher, m model) error {
 		if a == nil || b == nil || !dedupable(a) || !dedupable(b) {
 			continue
 		}
-		if err := w.merge(a, b, "the model judged them the same: "+oneLine(p.why, 200)); err != nil {
+		if err := w.merge(a, b, "the model judged them the same: "+clipText(words.OneLine(p.why), 200)); err != nil {
 			return err
 		}
 	}
@@ -82,7 +83,7 @@ func (w *work) dedupe(ctx context.Context, s Searcher, m model) error {
 		if a.lastChange().Before(b.lastChange()) {
 			a, b = b, a
 		}
-		if err := w.addLinks(a, []string{b.name}, "the model judged them related: "+oneLine(p.why, 200)); err != nil {
+		if err := w.addLinks(a, []string{b.name}, "the model judged them related: "+clipText(words.OneLine(p.why), 200)); err != nil {
 			return err
 		}
 	}
@@ -105,7 +106,7 @@ func (w *work) clearDuplicate() (survivor, dup *doc, why string) {
 			continue
 		}
 		scope := d.e.Type() + "\x00" + d.e.Project() + "\x00"
-		if t := normText(d.e.Body()); len(words(t)) >= minSameWords {
+		if t := words.Normal(d.e.Body()); len(words.Lower(t)) >= minSameWords {
 			if o := byText[scope+t]; o != nil {
 				s, x := survivorOf(o, d)
 				return s, x, "the same text as " + s.name
@@ -167,12 +168,12 @@ func (w *work) merge(s, dup *doc, why string) error {
 	body := strings.TrimRight(s.e.Body(), "\n")
 	have := map[string]bool{}
 	for _, p := range paragraphs(body) {
-		have[normText(p)] = true
+		have[words.Normal(p)] = true
 	}
 	var added []string
 	for _, p := range paragraphs(dup.e.Body()) {
-		if !have[normText(p)] {
-			have[normText(p)] = true
+		if !have[words.Normal(p)] {
+			have[words.Normal(p)] = true
 			added = append(added, p)
 		}
 	}
@@ -323,7 +324,7 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 		if !dedupable(d) {
 			continue
 		}
-		for _, t := range words(d.e.Title()) {
+		for _, t := range words.Lower(d.e.Title()) {
 			byWord[t] = append(byWord[t], d)
 		}
 	}
@@ -335,10 +336,10 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 			continue
 		}
 		// Names: a title whose words all appear in another's title.
-		tw := words(d.e.Title())
+		tw := words.Lower(d.e.Title())
 		if len(tw) > 0 {
 			for _, o := range byWord[tw[0]] {
-				if containsAll(words(o.e.Title()), tw) {
+				if containsAll(words.Lower(o.e.Title()), tw) {
 					add(d, o)
 				}
 			}
@@ -346,7 +347,7 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 		if s == nil {
 			continue
 		}
-		q := words(d.e.Title() + " " + firstParagraph(d.e.Body()))
+		q := words.Lower(d.e.Title() + " " + firstParagraph(d.e.Body()))
 		if len(q) == 0 {
 			continue
 		}
@@ -442,14 +443,6 @@ func (w *work) decide(ctx context.Context, m model, pairs []pair) (same, related
 	return same, related, nil
 }
 
-// normText is a body as compared for sameness: lowercase words only.
-func normText(s string) string { return strings.Join(words(s), " ") }
-
-// words are the lowercase words of s.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
 func containsAll(have, want []string) bool {
 	for _, x := range want {
 		if !slices.Contains(have, x) {
@@ -486,9 +479,6 @@ func union(a, b []string) []string {
 	}
 	return out
 }
-
-// oneLine joins s's lines and cuts it to n runes.
-func oneLine(s string, n int) string { return clipText(strings.Join(strings.Fields(s), " "), n) }
 
 // clipText cuts s to at most n runes, ending with "…" when cut.
 func clipText(s string, n int) string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/vault"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Markdown writes the selected entries to w as one document to read: a
@@ -28,7 +30,7 @@ func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Resu
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# ctx0 memory export\n\n%s from the vault's commit `%s`, exported on %s.\n",
-		plural(len(s.docs), "entry", "entries"), shortHash(s.commit), o.now().Format("2006-01-02 15:04 UTC"))
+		words.Plural(len(s.docs), "entry", "entries"), shortHash(s.commit), o.now().Format("2006-01-02 15:04 UTC"))
 	for _, n := range notes(o, st) {
 		fmt.Fprintf(bw, "\n- %s", n)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // maxReplyTokens caps the model's extraction.
@@ -116,7 +118,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if res.Filed, err = w.Apply(ctx, conv, x); err != nil {
 		return abort(fmt.Errorf("file conversation %d: %w", conv.ID, err))
 	}
-	msg := fmt.Sprintf("librarian: file conversation %s\n\n%s", ConversationRef(conv), oneLine(x.Episode.Title))
+	msg := fmt.Sprintf("librarian: file conversation %s\n\n%s", ConversationRef(conv), words.OneLine(x.Episode.Title))
 	if res.Run, err = s.Finish(ctx, msg); err != nil {
 		return res, err
 	}

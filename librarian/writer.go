@@ -16,6 +16,8 @@ import (
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // FieldConversation is the frontmatter field that ties what the librarian
@@ -267,7 +269,7 @@ func (a *apply) readOrNew(name string, m meta, body string) (e *entry.Entry, cre
 
 // datedLine is a list item saying text was learned today, in the episode.
 func (a *apply) datedLine(text string) string {
-	return fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(text, text)), a.episode)
+	return fmt.Sprintf("- %s: %s ([[%s]])", a.day, words.OneLine(a.limit(text, text)), a.episode)
 }
 
 // write records e as name's new content, dated as updated unless created,
@@ -430,7 +432,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if text == "" {
 			continue
 		}
-		if n, ok := a.byText[normText(text)]; ok {
+		if n, ok := a.byText[words.Normal(text)]; ok {
 			a.links = appendNew(a.links, n)
 			continue
 		}
@@ -442,7 +444,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 			if err := a.reinforce(same); err != nil {
 				return err
 			}
-			a.byText[normText(text)] = same
+			a.byText[words.Normal(text)] = same
 			continue
 		}
 		if !mutable {
@@ -480,7 +482,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if !ok {
 			continue
 		}
-		a.byText[normText(text)] = name
+		a.byText[words.Normal(text)] = name
 		a.links = append(a.links, name)
 		if similar != "" {
 			if err := a.supersede(similar, name); err != nil {
@@ -509,11 +511,11 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 	}
 	best := 0.0
 	for _, q := range []string{text, replaces} {
-		words := contentWords(q)
-		if len(words) == 0 {
+		content := contentWords(q)
+		if len(content) == 0 {
 			continue
 		}
-		res, err := a.Search.Search(a.ctx, index.Query{Text: strings.Join(words, " OR "), Type: typ, Limit: 8})
+		res, err := a.Search.Search(a.ctx, index.Query{Text: strings.Join(content, " OR "), Type: typ, Limit: 8})
 		if err != nil {
 			return "", "", fmt.Errorf("search for entries like %q: %w", cut(q, 60), err)
 		}
@@ -697,7 +699,7 @@ func (a *apply) questions(qs []Item) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", a.heading())
 	for _, q := range qs {
-		fmt.Fprintf(&b, "- %s ([[%s]])\n", oneLine(a.limit(q.Text, q.Text)), a.episode)
+		fmt.Fprintf(&b, "- %s ([[%s]])\n", words.OneLine(a.limit(q.Text, q.Text)), a.episode)
 	}
 	e.SetBody(insertSection(e.Body(), a.heading(), b.String()))
 	_, err = a.write(name, e, created)
@@ -726,7 +728,7 @@ func (a *apply) episodeSection(ep *entry.Entry, x Episode) error {
 		}
 	}
 	var b strings.Builder
-	title := oneLine(x.Title)
+	title := words.OneLine(x.Title)
 	fmt.Fprintf(&b, "%s %s\n\n", a.heading(), title)
 	fmt.Fprintf(&b, "%s (%s, %d messages", marker(a.ref), a.conv.Source, a.conv.Messages)
 	if a.project != "" {
@@ -734,7 +736,7 @@ func (a *apply) episodeSection(ep *entry.Entry, x Episode) error {
 	}
 	b.WriteString(")\n\n")
 	for _, f := range []struct{ label, text string }{{"Asked", x.Request}, {"Done", x.Done}, {"Outcome", x.Outcome}} {
-		if t := oneLine(f.text); t != "" {
+		if t := words.OneLine(f.text); t != "" {
 			fmt.Fprintf(&b, "- **%s:** %s\n", f.label, t)
 		}
 	}
@@ -789,7 +791,7 @@ func codeList(items []string, n int) string {
 			out = append(out, fmt.Sprintf("and %d more", len(items)-n))
 			break
 		}
-		out = append(out, "`"+strings.ReplaceAll(oneLine(s), "`", "'")+"`")
+		out = append(out, "`"+strings.ReplaceAll(words.OneLine(s), "`", "'")+"`")
 	}
 	return strings.Join(out, ", ")
 }
@@ -893,7 +895,7 @@ func resolutionItems(rs []Resolution) []Item {
 	var out []Item
 	for _, r := range rs {
 		out = append(out, Item{
-			Title:    "Fix: " + cut(oneLine(r.Error), 80),
+			Title:    "Fix: " + cut(words.OneLine(r.Error), 80),
 			Text:     fmt.Sprintf("Error: %s\n\nFix: %s", strings.TrimSpace(r.Error), strings.TrimSpace(r.Fix)),
 			Evidence: r.Evidence,
 		})
@@ -907,11 +909,8 @@ func titleOf(text string) string {
 	if s == "" {
 		s = text
 	}
-	return cut(strings.TrimRight(oneLine(s), ".!?: "), 80)
+	return cut(strings.TrimRight(words.OneLine(s), ".!?: "), 80)
 }
-
-// oneLine joins a text's lines, for list items and headings.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {
@@ -920,15 +919,12 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// stopWords are left out when comparing and searching texts: they say
-// nothing about what a fact is about.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were be been being it its this that these those there here i me my we our you your he she they them their user users
-		do does did not no yes can could would should will shall may might must have has had just also very really please always never prefer prefers preferred use uses using`) {
-		stopWords[w] = true
-	}
+// statedWords are words that any stated preference, rule or fact about
+// the user is phrased with ("the user prefers to use …", "never …"), and so
+// tell no two of them apart. Glue words (words.IsGlue) are left out too.
+var statedWords = map[string]bool{
+	"user": true, "users": true, "prefer": true, "prefers": true, "preferred": true,
+	"use": true, "uses": true, "using": true, "never": true, "yes": true,
 }
 
 // contentWords are the distinct words of s that say what it is about,
@@ -936,10 +932,8 @@ func init() {
 func contentWords(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != '…')
-	}) {
-		if len(w) < 2 || stopWords[w] || seen[w] {
+	for _, w := range words.Lower(s) {
+		if len(w) < 2 || words.IsGlue(w) || statedWords[w] || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -951,21 +945,8 @@ func contentWords(s string) []string {
 // likeness is the share of content words two texts have in common
 // (Jaccard), 0 when either has none.
 func likeness(a, b string) float64 {
-	wa, wb := contentWords(a), contentWords(b)
-	if len(wa) == 0 || len(wb) == 0 {
-		return 0
-	}
-	in := 0
-	for _, w := range wa {
-		if slices.Contains(wb, w) {
-			in++
-		}
-	}
-	return float64(in) / float64(len(wa)+len(wb)-in)
+	return words.Jaccard(words.Set(contentWords(a)), words.Set(contentWords(b)), nil)
 }
-
-// normText is a text as compared within a run.
-func normText(s string) string { return strings.ToLower(oneLine(s)) }
 
 // redacted is x with every secret it holds replaced, before anything of
 // it is written.

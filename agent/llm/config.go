@@ -16,6 +16,8 @@ import (
 
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Config is what the vault's .ctx0/config.yaml says of the language model:
@@ -127,7 +129,7 @@ func oneLine(err error) string {
 	if errors.As(err, &te) {
 		return strings.Join(te.Errors, "; ")
 	}
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return words.OneLine(err.Error())
 }
 
 // withDefaults fills in what c leaves to its provider.

@@ -17,6 +17,8 @@ import (
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // openIngest opens the ingest state of the vault this invocation uses.
@@ -195,13 +197,8 @@ func (r ingestReport) summary() string {
 	return b.String()
 }
 
-// count is n nouns, in the singular for one.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// count is n nouns, for a noun whose plural ends in s.
+func count(n int, noun string) string { return words.Plural(n, noun, noun+"s") }
 
 // size is a byte count for people.
 func size(n int64) string {

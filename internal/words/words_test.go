@@ -68,28 +68,41 @@ func TestTerm(t *testing.T) {
 	}
 }
 
-// TestStopwords checks the list as data: lower case, one word a line, no
-// repeats, and never a word people search for by itself.
+// TestStopwords checks the lists as data: lower case, one word a line, no
+// repeats within or across them, and never a word people search for by
+// itself.
 func TestStopwords(t *testing.T) {
-	seen := map[string]bool{}
-	for line := range strings.Lines(stopwordsText) {
-		w := strings.TrimSpace(line)
-		if w == "" || strings.HasPrefix(w, "#") {
-			continue
+	seen := map[string]string{}
+	for file, text := range map[string]string{"stopwords.txt": stopwordsText, "glue.txt": glueText} {
+		for line := range strings.Lines(text) {
+			w := strings.TrimSpace(line)
+			if w == "" || strings.HasPrefix(w, "#") {
+				continue
+			}
+			if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") || seen[w] != "" {
+				t.Errorf("%s: %q is not a new lower-case word (seen in %q)", file, w, seen[w])
+			}
+			seen[w] = file
 		}
-		if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") || seen[w] {
-			t.Errorf("stopwords.txt: %q is not a new lower-case word", w)
-		}
-		seen[w] = true
 	}
-	for _, w := range []string{"the", "What", "does", "how", "to", "be"} {
+	for _, w := range []string{"the", "What", "does", "how", "to", "be", "only", "Before"} {
 		if !IsStop(w) {
 			t.Errorf("IsStop(%q) = false", w)
 		}
 	}
 	for _, w := range []string{"sarah", "email", "deploy", "prefer", "contacted", "schedule"} {
-		if IsStop(w) {
-			t.Errorf("IsStop(%q) = true", w)
+		if IsStop(w) || IsGlue(w) {
+			t.Errorf("IsStop(%q) or IsGlue = true", w)
+		}
+	}
+	for _, w := range []string{"the", "They", "is", "of"} {
+		if !IsGlue(w) {
+			t.Errorf("IsGlue(%q) = false", w)
+		}
+	}
+	for _, w := range []string{"only", "before", "without", "what"} {
+		if IsGlue(w) {
+			t.Errorf("IsGlue(%q) = true: it changes what a statement says", w)
 		}
 	}
 }

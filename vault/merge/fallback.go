@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/vault/entry"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // fallback merges files of which at least one does not parse as an entry
@@ -39,7 +41,7 @@ func (m *merger) fallback(texts [3]string, errs [3]error) []byte {
 	e, _ := entry.Parse([]byte(texts[index(keep)]))
 	why := "that could not be merged"
 	if err := errs[index(other)]; err != nil {
-		why = "that does not parse (" + oneLine(err) + ")"
+		why = "that does not parse (" + words.OneLine(err.Error()) + ")"
 	}
 	title := fmt.Sprintf("%s had a version of this entry %s; all of it:", m.label(other), why)
 	block := m.block(title, splitLines(texts[index(other)]))
@@ -54,7 +56,7 @@ func (m *merger) wholeFile(texts [3]string, errs [3]error, kept Side, what strin
 	var bad []string
 	for i, name := range []string{"base", m.opt.OursLabel, m.opt.TheirsLabel} {
 		if errs[i] != nil {
-			bad = append(bad, fmt.Sprintf("%s does not parse (%s)", name, oneLine(errs[i])))
+			bad = append(bad, fmt.Sprintf("%s does not parse (%s)", name, words.OneLine(errs[i].Error())))
 		}
 	}
 	hunk := fmt.Sprintf("whole file: %s; %s", strings.Join(bad, ", "), what)
@@ -67,8 +69,4 @@ func index(s Side) int {
 		return 1
 	}
 	return 2
-}
-
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
 }
