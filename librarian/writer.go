@@ -11,13 +11,11 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // FieldConversation is the frontmatter field that ties what the librarian
@@ -794,100 +792,6 @@ func codeList(items []string, n int) string {
 		out = append(out, "`"+strings.ReplaceAll(words.OneLine(s), "`", "'")+"`")
 	}
 	return strings.Join(out, ", ")
-}
-
-// sectionHeading matches a dated heading of an append-only body.
-var sectionHeading = lazy.Regexp(`^#{1,6} (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)`)
-
-// insertSection puts section into body before the first dated section that
-// comes after heading, else at the end: sections stay in time order
-// whatever order conversations are filed in.
-func insertSection(body, heading, section string) string {
-	key := sectionHeading().FindStringSubmatch(heading)
-	lines := strings.SplitAfter(body, "\n")
-	at := len(lines)
-	for i, l := range lines {
-		if m := sectionHeading().FindStringSubmatch(l); m != nil && key != nil && m[1] > key[1] {
-			at = i
-			break
-		}
-	}
-	before := strings.Join(lines[:at], "")
-	after := strings.Join(lines[at:], "")
-	if strings.TrimSpace(before) == "" {
-		before = ""
-	} else {
-		before = strings.TrimRight(before, "\n") + "\n\n"
-	}
-	section = strings.TrimRight(section, "\n") + "\n"
-	if after != "" {
-		section += "\n"
-	}
-	return before + section + after
-}
-
-// appendToSection adds line at the end of the "## name" section of body,
-// adding the section at the end if there is none.
-func appendToSection(body, name, line string) string {
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "## "+name {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return strings.TrimRight(body, "\n") + "\n\n## " + name + "\n\n" + line + "\n"
-	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") {
-			end = i
-			break
-		}
-	}
-	last := end
-	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
-		last--
-	}
-	ins := []string{line}
-	if last == start+1 {
-		ins = []string{"", line}
-	}
-	if end < len(lines) {
-		ins = append(ins, "")
-	}
-	out := append(append(slices.Clone(lines[:last]), ins...), lines[end:]...)
-	return strings.Join(out, "\n") + "\n"
-}
-
-// replaceSection replaces the text of the "## name" section of body, or
-// adds the section first if there is none.
-func replaceSection(body, name, text string) string {
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "## "+name {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return "## " + name + "\n\n" + text + "\n\n" + body
-	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") {
-			end = i
-			break
-		}
-	}
-	out := append(slices.Clone(lines[:start+1]), "", text)
-	if end < len(lines) {
-		out = append(append(out, ""), lines[end:]...)
-	}
-	return strings.Join(out, "\n") + "\n"
 }
 
 // resolutionItems states error→fix pairs as facts.
