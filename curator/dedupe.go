@@ -7,13 +7,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Types that are never merged: append-only records and the curator's own
@@ -161,10 +161,41 @@ func survivorOf(a, b *doc) (*doc, *doc) {
 	return b, a
 }
 
-// merge folds dup into s: every paragraph of dup's body that s lacks,
-// its names as aliases, its tags and links, its other fields; dup is
-// deleted and the links to it rewritten.
+// merge makes dup one with s: fold writes what dup holds into s, dup is
+// deleted, and what pointed at dup points at s.
 func (w *work) merge(s, dup *doc, why string) error {
+	kept, err := fold(s, dup, w.now)
+	if err != nil {
+		return fmt.Errorf("merge %s into %s: %w", dup.name, s.name, err)
+	}
+	if err := w.touch(s); err != nil {
+		return err
+	}
+	dup.gone = true
+	why += "; " + dup.name + " becomes an alias of " + s.name
+	if len(kept) > 0 {
+		why += " (" + strings.Join(kept, "; ") + ")"
+	}
+	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why})
+	return w.relinkMerged(s, dup)
+}
+
+// mergeKnown are the fields fold merges by their meaning; any other field
+// of dup is copied where s has none, or written into the body where s
+// says otherwise.
+var mergeKnown = map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
+	entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
+	entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true,
+	FieldObservations: true, FieldLastObserved: true, FieldConfidence: true}
+
+// fold writes into s's entry what dup's holds and s's does not, so that no
+// fact is lost: every paragraph of dup's body that s lacks, its other
+// fields (a value that differs written into the body), its observations
+// added to s's, its names as aliases, its tags and links, its pin, and the
+// earlier of the two creation times. It touches nothing but s's entry, and
+// returns what s kept of its own where dup said otherwise, for the change
+// to say.
+func fold(s, dup *doc, now time.Time) (kept []string, err error) {
 	body := strings.TrimRight(s.e.Body(), "\n")
 	have := map[string]bool{}
 	for _, p := range paragraphs(body) {
@@ -177,44 +208,32 @@ func (w *work) merge(s, dup *doc, why string) error {
 			added = append(added, p)
 		}
 	}
-	// Fields s does not have are kept; values that differ are written
-	// into the body, so that no fact is lost.
-	known := map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
-		entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
-		entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true}
 	// Observations add up; the merge itself is not one more.
 	if Observed(s.e) || Observed(dup.e) {
 		n1, _ := observations(s.e)
 		n2, _ := observations(dup.e)
-		if err := w.setObservations(s, n1+n2, w.now); err != nil {
-			return err
+		if err := setObservations(s, n1+n2, now); err != nil {
+			return nil, err
 		}
 	}
-	var kept []string
 	for _, k := range dup.e.Keys() {
-		if known[k] || k == FieldObservations || k == FieldLastObserved || k == FieldConfidence {
+		if mergeKnown[k] {
 			continue
-		}
-		if k == fieldConversation {
-			// Where an entry came from is not a fact of it: the
-			// survivor keeps its own, and the change says the other.
-			if dv, _ := dup.e.Get(k); dv != nil {
-				if sv, ok := s.e.Get(k); ok && fmt.Sprint(sv) != fmt.Sprint(dv) {
-					kept = append(kept, fmt.Sprintf("%s's %s was %v", dup.name, k, dv))
-					continue
-				}
-			}
 		}
 		dv, _ := dup.e.Get(k)
 		sv, ok := s.e.Get(k)
-		if !ok {
+		switch {
+		case !ok:
 			if err := s.e.Set(k, dv); err != nil {
-				return fmt.Errorf("merge %s into %s: field %s: %w", dup.name, s.name, k, err)
+				return nil, fmt.Errorf("field %s: %w", k, err)
 			}
-			continue
-		}
-		if a, b := fmt.Sprint(sv), fmt.Sprint(dv); a != b {
-			added = append(added, fmt.Sprintf("%s (from %s): %s", k, dup.name, b))
+		case fmt.Sprint(sv) == fmt.Sprint(dv):
+		case k == fieldConversation && dv != nil:
+			// Where an entry came from is not a fact of it: the
+			// survivor keeps its own, and the change says the other.
+			kept = append(kept, fmt.Sprintf("%s's %s was %v", dup.name, k, dv))
+		default:
+			added = append(added, fmt.Sprintf("%s (from %s): %v", k, dup.name, dv))
 		}
 	}
 	if len(added) > 0 {
@@ -229,11 +248,11 @@ func (w *work) merge(s, dup *doc, why string) error {
 		aliases = append(aliases, a)
 	}
 	if err := s.e.Set(entry.FieldAliases, aliases); err != nil {
-		return fmt.Errorf("merge %s into %s: %w", dup.name, s.name, err)
+		return nil, err
 	}
 	if tags := union(s.e.Tags(), dup.e.Tags()); len(tags) > len(s.e.Tags()) {
 		if err := s.e.Set(entry.FieldTags, tags); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var links []string
@@ -244,29 +263,25 @@ func (w *work) merge(s, dup *doc, why string) error {
 	}
 	if len(links) > 0 || len(s.e.LinkNames()) > 0 {
 		if err := s.e.Set(entry.FieldLinks, links); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if dup.e.Pinned() && !s.e.Pinned() {
 		if err := s.e.Set(entry.FieldPinned, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if c := dup.e.Created(); !c.IsZero() && (s.e.Created().IsZero() || c.Before(s.e.Created())) {
 		if err := s.e.Set(entry.FieldCreated, c); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := w.touch(s); err != nil {
-		return err
-	}
-	dup.gone = true
-	why += "; " + dup.name + " becomes an alias of " + s.name
-	if len(kept) > 0 {
-		why += " (" + strings.Join(kept, "; ") + ")"
-	}
-	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why})
-	// An entry that dup superseded now points at the survivor.
+	return kept, nil
+}
+
+// relinkMerged points at s what pointed at dup, which merge has folded
+// into s: an entry dup superseded, and every link to dup.
+func (w *work) relinkMerged(s, dup *doc) error {
 	for _, n := range w.names() {
 		d := w.docs[n]
 		if t, err := vault.NormalizeName(d.e.SupersededBy()); err == nil && t == dup.name {
@@ -278,17 +293,11 @@ func (w *work) merge(s, dup *doc, why string) error {
 		}
 	}
 	for _, d := range w.liveDocs() {
-		if d == s {
-			if _, err := relink(d, dup.name, s.name); err != nil {
-				return err
-			}
-			continue
-		}
 		ok, err := relink(d, dup.name, s.name)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ok && d != s {
 			w.change(Change{Kind: KindRelink, Entry: d.name, Other: dup.name, Why: "its links to " + dup.name + " now lead to " + s.name})
 		}
 	}
