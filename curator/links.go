@@ -5,9 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctx0/ctx0/vault/entry"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // Names that are mentioned: a person's or project's title or alias of at

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
-
 	"github.com/ctx0/ctx0/internal/words"
 )
 

@@ -11,10 +11,9 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Summaries are entries of type summary under summaries/, tagged

@@ -8,9 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctx0/ctx0/vault"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // Markdown writes the selected entries to w as one document to read: a

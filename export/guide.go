@@ -14,9 +14,8 @@ import (
 
 	"github.com/ctx0/ctx0"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/templates"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/templates"
 )
 
 // guideTemplate is parsed on first use, not at start-up (see internal/lazy).

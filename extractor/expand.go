@@ -7,9 +7,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ctx0/ctx0/vault"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // maxNamesPerHit bounds the names looked up in one hit's passage.

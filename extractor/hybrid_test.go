@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/index"
-
 	"github.com/ctx0/ctx0/internal/words"
 )
 

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault/entry"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // A passage is the part of an entry a bundle quotes: a paragraph, a list,

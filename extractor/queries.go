@@ -14,9 +14,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/vault"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // QueriesFile holds the vault's learned queries. It is committed with the

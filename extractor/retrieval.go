@@ -13,10 +13,9 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // How much of the index a retrieval looks at.

@@ -5,7 +5,6 @@ import (
 
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/internal/lazy"
-
 	"github.com/ctx0/ctx0/internal/words"
 )
 

@@ -8,11 +8,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Limits of the formatted transcript (seed 002: per-message and total caps).

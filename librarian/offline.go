@@ -6,10 +6,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Offline extracts what a conversation says explicitly, without a model:

@@ -14,11 +14,10 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // maxReplyTokens caps the model's extraction.

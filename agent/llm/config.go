@@ -15,9 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/vault"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // Config is what the vault's .ctx0/config.yaml says of the language model:

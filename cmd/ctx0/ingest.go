@@ -14,11 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
-
-	"github.com/ctx0/ctx0/internal/words"
 )
 
 // openIngest opens the ingest state of the vault this invocation uses.

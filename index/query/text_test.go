@@ -62,8 +62,9 @@ func vocabTable(t testing.TB, texts []string) *sql.DB {
 	return db
 }
 
-// TestTokensMatchFTS5 checks that tokenize and term read every sample as
-// FTS5 does: the same tokens, at the same positions, to the same terms.
+// TestTokensMatchFTS5 checks that words.Tokens and words.Term read every
+// sample as FTS5 does: the same tokens, at the same positions, to the same
+// terms.
 func TestTokensMatchFTS5(t *testing.T) {
 	all := texts(t)
 	db := vocabTable(t, all)

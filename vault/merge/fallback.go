@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/ctx0/ctx0/vault/entry"
-
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // fallback merges files of which at least one does not parse as an entry
