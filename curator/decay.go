@@ -126,7 +126,7 @@ func (w *work) reinforce() error {
 			seen = true
 		}
 		if seen {
-			if err := w.setObservations(d, n, last); err != nil {
+			if err := setObservations(d, n, last); err != nil {
 				return err
 			}
 			// Every change to a file is a change the run reports: a dry
@@ -153,7 +153,7 @@ func (w *work) reinforce() error {
 	return nil
 }
 
-func (w *work) setObservations(d *doc, n int, last time.Time) error {
+func setObservations(d *doc, n int, last time.Time) error {
 	if err := d.e.Set(FieldObservations, n); err != nil {
 		return err
 	}

@@ -7,10 +7,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode"
+	"time"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -67,7 +68,7 @@ func (w *work) dedupe(ctx context.Context, s Searcher, m model) error {
 		if a == nil || b == nil || !dedupable(a) || !dedupable(b) {
 			continue
 		}
-		if err := w.merge(a, b, "the model judged them the same: "+oneLine(p.why, 200)); err != nil {
+		if err := w.merge(a, b, "the model judged them the same: "+clipText(words.OneLine(p.why), 200)); err != nil {
 			return err
 		}
 	}
@@ -82,7 +83,7 @@ func (w *work) dedupe(ctx context.Context, s Searcher, m model) error {
 		if a.lastChange().Before(b.lastChange()) {
 			a, b = b, a
 		}
-		if err := w.addLinks(a, []string{b.name}, "the model judged them related: "+oneLine(p.why, 200)); err != nil {
+		if err := w.addLinks(a, []string{b.name}, "the model judged them related: "+clipText(words.OneLine(p.why), 200)); err != nil {
 			return err
 		}
 	}
@@ -105,7 +106,7 @@ func (w *work) clearDuplicate() (survivor, dup *doc, why string) {
 			continue
 		}
 		scope := d.e.Type() + "\x00" + d.e.Project() + "\x00"
-		if t := normText(d.e.Body()); len(words(t)) >= minSameWords {
+		if t := words.Normal(d.e.Body()); len(words.Lower(t)) >= minSameWords {
 			if o := byText[scope+t]; o != nil {
 				s, x := survivorOf(o, d)
 				return s, x, "the same text as " + s.name
@@ -160,60 +161,79 @@ func survivorOf(a, b *doc) (*doc, *doc) {
 	return b, a
 }
 
-// merge folds dup into s: every paragraph of dup's body that s lacks,
-// its names as aliases, its tags and links, its other fields; dup is
-// deleted and the links to it rewritten.
+// merge makes dup one with s: fold writes what dup holds into s, dup is
+// deleted, and what pointed at dup points at s.
 func (w *work) merge(s, dup *doc, why string) error {
+	kept, err := fold(s, dup, w.now)
+	if err != nil {
+		return fmt.Errorf("merge %s into %s: %w", dup.name, s.name, err)
+	}
+	if err := w.touch(s); err != nil {
+		return err
+	}
+	dup.gone = true
+	why += "; " + dup.name + " becomes an alias of " + s.name
+	if len(kept) > 0 {
+		why += " (" + strings.Join(kept, "; ") + ")"
+	}
+	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why})
+	return w.relinkMerged(s, dup)
+}
+
+// mergeKnown are the fields fold merges by their meaning; any other field
+// of dup is copied where s has none, or written into the body where s
+// says otherwise.
+var mergeKnown = map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
+	entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
+	entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true,
+	FieldObservations: true, FieldLastObserved: true, FieldConfidence: true}
+
+// fold writes into s's entry what dup's holds and s's does not, so that no
+// fact is lost: every paragraph of dup's body that s lacks, its other
+// fields (a value that differs written into the body), its observations
+// added to s's, its names as aliases, its tags and links, its pin, and the
+// earlier of the two creation times. It touches nothing but s's entry, and
+// returns what s kept of its own where dup said otherwise, for the change
+// to say.
+func fold(s, dup *doc, now time.Time) (kept []string, err error) {
 	body := strings.TrimRight(s.e.Body(), "\n")
 	have := map[string]bool{}
 	for _, p := range paragraphs(body) {
-		have[normText(p)] = true
+		have[words.Normal(p)] = true
 	}
 	var added []string
 	for _, p := range paragraphs(dup.e.Body()) {
-		if !have[normText(p)] {
-			have[normText(p)] = true
+		if !have[words.Normal(p)] {
+			have[words.Normal(p)] = true
 			added = append(added, p)
 		}
 	}
-	// Fields s does not have are kept; values that differ are written
-	// into the body, so that no fact is lost.
-	known := map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
-		entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
-		entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true}
 	// Observations add up; the merge itself is not one more.
 	if Observed(s.e) || Observed(dup.e) {
 		n1, _ := observations(s.e)
 		n2, _ := observations(dup.e)
-		if err := w.setObservations(s, n1+n2, w.now); err != nil {
-			return err
+		if err := setObservations(s, n1+n2, now); err != nil {
+			return nil, err
 		}
 	}
-	var kept []string
 	for _, k := range dup.e.Keys() {
-		if known[k] || k == FieldObservations || k == FieldLastObserved || k == FieldConfidence {
+		if mergeKnown[k] {
 			continue
-		}
-		if k == fieldConversation {
-			// Where an entry came from is not a fact of it: the
-			// survivor keeps its own, and the change says the other.
-			if dv, _ := dup.e.Get(k); dv != nil {
-				if sv, ok := s.e.Get(k); ok && fmt.Sprint(sv) != fmt.Sprint(dv) {
-					kept = append(kept, fmt.Sprintf("%s's %s was %v", dup.name, k, dv))
-					continue
-				}
-			}
 		}
 		dv, _ := dup.e.Get(k)
 		sv, ok := s.e.Get(k)
-		if !ok {
+		switch {
+		case !ok:
 			if err := s.e.Set(k, dv); err != nil {
-				return fmt.Errorf("merge %s into %s: field %s: %w", dup.name, s.name, k, err)
+				return nil, fmt.Errorf("field %s: %w", k, err)
 			}
-			continue
-		}
-		if a, b := fmt.Sprint(sv), fmt.Sprint(dv); a != b {
-			added = append(added, fmt.Sprintf("%s (from %s): %s", k, dup.name, b))
+		case fmt.Sprint(sv) == fmt.Sprint(dv):
+		case k == fieldConversation && dv != nil:
+			// Where an entry came from is not a fact of it: the
+			// survivor keeps its own, and the change says the other.
+			kept = append(kept, fmt.Sprintf("%s's %s was %v", dup.name, k, dv))
+		default:
+			added = append(added, fmt.Sprintf("%s (from %s): %v", k, dup.name, dv))
 		}
 	}
 	if len(added) > 0 {
@@ -228,11 +248,11 @@ func (w *work) merge(s, dup *doc, why string) error {
 		aliases = append(aliases, a)
 	}
 	if err := s.e.Set(entry.FieldAliases, aliases); err != nil {
-		return fmt.Errorf("merge %s into %s: %w", dup.name, s.name, err)
+		return nil, err
 	}
 	if tags := union(s.e.Tags(), dup.e.Tags()); len(tags) > len(s.e.Tags()) {
 		if err := s.e.Set(entry.FieldTags, tags); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	var links []string
@@ -243,29 +263,25 @@ func (w *work) merge(s, dup *doc, why string) error {
 	}
 	if len(links) > 0 || len(s.e.LinkNames()) > 0 {
 		if err := s.e.Set(entry.FieldLinks, links); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if dup.e.Pinned() && !s.e.Pinned() {
 		if err := s.e.Set(entry.FieldPinned, true); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if c := dup.e.Created(); !c.IsZero() && (s.e.Created().IsZero() || c.Before(s.e.Created())) {
 		if err := s.e.Set(entry.FieldCreated, c); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if err := w.touch(s); err != nil {
-		return err
-	}
-	dup.gone = true
-	why += "; " + dup.name + " becomes an alias of " + s.name
-	if len(kept) > 0 {
-		why += " (" + strings.Join(kept, "; ") + ")"
-	}
-	w.change(Change{Kind: KindMerge, Entry: s.name, Other: dup.name, Why: why})
-	// An entry that dup superseded now points at the survivor.
+	return kept, nil
+}
+
+// relinkMerged points at s what pointed at dup, which merge has folded
+// into s: an entry dup superseded, and every link to dup.
+func (w *work) relinkMerged(s, dup *doc) error {
 	for _, n := range w.names() {
 		d := w.docs[n]
 		if t, err := vault.NormalizeName(d.e.SupersededBy()); err == nil && t == dup.name {
@@ -277,17 +293,11 @@ func (w *work) merge(s, dup *doc, why string) error {
 		}
 	}
 	for _, d := range w.liveDocs() {
-		if d == s {
-			if _, err := relink(d, dup.name, s.name); err != nil {
-				return err
-			}
-			continue
-		}
 		ok, err := relink(d, dup.name, s.name)
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ok && d != s {
 			w.change(Change{Kind: KindRelink, Entry: d.name, Other: dup.name, Why: "its links to " + dup.name + " now lead to " + s.name})
 		}
 	}
@@ -323,7 +333,7 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 		if !dedupable(d) {
 			continue
 		}
-		for _, t := range words(d.e.Title()) {
+		for _, t := range words.Lower(d.e.Title()) {
 			byWord[t] = append(byWord[t], d)
 		}
 	}
@@ -335,10 +345,10 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 			continue
 		}
 		// Names: a title whose words all appear in another's title.
-		tw := words(d.e.Title())
+		tw := words.Lower(d.e.Title())
 		if len(tw) > 0 {
 			for _, o := range byWord[tw[0]] {
-				if containsAll(words(o.e.Title()), tw) {
+				if containsAll(words.Lower(o.e.Title()), tw) {
 					add(d, o)
 				}
 			}
@@ -346,7 +356,7 @@ func (w *work) candidates(ctx context.Context, s Searcher) ([]pair, error) {
 		if s == nil {
 			continue
 		}
-		q := words(d.e.Title() + " " + firstParagraph(d.e.Body()))
+		q := words.Lower(d.e.Title() + " " + firstParagraph(d.e.Body()))
 		if len(q) == 0 {
 			continue
 		}
@@ -442,14 +452,6 @@ func (w *work) decide(ctx context.Context, m model, pairs []pair) (same, related
 	return same, related, nil
 }
 
-// normText is a body as compared for sameness: lowercase words only.
-func normText(s string) string { return strings.Join(words(s), " ") }
-
-// words are the lowercase words of s.
-func words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
-}
-
 func containsAll(have, want []string) bool {
 	for _, x := range want {
 		if !slices.Contains(have, x) {
@@ -486,9 +488,6 @@ func union(a, b []string) []string {
 	}
 	return out
 }
-
-// oneLine joins s's lines and cuts it to n runes.
-func oneLine(s string, n int) string { return clipText(strings.Join(strings.Fields(s), " "), n) }
 
 // clipText cuts s to at most n runes, ending with "…" when cut.
 func clipText(s string, n int) string {

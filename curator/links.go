@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -39,7 +40,7 @@ func (w *work) link() error {
 			continue
 		}
 		for _, n := range append([]string{d.e.Title()}, d.e.Aliases()...) {
-			ws := words(n)
+			ws := words.Lower(n)
 			if len(ws) == 0 || len(ws) > maxPhrase {
 				continue
 			}
@@ -54,7 +55,7 @@ func (w *work) link() error {
 			continue
 		}
 		have := w.linksOf(r, d)
-		ws := words(d.e.Body())
+		ws := words.Lower(d.e.Body())
 		var found []string
 		why := map[string]string{}
 		// A mention is the longest name it matches: "Maria Okafor"

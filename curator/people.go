@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // capitalized is a run of two or more capitalized words: a full name or
@@ -27,7 +28,7 @@ func (w *work) clearSamePerson() (survivor, dup *doc, why string) {
 		}
 	}
 	for _, short := range contacts {
-		sw := words(short.e.Title())
+		sw := words.Lower(short.e.Title())
 		if len(sw) == 0 {
 			continue
 		}
@@ -35,7 +36,7 @@ func (w *work) clearSamePerson() (survivor, dup *doc, why string) {
 		var because string
 		n := 0
 		for _, full := range contacts {
-			fw := words(full.e.Title())
+			fw := words.Lower(full.e.Title())
 			if full == short || len(fw) <= len(sw) || !containsRun(fw, sw) {
 				continue
 			}
@@ -53,14 +54,14 @@ func (w *work) clearSamePerson() (survivor, dup *doc, why string) {
 
 // samePersonEvidence is why short and full are one person, or "".
 func samePersonEvidence(short, full *doc) string {
-	fullName := strings.Join(words(full.e.Title()), " ")
-	if strings.Contains(" "+normText(short.e.Body())+" ", " "+fullName+" ") {
+	fullName := strings.Join(words.Lower(full.e.Title()), " ")
+	if strings.Contains(" "+words.Normal(short.e.Body())+" ", " "+fullName+" ") {
 		return fmt.Sprintf("%s's text names %q", short.name, full.e.Title())
 	}
 	orgs := func(d *doc) []string {
 		var out []string
 		for _, m := range capitalized().FindAllString(d.e.Body(), -1) {
-			if o := strings.Join(words(m), " "); o != fullName && !containsRun(words(full.e.Title()), words(m)) {
+			if o := strings.Join(words.Lower(m), " "); o != fullName && !containsRun(words.Lower(full.e.Title()), words.Lower(m)) {
 				out = append(out, o)
 			}
 		}

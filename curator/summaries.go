@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -294,11 +295,11 @@ func lineOf(d *doc) string {
 	s := firstSentence(plainLinks(firstParagraph(stripHeadings(d.e.Body()))))
 	switch {
 	case s == "":
-		return oneLine(title, 200)
+		return clipText(words.OneLine(title), 200)
 	case strings.HasPrefix(strings.ToLower(s), strings.ToLower(title)):
-		return oneLine(s, 200)
+		return clipText(words.OneLine(s), 200)
 	}
-	return oneLine(title+": "+s, 200)
+	return clipText(words.OneLine(title+": "+s), 200)
 }
 
 // plainLinks writes links as their text, so that a summary quoting an
@@ -412,7 +413,7 @@ func compactLines(parts []*doc) string {
 	var keep []string
 	size := 0
 	for i := len(all) - 1; i >= 0; i-- {
-		k := normText(all[i])
+		k := words.Normal(all[i])
 		if seen[k] {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -28,7 +29,7 @@ func Markdown(ctx context.Context, v *vault.Vault, w io.Writer, o Options) (Resu
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# ctx0 memory export\n\n%s from the vault's commit `%s`, exported on %s.\n",
-		plural(len(s.docs), "entry", "entries"), shortHash(s.commit), o.now().Format("2006-01-02 15:04 UTC"))
+		words.Plural(len(s.docs), "entry", "entries"), shortHash(s.commit), o.now().Format("2006-01-02 15:04 UTC"))
 	for _, n := range notes(o, st) {
 		fmt.Fprintf(bw, "\n- %s", n)
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // folderIndexes makes the _index.md of the export's root and of every
@@ -64,7 +66,7 @@ func (s *set) writeIndex(b *strings.Builder, f string, docs []*doc, subs []strin
 		fmt.Fprintf(b, "# Index of %s/\n\nPart of a ctx0 memory export: [CONTEXT.md](%s) says how to read it. Up: [%s](%s).\n",
 			f, up, indexTitle(folderOf(f)), relative(f, path.Join(folderOf(f), indexFile)))
 	}
-	fmt.Fprintf(b, "\n%s here, newest first", plural(len(docs), "entry", "entries"))
+	fmt.Fprintf(b, "\n%s here, newest first", words.Plural(len(docs), "entry", "entries"))
 	if len(subs) > 0 {
 		fmt.Fprintf(b, "; %d in all with the folders inside", total[f])
 	}
@@ -122,10 +124,3 @@ func indexTitle(f string) string {
 func escapeCell(s string) string { return cellEscaper.Replace(s) }
 
 var cellEscaper = strings.NewReplacer("|", `\|`, "\n", " ", "\r", "")
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx0/ctx0"
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/templates"
 )
 
@@ -130,10 +131,10 @@ func notes(o Options, st *stats) []string {
 		for _, c := range st.Redacted {
 			n += c
 		}
-		out = append(out, fmt.Sprintf("Redacted: secrets (API keys, tokens, passwords, private keys) read `[REDACTED:kind]` (%s).", plural(n, "secret", "secrets")))
+		out = append(out, fmt.Sprintf("Redacted: secrets (API keys, tokens, passwords, private keys) read `[REDACTED:kind]` (%s).", words.Plural(n, "secret", "secrets")))
 	}
 	if n := len(st.Skipped); n > 0 {
-		out = append(out, fmt.Sprintf("%s that could not be read: `.ctx0/stats.json` lists them.", plural(n, "entry file", "entry files")))
+		out = append(out, fmt.Sprintf("%s that could not be read: `.ctx0/stats.json` lists them.", words.Plural(n, "entry file", "entry files")))
 	}
 	return out
 }

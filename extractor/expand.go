@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -117,20 +117,20 @@ func (r *retrieval) follow(ctx context.Context, p *candidate, name, why string, 
 // three of them ("Sarah", "Sarah Chen", "Example Ventures"), longest
 // first, at most limit, leaving out stopwords that start a sentence.
 func properNames(text string, limit int) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
+	fields := strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != '-' && r != '\''
 	})
 	capital := func(w string) bool {
 		for _, r := range w {
-			return unicode.IsUpper(r) && !query.IsStopword(strings.ToLower(strings.TrimRight(w, ".'")))
+			return unicode.IsUpper(r) && !words.IsStop(strings.ToLower(strings.TrimRight(w, ".'")))
 		}
 		return false
 	}
 	var out []string
 	seen := map[string]bool{}
 	for n := 3; n >= 1; n-- {
-		for i := 0; i+n <= len(words); i++ {
-			run := words[i : i+n]
+		for i := 0; i+n <= len(fields); i++ {
+			run := fields[i : i+n]
 			ok := true
 			for j, w := range run {
 				// A word that ends a sentence ends the name.

@@ -15,7 +15,7 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // embedServer is an httptest server speaking OpenAI's embeddings API
@@ -91,8 +91,8 @@ func (s *embedServer) serve(w http.ResponseWriter, r *http.Request) {
 // much as five words.
 func meaning(text string) []float32 {
 	v := make([]float32, 64)
-	for _, w := range splitWords(strings.ToLower(text)) {
-		if query.IsStopword(w) {
+	for _, w := range words.Lower(text) {
+		if words.IsStop(w) {
 			continue
 		}
 		key, weight := w, float32(1)

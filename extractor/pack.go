@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Near-duplicates and diversity.
@@ -242,32 +242,25 @@ func (r *retrieval) extract(b *Bundle) string {
 	var s string
 	switch {
 	case entries == 0 && sessions == 0 && r.overBudget > 0:
-		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", count(r.overBudget, "passage", "passages"), b.Budget)
+		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", words.Plural(r.overBudget, "passage", "passages"), b.Budget)
 	case entries == 0 && sessions == 0:
 		return "Nothing in the vault or in past sessions matches."
 	case entries == 0:
-		s = fmt.Sprintf("No entry matches; found %s.", count(sessions, "passage of a past session", "passages of past sessions"))
+		s = fmt.Sprintf("No entry matches; found %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"))
 	default:
-		s = fmt.Sprintf("Found %s: %s", count(entries, "entry", "entries"), strings.Join(titles, "; "))
+		s = fmt.Sprintf("Found %s: %s", words.Plural(entries, "entry", "entries"), strings.Join(titles, "; "))
 		if entries > len(titles) {
 			s += fmt.Sprintf(" (and %d more)", entries-len(titles))
 		}
 		s += "."
 		if sessions > 0 {
-			s += fmt.Sprintf(" Also %s.", count(sessions, "passage of a past session", "passages of past sessions"))
+			s += fmt.Sprintf(" Also %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"))
 		}
 	}
 	if len(b.Uncovered) > 0 {
 		s += fmt.Sprintf(" Nothing found mentions %s.", clip(strings.Join(b.Uncovered, ", "), maxHeadMissing))
 	}
 	return s
-}
-
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // diversify orders candidates by maximal marginal relevance and leaves out
@@ -308,7 +301,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 					// name, another place): not the same thing said.
 					continue
 				}
-				if x := jaccard(sets[c], sets[s], wt); x > sim {
+				if x := words.Jaccard(sets[c], sets[s], wt); x > sim {
 					sim, like = x, s.name
 				}
 				if containment(sets[c], sets[s], wt) >= contained {
@@ -350,9 +343,9 @@ func addsTerms(c, s *candidate) bool {
 // stemSet is the set of content words of text, by stem.
 func stemSet(text string) map[string]bool {
 	set := map[string]bool{}
-	for _, w := range splitWords(strings.ToLower(text)) {
-		if !query.IsStopword(w) {
-			set[stem(w)] = true
+	for _, w := range words.Split(text) {
+		if !words.IsStop(w) {
+			set[words.Term(w)] = true
 		}
 	}
 	return set
@@ -366,27 +359,6 @@ func containment(a, b map[string]bool, wt map[string]float64) float64 {
 		all += wt[w]
 		if b[w] {
 			in += wt[w]
-		}
-	}
-	if all == 0 {
-		return 0
-	}
-	return in / all
-}
-
-// jaccard is the share of the words of a and b that both hold, each word
-// weighed by wt.
-func jaccard(a, b map[string]bool, wt map[string]float64) float64 {
-	in, all := 0.0, 0.0
-	for w := range a {
-		all += wt[w]
-		if b[w] {
-			in += wt[w]
-		}
-	}
-	for w := range b {
-		if !a[w] {
-			all += wt[w]
 		}
 	}
 	if all == 0 {

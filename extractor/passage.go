@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -147,7 +148,7 @@ func clip(text string, max int) string {
 	// at spaces (or at any rune for text without spaces).
 	cuts := []int{}
 	for i, r := range text {
-		if r == ' ' || r == '\n' || spaceless(r) {
+		if r == ' ' || r == '\n' || words.Spaceless(r) {
 			cuts = append(cuts, i)
 		}
 	}

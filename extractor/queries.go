@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -269,7 +270,7 @@ func lowerWords(s string) []string {
 			out = append(out, strings.Trim(f, ".,;:!?\"'"))
 			continue
 		}
-		out = append(out, splitWords(f)...)
+		out = append(out, words.Split(f)...)
 	}
 	return out
 }

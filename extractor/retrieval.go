@@ -13,6 +13,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -247,18 +248,18 @@ func (r *retrieval) add(name string) *candidate {
 // is how "what does S. Chen want" finds contacts/sarah-chen.
 func (r *retrieval) lookupNames(ctx context.Context) error {
 	q := r.t.text
-	spans := wordSpans(q)
+	spans := words.Spans(q)
 	var keys []string
 	seen := map[string]bool{}
 	for n := 3; n >= 1; n-- {
 		for i := 0; i+n <= len(spans); i++ {
-			first, last := strings.ToLower(q[spans[i][0]:spans[i][1]]), strings.ToLower(q[spans[i+n-1][0]:spans[i+n-1][1]])
-			if query.IsStopword(first) || query.IsStopword(last) || n == 1 && len(first) < 3 {
+			first, last := strings.ToLower(q[spans[i].Start:spans[i].End]), strings.ToLower(q[spans[i+n-1].Start:spans[i+n-1].End])
+			if words.IsStop(first) || words.IsStop(last) || n == 1 && len(first) < 3 {
 				continue
 			}
 			// As written ("S. Chen") and as words ("S Chen").
-			words := splitWords(q[spans[i][0]:spans[i+n-1][1]])
-			for _, k := range []string{q[spans[i][0]:spans[i+n-1][1]], strings.Join(words, " ")} {
+			written := q[spans[i].Start:spans[i+n-1].End]
+			for _, k := range []string{written, strings.Join(words.Split(written), " ")} {
 				if !seen[strings.ToLower(k)] {
 					seen[strings.ToLower(k)] = true
 					keys = append(keys, k)

@@ -2,10 +2,10 @@ package extractor
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // terms is what a question asks about: the words a search looks for and a
@@ -16,7 +16,7 @@ type terms struct {
 	// learned query's steps.
 	plan  *query.Plan
 	words []string // content words, lowercased, each once, in the order asked
-	stems []string // their match keys (see stem); a CJK word is its own key
+	stems []string // their index terms (words.Term); a CJK word is its own term
 	// run is, for a word that is a pair of characters cut from a longer
 	// run of a spaceless script (see query.Pairs), a number for that run;
 	// -1 for other words.
@@ -54,7 +54,7 @@ func termsOf(plans ...*query.Plan) terms {
 	for _, p := range plans {
 		sought = append(sought, p.Sought())
 		for _, w := range p.Excluded() {
-			t.not = append(t.not, stem(w))
+			t.not = append(t.not, words.Term(w))
 		}
 		for _, w := range p.Words() {
 			n++
@@ -65,7 +65,7 @@ func termsOf(plans ...*query.Plan) terms {
 				}
 				seen[pw] = true
 				t.words = append(t.words, pw)
-				t.stems = append(t.stems, stem(pw))
+				t.stems = append(t.stems, words.Term(pw))
 				if len(ps) > 1 {
 					t.run = append(t.run, n)
 				} else {
@@ -78,88 +78,9 @@ func termsOf(plans ...*query.Plan) terms {
 	return t
 }
 
-// splitWords cuts text into words: runs of letters, digits and combining
-// marks, with a run of a spaceless script (Chinese, Japanese, Korean) a
-// word of its own. A trailing '*' stays on its word.
-func splitWords(s string) []string {
-	spans := wordSpans(s)
-	out := make([]string, len(spans))
-	for i, sp := range spans {
-		out[i] = s[sp[0]:sp[1]]
-	}
-	return out
-}
-
-// wordSpans returns the byte offsets of the words of s, as splitWords
-// cuts them.
-func wordSpans(s string) [][2]int {
-	var out [][2]int
-	start, cjk := -1, false
-	flush := func(end int) {
-		if start >= 0 {
-			out = append(out, [2]int{start, end})
-		}
-		start = -1
-	}
-	for i, r := range s {
-		inWord := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
-		switch {
-		case !inWord:
-			if r == '*' && start >= 0 {
-				out = append(out, [2]int{start, i + 1})
-				start = -1
-				continue
-			}
-			flush(i)
-		case start >= 0 && spaceless(r) != cjk:
-			flush(i)
-			start, cjk = i, spaceless(r)
-		case start < 0:
-			start, cjk = i, spaceless(r)
-		}
-	}
-	flush(len(s))
-	return out
-}
-
-// stem reduces a lowercased word to a key that its common inflections
-// share ("deploys", "deployed", "deploying" and "deploy" all give
-// "deploy"), for judging passages by the words a question asks about. The
-// index stems with Porter's algorithm; this is rougher, and only has to be
-// consistent with itself.
-func stem(w string) string {
-	if !isASCIIWord(w) || len(w) <= 3 {
-		return w
-	}
-	cut := func(suffix string) bool {
-		if !strings.HasSuffix(w, suffix) || len(w)-len(suffix) < 3 {
-			return false
-		}
-		w = w[:len(w)-len(suffix)]
-		return true
-	}
-	switch {
-	case strings.HasSuffix(w, "ies") && len(w) > 4:
-		w = w[:len(w)-3] + "y"
-	case strings.HasSuffix(w, "sses"):
-		w = w[:len(w)-2]
-	case cut("ing"), cut("ed"):
-		// shipped, running: undo the doubled consonant.
-		if n := len(w); n >= 4 && w[n-1] == w[n-2] && !strings.ContainsRune("aeiouls", rune(w[n-1])) {
-			w = w[:n-1]
-		}
-	case strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "zes"):
-		w = w[:len(w)-2]
-	case strings.HasSuffix(w, "ss"):
-	case cut("s"), cut("ly"):
-	}
-	// note, notes, noted: one key.
-	if len(w) > 3 && w[len(w)-1] == 'e' {
-		w = w[:len(w)-1]
-	}
-	return w
-}
-
+// isASCIIWord reports whether w is made of ASCII letters only. A term that
+// is not (a run of a spaceless script, a word with digits) is also looked
+// for inside longer words, as it is written.
 func isASCIIWord(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if !isLetter(w[i]) {
@@ -202,8 +123,8 @@ func (m matcher) matched(text string) []int {
 	}
 	have := map[string]bool{}
 	lower := strings.ToLower(text)
-	for _, w := range splitWords(lower) {
-		have[stem(strings.TrimSuffix(w, "*"))] = true
+	for _, w := range words.Split(lower) {
+		have[words.Term(w)] = true
 	}
 	var out []int
 	for i, s := range m.t.stems {
@@ -226,8 +147,8 @@ func (m matcher) counts(text string) []int {
 	}
 	lower := strings.ToLower(text)
 	have := map[string]int{}
-	for _, w := range splitWords(lower) {
-		have[stem(strings.TrimSuffix(w, "*"))]++
+	for _, w := range words.Split(lower) {
+		have[words.Term(w)]++
 	}
 	for i, s := range m.t.stems {
 		out[i] = have[s]

@@ -3,6 +3,8 @@ package extractor
 import (
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Tokens estimates how many tokens a language model's tokenizer makes of s,
@@ -67,11 +69,11 @@ func Tokens(s string) int {
 				i = j
 			}
 			continue
-		case spaceless(r):
+		case words.Spaceless(r):
 			j, run := i, 0
 			for j < len(s) {
 				r2, s2 := utf8.DecodeRuneInString(s[j:])
-				if !spaceless(r2) {
+				if !words.Spaceless(r2) {
 					break
 				}
 				run++
@@ -123,7 +125,7 @@ func word(s string, i int) (end, ascii, other int) {
 			}
 			ascii++
 		} else {
-			if !isWordRune(r) || spaceless(r) {
+			if !isWordRune(r) || words.Spaceless(r) {
 				break
 			}
 			other++
@@ -140,12 +142,3 @@ func isAlnum(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' }
 // isWordRune reports whether a non-ASCII rune is part of a word: a letter
 // or a combining mark.
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.Is(unicode.Mn, r) }
-
-// spaceless reports whether r belongs to a script written without spaces
-// between words, as package index/query decides it.
-func spaceless(r rune) bool {
-	if r < 0x1100 {
-		return false
-	}
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 0x30FC
-}

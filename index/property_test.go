@@ -54,12 +54,12 @@ type propRun struct {
 	n  int
 }
 
-var words = strings.Fields("alpha beta gamma delta deploy staging sarah project roadmap kafka café 数据库 rollout")
+var vocabulary = strings.Fields("alpha beta gamma delta deploy staging sarah project roadmap kafka café 数据库 rollout")
 
 func (p *propRun) text(n int) string {
 	w := make([]string, n)
 	for i := range w {
-		w[i] = words[p.r.IntN(len(words))]
+		w[i] = vocabulary[p.r.IntN(len(vocabulary))]
 	}
 	return strings.Join(w, " ")
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Rebuild builds the index again from the files: into a new file, which
@@ -140,7 +142,7 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		return 0, err
 	}
 	if reason != "" {
-		ix.notify(fmt.Sprintf("the index %s %s; rebuilding it from %s", File, reason, plural(len(files), "file")))
+		ix.notify(fmt.Sprintf("the index %s %s; rebuilding it from %s", File, reason, words.Plural(len(files), "file", "files")))
 	}
 	slices.SortFunc(files, func(a, b fileStamp) int {
 		return cmp.Or(cmp.Compare(a.stamp.mtime, b.stamp.mtime), cmp.Compare(a.name, b.name))
@@ -320,12 +322,4 @@ func putFolders(ctx context.Context, tx *sql.Tx, folders []folderStamp) error {
 		}
 	}
 	return nil
-}
-
-// plural says n things: "1 file", "2 files".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact"
@@ -78,8 +79,8 @@ func Format(w io.Writer, msgs []transcript.Message, loc *time.Location) error {
 		m.Tools = append([]transcript.Tool(nil), m.Tools...)
 		for j := range m.Tools {
 			// A tool line is one line, whatever a reader let through.
-			m.Tools[j].Name = oneLine(m.Tools[j].Name)
-			m.Tools[j].Target = tag().ReplaceAllString(oneLine(redact.String(m.Tools[j].Target)), `‹$1$2`)
+			m.Tools[j].Name = words.OneLine(m.Tools[j].Name)
+			m.Tools[j].Target = tag().ReplaceAllString(words.OneLine(redact.String(m.Tools[j].Target)), `‹$1$2`)
 		}
 		if m.Text != "" {
 			m.Text = fmt.Sprintf("[#%d] %s", i, escapeMarkup(cutMiddle(redact.String(m.Text), maxMessageChars)))

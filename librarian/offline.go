@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -488,10 +489,10 @@ func summarize(msgs []transcript.Message) Episode {
 	}
 	var done []string
 	if len(written) > 0 {
-		done = append(done, fmt.Sprintf("wrote %d %s", len(written), plural(len(written), "file")))
+		done = append(done, "wrote "+words.Plural(len(written), "file", "files"))
 	}
 	if len(commands) > 0 {
-		done = append(done, fmt.Sprintf("ran %d %s", len(commands), plural(len(commands), "command")))
+		done = append(done, "ran "+words.Plural(len(commands), "command", "commands"))
 	}
 	if len(later) > 0 {
 		done = append(done, "then: "+strings.Join(later, "; "))
@@ -573,13 +574,6 @@ func joinNonEmpty(sep string, parts ...string) string {
 		}
 	}
 	return strings.Join(out, sep)
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return noun
-	}
-	return noun + "s"
 }
 
 var (

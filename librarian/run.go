@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
@@ -116,7 +117,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 	if res.Filed, err = w.Apply(ctx, conv, x); err != nil {
 		return abort(fmt.Errorf("file conversation %d: %w", conv.ID, err))
 	}
-	msg := fmt.Sprintf("librarian: file conversation %s\n\n%s", ConversationRef(conv), oneLine(x.Episode.Title))
+	msg := fmt.Sprintf("librarian: file conversation %s\n\n%s", ConversationRef(conv), words.OneLine(x.Episode.Title))
 	if res.Run, err = s.Finish(ctx, msg); err != nil {
 		return res, err
 	}

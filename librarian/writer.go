@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
@@ -267,7 +267,7 @@ func (a *apply) readOrNew(name string, m meta, body string) (e *entry.Entry, cre
 
 // datedLine is a list item saying text was learned today, in the episode.
 func (a *apply) datedLine(text string) string {
-	return fmt.Sprintf("- %s: %s ([[%s]])", a.day, oneLine(a.limit(text, text)), a.episode)
+	return fmt.Sprintf("- %s: %s ([[%s]])", a.day, words.OneLine(a.limit(text, text)), a.episode)
 }
 
 // write records e as name's new content, dated as updated unless created,
@@ -430,7 +430,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if text == "" {
 			continue
 		}
-		if n, ok := a.byText[normText(text)]; ok {
+		if n, ok := a.byText[words.Normal(text)]; ok {
 			a.links = appendNew(a.links, n)
 			continue
 		}
@@ -442,7 +442,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 			if err := a.reinforce(same); err != nil {
 				return err
 			}
-			a.byText[normText(text)] = same
+			a.byText[words.Normal(text)] = same
 			continue
 		}
 		if !mutable {
@@ -480,7 +480,7 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if !ok {
 			continue
 		}
-		a.byText[normText(text)] = name
+		a.byText[words.Normal(text)] = name
 		a.links = append(a.links, name)
 		if similar != "" {
 			if err := a.supersede(similar, name); err != nil {
@@ -509,11 +509,11 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 	}
 	best := 0.0
 	for _, q := range []string{text, replaces} {
-		words := contentWords(q)
-		if len(words) == 0 {
+		content := contentWords(q)
+		if len(content) == 0 {
 			continue
 		}
-		res, err := a.Search.Search(a.ctx, index.Query{Text: strings.Join(words, " OR "), Type: typ, Limit: 8})
+		res, err := a.Search.Search(a.ctx, index.Query{Text: strings.Join(content, " OR "), Type: typ, Limit: 8})
 		if err != nil {
 			return "", "", fmt.Errorf("search for entries like %q: %w", cut(q, 60), err)
 		}
@@ -697,7 +697,7 @@ func (a *apply) questions(qs []Item) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n\n", a.heading())
 	for _, q := range qs {
-		fmt.Fprintf(&b, "- %s ([[%s]])\n", oneLine(a.limit(q.Text, q.Text)), a.episode)
+		fmt.Fprintf(&b, "- %s ([[%s]])\n", words.OneLine(a.limit(q.Text, q.Text)), a.episode)
 	}
 	e.SetBody(insertSection(e.Body(), a.heading(), b.String()))
 	_, err = a.write(name, e, created)
@@ -726,7 +726,7 @@ func (a *apply) episodeSection(ep *entry.Entry, x Episode) error {
 		}
 	}
 	var b strings.Builder
-	title := oneLine(x.Title)
+	title := words.OneLine(x.Title)
 	fmt.Fprintf(&b, "%s %s\n\n", a.heading(), title)
 	fmt.Fprintf(&b, "%s (%s, %d messages", marker(a.ref), a.conv.Source, a.conv.Messages)
 	if a.project != "" {
@@ -734,7 +734,7 @@ func (a *apply) episodeSection(ep *entry.Entry, x Episode) error {
 	}
 	b.WriteString(")\n\n")
 	for _, f := range []struct{ label, text string }{{"Asked", x.Request}, {"Done", x.Done}, {"Outcome", x.Outcome}} {
-		if t := oneLine(f.text); t != "" {
+		if t := words.OneLine(f.text); t != "" {
 			fmt.Fprintf(&b, "- **%s:** %s\n", f.label, t)
 		}
 	}
@@ -789,103 +789,9 @@ func codeList(items []string, n int) string {
 			out = append(out, fmt.Sprintf("and %d more", len(items)-n))
 			break
 		}
-		out = append(out, "`"+strings.ReplaceAll(oneLine(s), "`", "'")+"`")
+		out = append(out, "`"+strings.ReplaceAll(words.OneLine(s), "`", "'")+"`")
 	}
 	return strings.Join(out, ", ")
-}
-
-// sectionHeading matches a dated heading of an append-only body.
-var sectionHeading = lazy.Regexp(`^#{1,6} (\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)`)
-
-// insertSection puts section into body before the first dated section that
-// comes after heading, else at the end: sections stay in time order
-// whatever order conversations are filed in.
-func insertSection(body, heading, section string) string {
-	key := sectionHeading().FindStringSubmatch(heading)
-	lines := strings.SplitAfter(body, "\n")
-	at := len(lines)
-	for i, l := range lines {
-		if m := sectionHeading().FindStringSubmatch(l); m != nil && key != nil && m[1] > key[1] {
-			at = i
-			break
-		}
-	}
-	before := strings.Join(lines[:at], "")
-	after := strings.Join(lines[at:], "")
-	if strings.TrimSpace(before) == "" {
-		before = ""
-	} else {
-		before = strings.TrimRight(before, "\n") + "\n\n"
-	}
-	section = strings.TrimRight(section, "\n") + "\n"
-	if after != "" {
-		section += "\n"
-	}
-	return before + section + after
-}
-
-// appendToSection adds line at the end of the "## name" section of body,
-// adding the section at the end if there is none.
-func appendToSection(body, name, line string) string {
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "## "+name {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return strings.TrimRight(body, "\n") + "\n\n## " + name + "\n\n" + line + "\n"
-	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") {
-			end = i
-			break
-		}
-	}
-	last := end
-	for last > start+1 && strings.TrimSpace(lines[last-1]) == "" {
-		last--
-	}
-	ins := []string{line}
-	if last == start+1 {
-		ins = []string{"", line}
-	}
-	if end < len(lines) {
-		ins = append(ins, "")
-	}
-	out := append(append(slices.Clone(lines[:last]), ins...), lines[end:]...)
-	return strings.Join(out, "\n") + "\n"
-}
-
-// replaceSection replaces the text of the "## name" section of body, or
-// adds the section first if there is none.
-func replaceSection(body, name, text string) string {
-	lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
-	start := -1
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "## "+name {
-			start = i
-			break
-		}
-	}
-	if start < 0 {
-		return "## " + name + "\n\n" + text + "\n\n" + body
-	}
-	end := len(lines)
-	for i := start + 1; i < len(lines); i++ {
-		if strings.HasPrefix(lines[i], "## ") {
-			end = i
-			break
-		}
-	}
-	out := append(slices.Clone(lines[:start+1]), "", text)
-	if end < len(lines) {
-		out = append(append(out, ""), lines[end:]...)
-	}
-	return strings.Join(out, "\n") + "\n"
 }
 
 // resolutionItems states error→fix pairs as facts.
@@ -893,7 +799,7 @@ func resolutionItems(rs []Resolution) []Item {
 	var out []Item
 	for _, r := range rs {
 		out = append(out, Item{
-			Title:    "Fix: " + cut(oneLine(r.Error), 80),
+			Title:    "Fix: " + cut(words.OneLine(r.Error), 80),
 			Text:     fmt.Sprintf("Error: %s\n\nFix: %s", strings.TrimSpace(r.Error), strings.TrimSpace(r.Fix)),
 			Evidence: r.Evidence,
 		})
@@ -907,11 +813,8 @@ func titleOf(text string) string {
 	if s == "" {
 		s = text
 	}
-	return cut(strings.TrimRight(oneLine(s), ".!?: "), 80)
+	return cut(strings.TrimRight(words.OneLine(s), ".!?: "), 80)
 }
-
-// oneLine joins a text's lines, for list items and headings.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func appendNew(list []string, s string) []string {
 	if slices.Contains(list, s) {
@@ -920,15 +823,12 @@ func appendNew(list []string, s string) []string {
 	return append(list, s)
 }
 
-// stopWords are left out when comparing and searching texts: they say
-// nothing about what a fact is about.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the and or but if then so to of in on at by for with from into as is are was were be been being it its this that these those there here i me my we our you your he she they them their user users
-		do does did not no yes can could would should will shall may might must have has had just also very really please always never prefer prefers preferred use uses using`) {
-		stopWords[w] = true
-	}
+// statedWords are words that any stated preference, rule or fact about
+// the user is phrased with ("the user prefers to use …", "never …"), and so
+// tell no two of them apart. Glue words (words.IsGlue) are left out too.
+var statedWords = map[string]bool{
+	"user": true, "users": true, "prefer": true, "prefers": true, "preferred": true,
+	"use": true, "uses": true, "using": true, "never": true, "yes": true,
 }
 
 // contentWords are the distinct words of s that say what it is about,
@@ -936,10 +836,8 @@ func init() {
 func contentWords(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127 && r != '…')
-	}) {
-		if len(w) < 2 || stopWords[w] || seen[w] {
+	for _, w := range words.Lower(s) {
+		if len(w) < 2 || words.IsGlue(w) || statedWords[w] || seen[w] {
 			continue
 		}
 		seen[w] = true
@@ -951,21 +849,8 @@ func contentWords(s string) []string {
 // likeness is the share of content words two texts have in common
 // (Jaccard), 0 when either has none.
 func likeness(a, b string) float64 {
-	wa, wb := contentWords(a), contentWords(b)
-	if len(wa) == 0 || len(wb) == 0 {
-		return 0
-	}
-	in := 0
-	for _, w := range wa {
-		if slices.Contains(wb, w) {
-			in++
-		}
-	}
-	return float64(in) / float64(len(wa)+len(wb)-in)
+	return words.Jaccard(words.Set(contentWords(a)), words.Set(contentWords(b)), nil)
 }
-
-// normText is a text as compared within a run.
-func normText(s string) string { return strings.ToLower(oneLine(s)) }
 
 // redacted is x with every secret it holds replaced, before anything of
 // it is written.

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -127,7 +128,7 @@ func oneLine(err error) string {
 	if errors.As(err, &te) {
 		return strings.Join(te.Errors, "; ")
 	}
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return words.OneLine(err.Error())
 }
 
 // withDefaults fills in what c leaves to its provider.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
@@ -190,13 +191,8 @@ func (r ingestReport) summary() string {
 	return b.String()
 }
 
-// count is n nouns, in the singular for one.
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+// count is n nouns, for a noun whose plural ends in s.
+func count(n int, noun string) string { return words.Plural(n, noun, noun+"s") }
 
 // size is a byte count for people.
 func size(n int64) string {

@@ -1,6 +1,10 @@
 package query
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctx0/ctx0/internal/words"
+)
 
 // A natural query's terms are optional, so BM25 alone ranks a text that
 // repeats one rare term above one that holds every term of the question in
@@ -23,7 +27,7 @@ type Cover struct {
 func (m *Marker) Cover(text string) Cover {
 	c := Cover{Of: len(m.phrases)}
 	text = linkFolders(text)
-	insts := m.find(text, tokenize(text))
+	insts := m.find(text, words.Tokens(text))
 	if len(insts) == 0 {
 		return c
 	}

@@ -1,9 +1,10 @@
 package query
 
 import (
-	_ "embed"
 	"slices"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Plan is a query read once. Every search takes one (the vault's, the past
@@ -37,7 +38,7 @@ func Parse(q string) *Plan {
 	if p.root != nil {
 		var pos, neg []string
 		p.root.leaves(false, func(n *node, excluded bool) {
-			ws := splitTokens(Unsegment(n.text))
+			ws := words.Split(Unsegment(n.text))
 			if excluded {
 				neg = append(neg, ws...)
 			} else {
@@ -62,16 +63,16 @@ func natural(toks []token) (*node, []string) {
 		if t.kind != tWord {
 			continue
 		}
-		ws := lower(splitTokens(t.text))
+		ws := lower(words.Split(t.text))
 		if len(ws) == 0 {
 			continue
 		}
 		all = append(all, ws)
-		for len(ws) > 0 && stopwords[fold(ws[0])] {
+		for len(ws) > 0 && words.IsStop(ws[0]) {
 			ws = ws[1:]
 		}
 		// At the end, a letter left of a contraction too: Sarah's, don't.
-		for len(ws) > 0 && (stopwords[fold(ws[len(ws)-1])] || letter(ws[len(ws)-1])) {
+		for len(ws) > 0 && (words.IsStop(ws[len(ws)-1]) || letter(ws[len(ws)-1])) {
 			ws = ws[:len(ws)-1]
 		}
 		if len(ws) == 0 || len(ws) == 1 && letter(ws[0]) {
@@ -83,12 +84,12 @@ func natural(toks []token) (*node, []string) {
 		units = all
 	}
 	n := &node{}
-	var words []string
+	var unitWords []string
 	seen := map[string]bool{}
 	add := func(text string) {
 		key := ""
-		for _, w := range splitTokens(text) {
-			key += term(w) + " "
+		for _, w := range words.Split(text) {
+			key += words.Term(w) + " "
 		}
 		if !seen[key] {
 			seen[key] = true
@@ -96,7 +97,7 @@ func natural(toks []token) (*node, []string) {
 		}
 	}
 	for _, u := range units {
-		words = append(words, u...)
+		unitWords = append(unitWords, u...)
 		if !slices.ContainsFunc(u, func(w string) bool { return firstSpaceless(w) >= 0 }) {
 			add(strings.Join(u, " "))
 			continue
@@ -111,16 +112,16 @@ func natural(toks []token) (*node, []string) {
 	case 0:
 		return nil, nil
 	case 1:
-		return n.or[0], content(words)
+		return n.or[0], content(unitWords)
 	}
-	return n, content(words)
+	return n, content(unitWords)
 }
 
 // content returns ws in lower case without stop words and single letters, each once by index term; all of them if that leaves none.
 func content(ws []string) []string {
 	ws = lower(ws)
 	kept := slices.DeleteFunc(slices.Clone(ws), func(w string) bool {
-		return stopwords[fold(w)] || letter(w)
+		return words.IsStop(w) || letter(w)
 	})
 	if len(kept) == 0 {
 		kept = ws
@@ -147,31 +148,10 @@ func distinct(ws []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, w := range ws {
-		if t := term(w); !seen[t] {
+		if t := words.Term(w); !seen[t] {
 			seen[t] = true
 			out = append(out, w)
 		}
-	}
-	return out
-}
-
-// splitTokens returns the tokens of s as the index reads them, a token
-// that mixes a spaceless script with other letters cut where the script
-// changes.
-func splitTokens(s string) []string {
-	var out []string
-	for _, sp := range tokenize(s) {
-		tok := s[sp.start:sp.end]
-		start, inRun := 0, false
-		for i, r := range tok {
-			if sl := spaceless(r); i == 0 {
-				inRun = sl
-			} else if sl != inRun {
-				out = append(out, tok[start:i])
-				start, inRun = i, sl
-			}
-		}
-		out = append(out, tok[start:])
 	}
 	return out
 }
@@ -183,7 +163,7 @@ func splitTokens(s string) []string {
 // without a dictionary.
 func Pairs(w string) []string {
 	r := []rune(w)
-	if len(r) <= 2 || !spaceless(r[0]) {
+	if len(r) <= 2 || !words.Spaceless(r[0]) {
 		return []string{w}
 	}
 	out := make([]string, 0, len(r)-1)
@@ -192,24 +172,6 @@ func Pairs(w string) []string {
 	}
 	return out
 }
-
-//go:embed stopwords.txt
-var stopwordsText string
-
-// stopwords is stopwords.txt as a set.
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for line := range strings.Lines(stopwordsText) {
-		if w := strings.TrimSpace(line); w != "" && !strings.HasPrefix(w, "#") {
-			m[w] = true
-		}
-	}
-	return m
-}()
-
-// IsStopword reports whether w (a word in lower case) is an English stop
-// word, one a natural query drops.
-func IsStopword(w string) bool { return stopwords[fold(w)] }
 
 // leaves calls f for each word or phrase of n, saying whether it is
 // excluded (under a NOT).

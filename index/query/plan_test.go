@@ -42,32 +42,6 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestStopwords checks the list as data: lower case, one word a line, no
-// repeats, and never a word people search for by itself.
-func TestStopwords(t *testing.T) {
-	seen := map[string]bool{}
-	for line := range strings.Lines(stopwordsText) {
-		w := strings.TrimSpace(line)
-		if w == "" || strings.HasPrefix(w, "#") {
-			continue
-		}
-		if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") || seen[w] {
-			t.Errorf("stopwords.txt: %q is not a new lower-case word", w)
-		}
-		seen[w] = true
-	}
-	for _, w := range []string{"the", "what", "does", "how", "to", "be"} {
-		if !IsStopword(w) {
-			t.Errorf("IsStopword(%q) = false", w)
-		}
-	}
-	for _, w := range []string{"sarah", "email", "deploy", "prefer", "contacted", "schedule"} {
-		if IsStopword(w) {
-			t.Errorf("IsStopword(%q) = true", w)
-		}
-	}
-}
-
 func TestCover(t *testing.T) {
 	const text = "Sarah prefers email over phone calls for scheduling. Long after, other words follow here and there, then a phone. [[contacts/sarah-chen|Her]]"
 	for _, tc := range []struct {

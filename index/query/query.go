@@ -22,7 +22,7 @@
 // A query that uses none of that syntax (no quotes, AND, OR, NOT, -word,
 // prefix* or field:) is natural language, a question or a few words as
 // people and agents type them: "how does Sarah like to be contacted". Its
-// stop words are dropped (see stopwords.txt; a query of nothing but stop
+// stop words are dropped (words.IsStop; a query of nothing but stop
 // words keeps them) and the rest are optional terms, ORed, so that an entry
 // holding some of them is found; BM25 ranks those holding more, and rarer,
 // terms first, and Cover tells a ranking how many of the terms a text holds

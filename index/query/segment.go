@@ -2,8 +2,9 @@ package query
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // zwsp separates the characters Segment splits. The index's tokenizer
@@ -26,7 +27,7 @@ func Segment(s string) string {
 	b.WriteString(s[:i])
 	prevSep := false
 	for _, r := range s[i:] {
-		if spaceless(r) {
+		if words.Spaceless(r) {
 			if !prevSep {
 				b.WriteRune(zwsp)
 			}
@@ -51,9 +52,7 @@ func Unsegment(s string) string {
 
 // OneLine makes a snippet of indexed text one line of the text as
 // written: without what Segment added, runs of white space made one space.
-func OneLine(s string) string {
-	return strings.Join(strings.Fields(Unsegment(s)), " ")
-}
+func OneLine(s string) string { return words.OneLine(Unsegment(s)) }
 
 // firstSpaceless returns the offset of the first character of a spaceless
 // script in s, or -1. Most text is ASCII: skip it byte by byte.
@@ -64,20 +63,10 @@ func firstSpaceless(s string) int {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if spaceless(r) {
+		if words.Spaceless(r) {
 			return i
 		}
 		i += n
 	}
 	return -1
-}
-
-// spaceless reports whether r belongs to a script written without spaces
-// between words. U+30FC, the katakana long vowel mark, is of the Common
-// script but only ever appears inside Japanese words.
-func spaceless(r rune) bool {
-	if r < 0x1100 {
-		return false
-	}
-	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 0x30FC
 }

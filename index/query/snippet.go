@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // A search shows each result with a snippet of its body, the words that
@@ -51,8 +53,8 @@ func newMarker(root *node) *Marker {
 			}
 		case n.field == "" || n.field == "body":
 			var p phrase
-			for _, sp := range tokenize(n.text) {
-				p.terms = append(p.terms, term(n.text[sp.start:sp.end]))
+			for _, sp := range words.Tokens(n.text) {
+				p.terms = append(p.terms, words.Term(n.text[sp.Start:sp.End]))
 			}
 			p.prefix = n.prefix
 			if len(p.terms) > 0 {
@@ -84,7 +86,7 @@ func (m *Marker) Head(text string, n int, open, close, ellipsis string) string {
 }
 
 func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best bool) string {
-	toks := tokenize(text)
+	toks := words.Tokens(text)
 	if len(toks) == 0 || n <= 0 {
 		return text
 	}
@@ -99,7 +101,7 @@ func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best 
 	from := 0
 	if start > 0 {
 		b.WriteString(ellipsis)
-		from = toks[start].start
+		from = toks[start].Start
 	}
 	// The matches in the window, those that overlap merged into one mark.
 	for i := 0; i < len(insts); {
@@ -112,16 +114,16 @@ func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best 
 			continue
 		}
 		last = min(last, end-1)
-		b.WriteString(text[from:toks[first].start])
+		b.WriteString(text[from:toks[first].Start])
 		b.WriteString(open)
-		b.WriteString(text[toks[first].start:toks[last].end])
+		b.WriteString(text[toks[first].Start:toks[last].End])
 		b.WriteString(close)
-		from = toks[last].end
+		from = toks[last].End
 	}
 	if end == len(toks) {
 		b.WriteString(text[from:])
 	} else {
-		b.WriteString(text[from:toks[end-1].end])
+		b.WriteString(text[from:toks[end-1].End])
 		b.WriteString(ellipsis)
 	}
 	return b.String()
@@ -129,10 +131,10 @@ func (m *Marker) snippet(text string, n int, open, close, ellipsis string, best 
 
 // find returns the instances of m's phrases in text, in the order of their
 // positions.
-func (m *Marker) find(text string, toks []span) []instance {
+func (m *Marker) find(text string, toks []words.Span) []instance {
 	var insts []instance
 	for pos := range toks {
-		if c := text[toks[pos].start]; c < utf8.RuneSelf && !m.firsts[c|0x20] {
+		if c := text[toks[pos].Start]; c < utf8.RuneSelf && !m.firsts[c|0x20] {
 			continue // as term would say for each phrase, at once
 		}
 		for pi, p := range m.phrases {
@@ -141,7 +143,7 @@ func (m *Marker) find(text string, toks []span) []instance {
 			}
 			ok := true
 			for k, want := range p.terms {
-				got, ok2 := m.term(text[toks[pos+k].start:toks[pos+k].end], want[0])
+				got, ok2 := m.term(text[toks[pos+k].Start:toks[pos+k].End], want[0])
 				switch {
 				case !ok2:
 					ok = false
@@ -172,7 +174,7 @@ func (m *Marker) term(tok string, first byte) (string, bool) {
 	}
 	t, ok := m.terms[tok]
 	if !ok {
-		t = term(tok)
+		t = words.Term(tok)
 		m.terms[tok] = t
 	}
 	return t, t[0] == first
@@ -183,7 +185,7 @@ func (m *Marker) term(tok string, first byte) (string, bool) {
 // holds and 1 for each repeat, centred on the matches it holds; or, for
 // 100 more (120 at the start of the text), begun at the start of the
 // sentence of a match.
-func bestWindow(text string, toks []span, insts []instance, phrases []phrase, n int) int {
+func bestWindow(text string, toks []words.Span, insts []instance, phrases []phrase, n int) int {
 	if len(insts) == 0 {
 		return 0
 	}
@@ -245,14 +247,14 @@ func bestWindow(text string, toks []span, insts []instance, phrases []phrase, n 
 
 // sentenceStarts returns the tokens that begin a sentence: the first, and
 // each that follows a '.' or ':' and white space.
-func sentenceStarts(text string, toks []span) []int {
+func sentenceStarts(text string, toks []words.Span) []int {
 	out := []int{0}
 	for i := 1; i < len(toks); i++ {
-		j := toks[i].start - 1
+		j := toks[i].Start - 1
 		for j >= 0 && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r') {
 			j--
 		}
-		if j >= 0 && j != toks[i].start-1 && (text[j] == '.' || text[j] == ':') {
+		if j >= 0 && j != toks[i].Start-1 && (text[j] == '.' || text[j] == ':') {
 			out = append(out, i)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/words"
 )
 
 // texts are the samples that the Go reading of text is checked against
@@ -60,8 +62,9 @@ func vocabTable(t testing.TB, texts []string) *sql.DB {
 	return db
 }
 
-// TestTokensMatchFTS5 checks that tokenize and term read every sample as
-// FTS5 does: the same tokens, at the same positions, to the same terms.
+// TestTokensMatchFTS5 checks that words.Tokens and words.Term read every
+// sample as FTS5 does: the same tokens, at the same positions, to the same
+// terms.
 func TestTokensMatchFTS5(t *testing.T) {
 	all := texts(t)
 	db := vocabTable(t, all)
@@ -86,15 +89,15 @@ func TestTokensMatchFTS5(t *testing.T) {
 	}
 	for i, s := range all {
 		s = Segment(s)
-		toks := tokenize(s)
+		toks := words.Tokens(s)
 		if len(toks) != len(want[i]) {
 			t.Errorf("text %d: %d tokens, FTS5 reads %d", i, len(toks), len(want[i]))
 		}
 		bad := 0
 		for p, sp := range toks {
-			if got := term(s[sp.start:sp.end]); got != want[i][p] && bad < 10 {
+			if got := words.Term(s[sp.Start:sp.End]); got != want[i][p] && bad < 10 {
 				bad++
-				t.Errorf("text %d, token %d %q: term %q, FTS5 reads %q", i, p, s[sp.start:sp.end], got, want[i][p])
+				t.Errorf("text %d, token %d %q: term %q, FTS5 reads %q", i, p, s[sp.Start:sp.End], got, want[i][p])
 			}
 		}
 	}

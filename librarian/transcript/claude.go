@@ -229,7 +229,7 @@ func claudeTool(name string, input json.RawMessage) Tool {
 	if t.Kind == "" {
 		t.Kind = Other
 	}
-	t.Target = oneLine(t.Target)
+	t.Target = targetLine(t.Target)
 	return t
 }
 

@@ -128,7 +128,7 @@ func codexResponseItem(it codexItem, pos int64, st *State, c *Chunk) {
 		if it.Name == "apply_patch" {
 			tools = patchTools(it.Name, it.Input)
 		} else {
-			tools = []Tool{{Name: it.Name, Kind: Other, Target: oneLine(it.Input)}}
+			tools = []Tool{{Name: it.Name, Kind: Other, Target: targetLine(it.Input)}}
 		}
 	case "local_shell_call":
 		var argv []string
@@ -141,7 +141,7 @@ func codexResponseItem(it codexItem, pos int64, st *State, c *Chunk) {
 		if it.Action != nil {
 			q = it.Action.Query
 		}
-		tools = []Tool{{Name: "web_search", Kind: Web, Target: oneLine(q)}}
+		tools = []Tool{{Name: "web_search", Kind: Web, Target: targetLine(q)}}
 	case "":
 		c.Skipped["malformed"]++
 		return
@@ -317,13 +317,13 @@ func codexTools(name string, args map[string]any) []Tool {
 		}
 		return shellTools(name, argv)
 	case "exec_command":
-		return []Tool{{Name: name, Kind: Command, Target: oneLine(str(args, "cmd"))}}
+		return []Tool{{Name: name, Kind: Command, Target: targetLine(str(args, "cmd"))}}
 	case "update_plan":
-		return []Tool{{Name: name, Kind: Other, Target: oneLine(str(args, "explanation"))}}
+		return []Tool{{Name: name, Kind: Other, Target: targetLine(str(args, "explanation"))}}
 	case "view_image":
-		return []Tool{{Name: name, Kind: Read, Target: oneLine(str(args, "path"))}}
+		return []Tool{{Name: name, Kind: Read, Target: targetLine(str(args, "path"))}}
 	}
-	return []Tool{{Name: name, Kind: Other, Target: oneLine(firstStr(args, "path", "file_path", "cmd", "command", "query", "url", "pattern"))}}
+	return []Tool{{Name: name, Kind: Other, Target: targetLine(firstStr(args, "path", "file_path", "cmd", "command", "query", "url", "pattern"))}}
 }
 
 // shellTools is the gist of a command given as an argument vector: the
@@ -336,5 +336,5 @@ func shellTools(name string, argv []string) []Tool {
 	if len(argv) == 3 && (argv[1] == "-lc" || argv[1] == "-c") {
 		cmd = argv[2]
 	}
-	return []Tool{{Name: name, Kind: Command, Target: oneLine(cmd)}}
+	return []Tool{{Name: name, Kind: Command, Target: targetLine(cmd)}}
 }

@@ -109,5 +109,5 @@ func cursorTool(name string, input json.RawMessage) Tool {
 	if kind == "" {
 		kind = Other
 	}
-	return Tool{Name: name, Kind: kind, Target: oneLine(firstStr(in, "path", "command", "pattern", "glob_pattern", "query", "url", "description"))}
+	return Tool{Name: name, Kind: kind, Target: targetLine(firstStr(in, "path", "command", "pattern", "glob_pattern", "query", "url", "description"))}
 }

@@ -227,7 +227,7 @@ func geminiTool(name string, args map[string]any) Tool {
 	case "web_fetch", "google_web_search":
 		kind = Web
 	}
-	return Tool{Name: name, Kind: kind, Target: oneLine(target)}
+	return Tool{Name: name, Kind: kind, Target: targetLine(target)}
 }
 
 // geminiPos is the position of a part of message id: its text (part "")

@@ -25,9 +25,9 @@ func firstStr(m map[string]any, keys ...string) string {
 	return ""
 }
 
-// oneLine makes a tool target fit on one line: the first non-blank line of
+// targetLine makes a tool target fit on one line: the first non-blank line of
 // s, cut to maxTarget characters, marked with … where anything was left out.
-func oneLine(s string) string {
+func targetLine(s string) string {
 	s = strings.TrimSpace(s)
 	cut := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
@@ -62,7 +62,7 @@ func patchFiles(patch string) []string {
 func patchTools(name, patch string) []Tool {
 	var tools []Tool
 	for _, f := range patchFiles(patch) {
-		tools = append(tools, Tool{Name: name, Kind: Write, Target: oneLine(f)})
+		tools = append(tools, Tool{Name: name, Kind: Write, Target: targetLine(f)})
 	}
 	if tools == nil {
 		tools = []Tool{{Name: name, Kind: Write}}

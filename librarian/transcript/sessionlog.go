@@ -125,11 +125,11 @@ func ParseSessionLog(data []byte, fallback time.Time) (Log, error) {
 		add(logTool(tc.Tool, tc.Input), tc.Timestamp)
 	}
 	for _, f := range d.FilesRead {
-		add(Tool{Name: "read_file", Kind: Read, Target: oneLine(f.Path)}, f.Timestamp)
+		add(Tool{Name: "read_file", Kind: Read, Target: targetLine(f.Path)}, f.Timestamp)
 	}
 	for _, list := range [][]logFile{d.FilesWritten, d.FilesModified} {
 		for _, f := range list {
-			add(Tool{Name: "write_file", Kind: Write, Target: oneLine(f.Path)}, f.Timestamp)
+			add(Tool{Name: "write_file", Kind: Write, Target: targetLine(f.Path)}, f.Timestamp)
 		}
 	}
 	for _, ta := range tools {
@@ -219,6 +219,6 @@ func logTool(name string, input json.RawMessage) Tool {
 		_ = json.Unmarshal(input, &s) // any other input has no gist
 		t.Target = s
 	}
-	t.Target = oneLine(t.Target)
+	t.Target = targetLine(t.Target)
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -39,7 +40,7 @@ func (m *merger) fallback(texts [3]string, errs [3]error) []byte {
 	e, _ := entry.Parse([]byte(texts[index(keep)]))
 	why := "that could not be merged"
 	if err := errs[index(other)]; err != nil {
-		why = "that does not parse (" + oneLine(err) + ")"
+		why = "that does not parse (" + words.OneLine(err.Error()) + ")"
 	}
 	title := fmt.Sprintf("%s had a version of this entry %s; all of it:", m.label(other), why)
 	block := m.block(title, splitLines(texts[index(other)]))
@@ -54,7 +55,7 @@ func (m *merger) wholeFile(texts [3]string, errs [3]error, kept Side, what strin
 	var bad []string
 	for i, name := range []string{"base", m.opt.OursLabel, m.opt.TheirsLabel} {
 		if errs[i] != nil {
-			bad = append(bad, fmt.Sprintf("%s does not parse (%s)", name, oneLine(errs[i])))
+			bad = append(bad, fmt.Sprintf("%s does not parse (%s)", name, words.OneLine(errs[i].Error())))
 		}
 	}
 	hunk := fmt.Sprintf("whole file: %s; %s", strings.Join(bad, ", "), what)
@@ -67,8 +68,4 @@ func index(s Side) int {
 		return 1
 	}
 	return 2
-}
-
-func oneLine(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
 }

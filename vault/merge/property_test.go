@@ -187,8 +187,8 @@ type gen struct {
 }
 
 var (
-	words = []string{"alpha", "beta", "gamma", "delta", "eps"}
-	day0  = time.Date(2026, 1, 20, 9, 0, 0, 0, time.UTC)
+	vocabulary = []string{"alpha", "beta", "gamma", "delta", "eps"}
+	day0       = time.Date(2026, 1, 20, 9, 0, 0, 0, time.UTC)
 )
 
 func (g *gen) unique(side string) string {
@@ -196,7 +196,7 @@ func (g *gen) unique(side string) string {
 	return fmt.Sprintf("%s-%d", side, g.n)
 }
 
-func (g *gen) word() string { return words[g.r.IntN(len(words))] }
+func (g *gen) word() string { return vocabulary[g.r.IntN(len(vocabulary))] }
 
 func (g *gen) entry(strategy Strategy) []byte {
 	e := entry.New()
