@@ -24,12 +24,19 @@ const (
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
 	sessionHits = 6  // past conversations, a passage of each
-	// passagesPerConv is how many passages are asked for per
-	// conversation kept.
-	passagesPerConv = 4
+	// sessionPool is how many past conversations are judged, of which
+	// the sessionHits best are kept: a conversation whose passages
+	// together hold the question (its question in one search block, the
+	// answer in the next) can rank below others by its best passage
+	// alone.
+	sessionPool = 12
+	// sessionPassages is how many passages of past sessions are asked
+	// for: a conversation's best passages often come in a row, and
+	// more than one of a conversation are read.
+	sessionPassages = 48
 	// sessionSnippet is the length of a past session's passage, in
 	// tokens: enough for a question and its answer.
-	sessionSnippet = 48
+	sessionSnippet = 32
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -350,6 +357,7 @@ func (r *retrieval) rank(ctx context.Context) error {
 	for _, c := range append(list, sessions...) {
 		r.judge(c)
 	}
+	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
 	r.explainSessions()
 	return nil
