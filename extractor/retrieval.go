@@ -64,7 +64,7 @@ const (
 	otherProject = 0.85
 	// minScore is the least score an item needs to be in a bundle, as a
 	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.5
+	minScore = 0.55
 	// expandScore is the least score of a hit whose links are followed,
 	// as a share of the best.
 	expandScore = 0.5
