@@ -23,13 +23,13 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 6  // past conversations, a passage of each
+	sessionHits = 7  // past conversations, a passage of each
 	// sessionPool is how many past conversations are judged, of which
 	// the sessionHits best are kept: a conversation whose passages
 	// together hold the question (its question in one search block, the
 	// answer in the next) can rank below others by its best passage
 	// alone.
-	sessionPool = 12
+	sessionPool = 24
 	// sessionPassages is how many passages of past sessions are asked
 	// for: a conversation's best passages often come in a row, and
 	// more than one of a conversation are read.
