@@ -29,7 +29,7 @@ const (
 	// together hold the question (its question in one search block, the
 	// answer in the next) can rank below others by its best passage
 	// alone.
-	sessionPool = 24
+	sessionPool = 48
 	// sessionPassages is how many passages of past sessions are asked
 	// for: a conversation's best passages often come in a row, and
 	// more than one of a conversation are read.
@@ -64,7 +64,7 @@ const (
 	otherProject = 0.85
 	// minScore is the least score an item needs to be in a bundle, as a
 	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.55
+	minScore = 0.6
 	// expandScore is the least score of a hit whose links are followed,
 	// as a share of the best.
 	expandScore = 0.5
