@@ -23,19 +23,18 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 7  // past conversations, a passage of each
-	// sessionPool is how many past conversations are judged, of which
-	// the sessionHits best are kept: a conversation whose passages
-	// together hold the question (its question in one search block, the
-	// answer in the next) can rank below others by its best passage
-	// alone.
-	sessionPool = 48
 	// sessionPassages is how many passages of past sessions are asked
-	// for: a conversation's best passages often come in a row, and
-	// more than one of a conversation are read.
+	// for. Every conversation they are of is judged (see judge), and the
+	// sessionHits best are kept: a conversation whose question and
+	// answer fell in two search blocks holds all of a question only in
+	// its passages together, and ranks low by its best one alone.
 	sessionPassages = 48
+	sessionHits     = 7
 	// sessionSnippet is the length of a past session's passage, in
-	// tokens: enough for a question and its answer.
+	// tokens: a sentence or two around the question's words (another
+	// passage of the conversation adds what they leave out, see said).
+	// Short passages let more conversations into a bundle, and one that
+	// holds the question densely is judged above a long one.
 	sessionSnippet = 32
 )
 

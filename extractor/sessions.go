@@ -83,7 +83,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	}
 	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
 	hits, err := r.m.Sessions.Search(ctx, q)
-	convs := byConversation(hits, sessionPool)
+	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
 		// Those of the time the question asks about too, which the
 		// words alone may rank below others.
@@ -91,7 +91,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		q.Since, q.Until = w.Since, w.Until
 		var more []ingest.Hit
 		more, err = r.m.Sessions.Search(ctx, q)
-		convs = append(convs, byConversation(more, sessionPool)...)
+		convs = append(convs, byConversation(more)...)
 	}
 	switch {
 	case errors.Is(err, ErrNoSessions):
@@ -145,17 +145,14 @@ func (r *retrieval) said(hs []ingest.Hit) string {
 	return text
 }
 
-// byConversation groups hits by conversation, best first, at most n
-// conversations, each with its hits in order.
-func byConversation(hits []ingest.Hit, n int) [][]ingest.Hit {
+// byConversation groups hits by conversation, best first, each with its
+// hits in order.
+func byConversation(hits []ingest.Hit) [][]ingest.Hit {
 	var out [][]ingest.Hit
 	at := map[int64]int{}
 	for _, h := range hits {
 		i, ok := at[h.Conversation]
 		if !ok {
-			if len(out) == n {
-				continue
-			}
 			i = len(out)
 			at[h.Conversation] = i
 			out = append(out, nil)
@@ -166,8 +163,9 @@ func byConversation(hits []ingest.Hit, n int) [][]ingest.Hit {
 }
 
 // keepSessions keeps the sessionHits best judged of the conversations'
-// passages (per search of past sessions asked: two when the question
-// says a time), and drops the others from the candidates.
+// passages, twice as many when the question says a time (the words alone
+// and in that time are searched), and drops the others from the
+// candidates.
 func (r *retrieval) keepSessions(sessions []*candidate) []*candidate {
 	n := sessionHits
 	if !r.window.IsZero() {
