@@ -122,8 +122,8 @@ func randomQuestion(r *rand.Rand, words []string) string {
 
 // TestDiversifyAlikeButDifferent checks that passages written alike that
 // tell of different people are both kept when the question names the
-// second one's (held: the question's terms each holds), while a copy is
-// left out.
+// second one's (held: the question's terms each holds), and so are
+// passages of two conversations however alike, while a copy is left out.
 func TestDiversifyAlikeButDifferent(t *testing.T) {
 	say := func(name, hobby string) string {
 		return name + " started taking " + hobby + " classes on Thursday evenings, she says it's the best part of her week. Thursday " + hobby + " sounds like a great way to unwind."
@@ -131,6 +131,7 @@ func TestDiversifyAlikeButDifferent(t *testing.T) {
 	mk := func(name, text string, score float64, held ...int) *candidate {
 		return &candidate{kind: "session", name: name, score: score, passage: passage{text: text}, held: held}
 	}
+	conv := func(c *candidate, ref string) *candidate { c.conv = ref; return c }
 	tests := []struct {
 		name string
 		cs   []*candidate
@@ -142,6 +143,11 @@ func TestDiversifyAlikeButDifferent(t *testing.T) {
 			mk("a", say("Mei", "pottery"), 1, 1, 2), mk("b", say("Sofia", "salsa"), 0.9, 0, 1, 2),
 			mk("c", "The build broke again this morning, something about the cache config.", 0.5),
 		}, []string{"a", "b", "c"}},
+		{"a change of mind, told in another conversation", []*candidate{
+			// "What does Mei do on Thursday evenings", asked of two
+			// days on which she took up a hobby.
+			conv(mk("a", say("Mei", "pottery"), 1, 1, 2), "s1@1"), conv(mk("b", say("Mei", "chess"), 0.9, 1, 2), "s2@2"),
+		}, []string{"a", "b"}},
 		{"a copy", []*candidate{
 			mk("a", say("Mei", "pottery"), 1, 1, 2), mk("b", say("Mei", "pottery"), 0.9, 1, 2),
 			mk("c", "The build broke again this morning, something about the cache config.", 0.5),

@@ -293,7 +293,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 				at, reason = i, "the same conversation as "+by
 				break
 			}
-			sim, like := 0.0, ""
+			sim, dup := 0.0, ""
 			for _, s := range out {
 				if addsTerms(c, s) {
 					// Alike in wording, but it holds words of the
@@ -301,15 +301,23 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 					// name, another place): not the same thing said.
 					continue
 				}
-				if x := words.Jaccard(sets[c], sets[s], wt); x > sim {
-					sim, like = x, s.name
+				x := words.Jaccard(sets[c], sets[s], wt)
+				sim = max(sim, x)
+				if c.conv != "" && s.conv != "" {
+					// Each conversation is its own time: words said
+					// alike on two days (a change of mind, the same
+					// kind of event again) tell two things, however
+					// alike. Those of one conversation are one source,
+					// left out above.
+					continue
 				}
-				if containment(sets[c], sets[s], wt) >= contained {
-					sim, like = 1, s.name
+				if x >= nearDuplicate || containment(sets[c], sets[s], wt) >= contained {
+					dup = s.name
+					break
 				}
 			}
-			if sim >= nearDuplicate {
-				at, reason = i, "near-duplicate of "+like
+			if dup != "" {
+				at, reason = i, "near-duplicate of "+dup
 				break
 			}
 			if v := mmrLambda*c.score - (1-mmrLambda)*sim; v > bestVal {

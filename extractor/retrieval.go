@@ -24,13 +24,19 @@ const (
 	readLimit   = 16 // candidates read from their files, best first
 	expandFrom  = 3  // top candidates whose links and names are followed
 	maxLookups  = 16 // names of the question looked up
-	sessionHits = 6  // past conversations, a passage of each
-	// passagesPerConv is how many passages are asked for per
-	// conversation kept.
-	passagesPerConv = 4
+	// sessionPassages is how many passages of past sessions are asked
+	// for. Every conversation they are of is judged (see judge), and the
+	// sessionHits best are kept: a conversation whose question and
+	// answer fell in two search blocks holds all of a question only in
+	// its passages together, and ranks low by its best one alone.
+	sessionPassages = 48
+	sessionHits     = 7
 	// sessionSnippet is the length of a past session's passage, in
-	// tokens: enough for a question and its answer.
-	sessionSnippet = 48
+	// tokens: a sentence or two around the question's words (another
+	// passage of the conversation adds what they leave out, see said).
+	// Short passages let more conversations into a bundle, and one that
+	// holds the question densely is judged above a long one.
+	sessionSnippet = 32
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -58,7 +64,7 @@ const (
 	otherProject = 0.85
 	// minScore is the least score an item needs to be in a bundle, as a
 	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.5
+	minScore = 0.6
 	// expandScore is the least score of a hit whose links are followed,
 	// as a share of the best.
 	expandScore = 0.5
@@ -351,6 +357,7 @@ func (r *retrieval) rank(ctx context.Context) error {
 	for _, c := range append(list, sessions...) {
 		r.judge(c)
 	}
+	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
 	r.explainSessions()
 	return nil

@@ -233,3 +233,25 @@ func TestRetrieveBarSetByJudged(t *testing.T) {
 		t.Fatalf("empty bundle (omitted %v); want the notes that mention kafka", b.Omitted)
 	}
 }
+
+// TestSaidJoinsAConversationsPassages checks that a past conversation is
+// quoted by its best passage and the one of its other passages
+// that adds words of the question, and by its best alone when none adds any.
+func TestSaidJoinsAConversationsPassages(t *testing.T) {
+	r := &retrieval{t: analyze("what present did I buy for Rosa")}
+	r.match = matcher{r.t}
+	hit := func(snippet string) ingest.Hit { return ingest.Hit{Conversation: 1, Speaker: "user", Snippet: snippet} }
+	question := hit("…For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.")
+	answer := hit("…A board game sounds like a thoughtful «present» for «Rosa». User: I had lunch today…")
+	other := hit("…Can you draft a polite reply to «Rosa» saying I'll look at it next week?")
+	got := r.said([]ingest.Hit{question, other, answer})
+	if !strings.Contains(got, "ended up buying") || !strings.Contains(got, "thoughtful present") || strings.Contains(got, "polite reply") {
+		t.Errorf("said = %q, want the question's passage and the answer's, not the other", got)
+	}
+	if got := r.said([]ingest.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
+		t.Errorf("said = %q, want the best passage alone, unmarked", got)
+	}
+	if n := len(byConversation([]ingest.Hit{question, {Conversation: 2}, answer})); n != 2 {
+		t.Errorf("byConversation: %d conversations, want 2", n)
+	}
+}

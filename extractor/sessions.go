@@ -1,6 +1,7 @@
 package extractor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -80,12 +81,9 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	// A conversation's best passages often come in a row: more passages
-	// are asked for than conversations kept, so that sessionHits
-	// conversations are reached.
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionHits * passagesPerConv, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
 	hits, err := r.m.Sessions.Search(ctx, q)
-	hits = firstPerConversation(hits, sessionHits)
+	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
 		// Those of the time the question asks about too, which the
 		// words alone may rank below others.
@@ -93,7 +91,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		q.Since, q.Until = w.Since, w.Until
 		var more []ingest.Hit
 		more, err = r.m.Sessions.Search(ctx, q)
-		hits = append(hits, firstPerConversation(more, sessionHits)...)
+		convs = append(convs, byConversation(more)...)
 	}
 	switch {
 	case errors.Is(err, ErrNoSessions):
@@ -102,17 +100,17 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)
 	}
 	r.plan.Searches = append(r.plan.Searches, "sessions: "+r.t.expr)
-	for _, h := range hits {
+	for _, hs := range convs {
+		h := hs[0]
 		name := fmt.Sprintf("conversation:%d", h.Conversation)
 		if _, ok := r.cands[name]; ok {
 			continue // one passage per conversation: the best
 		}
-		text := strings.NewReplacer("«", "", "»", "").Replace(h.Snippet)
 		c := &candidate{
 			kind: "session", name: name, date: h.Time, read: true, text: h.Score,
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
-			passage: passage{text: fmt.Sprintf("%s: %s", h.Speaker, text)},
+			passage: passage{text: r.said(hs)},
 			project: h.Project,
 			conv:    h.Ref(),
 		}
@@ -124,21 +122,65 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	return nil
 }
 
-// firstPerConversation returns the best hit of each conversation, best
-// first, at most n.
-func firstPerConversation(hits []ingest.Hit, n int) []ingest.Hit {
-	var out []ingest.Hit
-	seen := map[int64]bool{}
-	for _, h := range hits {
-		if len(out) == n {
-			break
-		}
-		if !seen[h.Conversation] {
-			seen[h.Conversation] = true
-			out = append(out, h)
+// said is the passage a conversation is quoted by: its best hit, and the
+// one of its other hits that holds the most words of the question the
+// best does not, if any does (the answer said in the search block after
+// the question's).
+func (r *retrieval) said(hs []ingest.Hit) string {
+	quote := func(h ingest.Hit) string {
+		return fmt.Sprintf("%s: %s", h.Speaker, strings.NewReplacer("«", "", "»", "").Replace(h.Snippet))
+	}
+	text := quote(hs[0])
+	held := r.match.matched(text)
+	more, adds := "", 0
+	for _, h := range hs[1:] {
+		t := quote(h)
+		if n := len(slices.DeleteFunc(r.match.matched(t), func(i int) bool { return slices.Contains(held, i) })); n > adds {
+			more, adds = t, n
 		}
 	}
+	if adds > 0 {
+		text += "\n" + more
+	}
+	return text
+}
+
+// byConversation groups hits by conversation, best first, each with its
+// hits in order.
+func byConversation(hits []ingest.Hit) [][]ingest.Hit {
+	var out [][]ingest.Hit
+	at := map[int64]int{}
+	for _, h := range hits {
+		i, ok := at[h.Conversation]
+		if !ok {
+			i = len(out)
+			at[h.Conversation] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], h)
+	}
 	return out
+}
+
+// keepSessions keeps the sessionHits best judged of the conversations'
+// passages, twice as many when the question says a time (the words alone
+// and in that time are searched), and drops the others from the
+// candidates.
+func (r *retrieval) keepSessions(sessions []*candidate) []*candidate {
+	n := sessionHits
+	if !r.window.IsZero() {
+		n *= 2
+	}
+	if len(sessions) <= n {
+		return sessions
+	}
+	slices.SortStableFunc(sessions, func(a, b *candidate) int {
+		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name))
+	})
+	for _, c := range sessions[n:] {
+		delete(r.cands, c.name)
+	}
+	return sessions[:n]
 }
 
 // explainSessions says why each passage of a past session was picked: and

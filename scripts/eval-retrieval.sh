@@ -5,18 +5,22 @@
 # and without the offline librarian's entries. See BENCHMARKS.md
 # ("Retrieval quality") and internal/retrievaleval.
 #
-#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED]
+#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK]
 #
 # labelled: the questions of internal/retrievaleval/testdata/questions.json
 # over the real transcripts in librarian/transcript/testdata; synthetic:
 # long multi-session conversations with planted facts, generated from SEED
-# (default 1). Prints Markdown tables.
+# (default 1). Prints Markdown tables. With WORK, the vaults are set up
+# in that folder and kept, and a later run with the same WORK asks the
+# questions of them again without setting them up (to measure a change
+# to how questions are answered).
 set -euo pipefail
 set_=${1:-all}
 seed=${2:-1}
+keep=${3:+$(realpath -m "$3")}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0)
 cd "$root"
-go run ./internal/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed"
+go run ./internal/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed" -work "$keep"

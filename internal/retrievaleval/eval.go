@@ -108,7 +108,19 @@ func (s Session) WriteJSONL(path string) error {
 type Options struct {
 	Ctx0 string // the ctx0 binary that sets the vault up
 	Work string // a folder for the vault and the session files
+	// Reuse asks the questions of vaults a run with the same dataset set
+	// up in Work before, when there are: the setup (ingest, librarian)
+	// takes most of a run, and a change to how questions are answered
+	// needs none of it again.
+	Reuse bool
 }
+
+// Vaults in Work: the sessions ingested, then a copy filed by the
+// librarian.
+const (
+	sessionsVault = "vault"
+	filedVault    = "vault-filed"
+)
 
 // Run sets up a vault of ds's sessions, asks every question before and
 // after the librarian files them, and returns the measures.
@@ -131,30 +143,22 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 			return nil, fmt.Errorf("write session %s: %w", s.ID, err)
 		}
 	}
-	root := filepath.Join(o.Work, "vault")
-	ctx0 := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, o.Ctx0, append([]string{"--vault", root}, args...)...)
-		cmd.Env = append(os.Environ(), "HOME="+o.Work)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("ctx0 %s: %w: %s", strings.Join(args, " "), err, out)
+	root, filed := filepath.Join(o.Work, sessionsVault), filepath.Join(o.Work, filedVault)
+	ready := filepath.Join(o.Work, "ready")
+	if _, err := os.Stat(ready); !o.Reuse || err != nil {
+		if err := setUp(ctx, o, sessions, root, filed); err != nil {
+			return nil, err
 		}
-		return nil
-	}
-	if out, err := exec.CommandContext(ctx, o.Ctx0, "init", root).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("ctx0 init: %w: %s", err, out)
-	}
-	if err := ctx0("ingest", "--dir", sessions, "--end"); err != nil {
-		return nil, err
+		if err := os.WriteFile(ready, nil, 0o644); err != nil {
+			return nil, err
+		}
 	}
 	rep := &Report{Dataset: ds.Name, Questions: len(ds.Questions)}
 	before, err := ask(ctx, root, ds, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx0("librarian", "run", "--all"); err != nil {
-		return nil, err
-	}
-	after, err := ask(ctx, root, ds, true)
+	after, err := ask(ctx, filed, ds, true)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +169,35 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.Misses = after.misses
 	rep.RetrieveMisses = after.retrieveMisses
 	return rep, nil
+}
+
+// setUp makes the two vaults of a run as a user does, with the ctx0
+// binary: root with the sessions ingested, and filed, a copy of it in
+// which the librarian filed them.
+func setUp(ctx context.Context, o Options, sessions, root, filed string) error {
+	for _, dir := range []string{root, filed} {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	ctx0 := func(vault string, args ...string) error {
+		cmd := exec.CommandContext(ctx, o.Ctx0, append([]string{"--vault", vault}, args...)...)
+		cmd.Env = append(os.Environ(), "HOME="+o.Work)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("ctx0 %s: %w: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if out, err := exec.CommandContext(ctx, o.Ctx0, "init", root).CombinedOutput(); err != nil {
+		return fmt.Errorf("ctx0 init: %w: %s", err, out)
+	}
+	if err := ctx0(root, "ingest", "--dir", sessions, "--end"); err != nil {
+		return err
+	}
+	if out, err := exec.CommandContext(ctx, "cp", "-a", root, filed).CombinedOutput(); err != nil {
+		return fmt.Errorf("copy the vault: %w: %s", err, out)
+	}
+	return ctx0(filed, "librarian", "run", "--all")
 }
 
 // answers are the measures of one state of the vault.

@@ -3,7 +3,11 @@
 // real transcripts, then a synthetic dataset, each in a vault of its own,
 // and prints the measures as Markdown.
 //
-//	go run ./internal/retrievaleval/cmd -ctx0 BIN [-set labelled|synthetic|all] [-seed N]
+//	go run ./internal/retrievaleval/cmd -ctx0 BIN [-set labelled|synthetic|all] [-seed N] [-work DIR]
+//
+// With -work, the vaults are set up in DIR and kept, and a later run with
+// the same -work and dataset asks its questions of them without setting
+// them up again.
 package main
 
 import (
@@ -21,6 +25,7 @@ func main() {
 	bin := flag.String("ctx0", "", "the ctx0 binary that sets up the vaults (required)")
 	set := flag.String("set", "all", "labelled, synthetic or all")
 	repo := flag.String("repo", ".", "the repository's root, where the transcripts and questions are")
+	keep := flag.String("work", "", "set the vaults up in this folder and keep them; reuse them if set up already")
 	o := retrievaleval.DefaultSynth
 	flag.Uint64Var(&o.Seed, "seed", o.Seed, "synthetic: random seed (same seed, same dataset)")
 	flag.IntVar(&o.People, "people", o.People, "synthetic: people, each with their own sessions")
@@ -31,14 +36,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "eval-retrieval: -ctx0 BIN is required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *bin, *set, *repo, o); err != nil {
+	if err := run(context.Background(), *bin, *set, *repo, *keep, o); err != nil {
 		fmt.Fprintf(os.Stderr, "eval-retrieval: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin, set, repo string, o retrievaleval.SynthOptions) error {
+func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.SynthOptions) error {
 	var sets []retrievaleval.Dataset
+	var dirs []string // each set's folder under keep
 	if set == "labelled" || set == "all" {
 		qs, err := retrievaleval.LoadQuestions(filepath.Join(repo, "internal/retrievaleval/testdata/questions.json"))
 		if err != nil {
@@ -53,21 +59,27 @@ func run(ctx context.Context, bin, set, repo string, o retrievaleval.SynthOption
 			files = append(files, m...)
 		}
 		sets = append(sets, retrievaleval.Dataset{Name: "labelled questions over the real transcripts", Files: files, Questions: qs})
+		dirs = append(dirs, "labelled")
 	}
 	if set == "synthetic" || set == "all" {
 		sets = append(sets, retrievaleval.Synthesize(o))
+		dirs = append(dirs, fmt.Sprintf("synthetic-%d-%d-%d-%d", o.Seed, o.People, o.Sessions, o.Turns))
 	}
 	if len(sets) == 0 {
 		return fmt.Errorf("-set %q: want labelled, synthetic or all", set)
 	}
-	for _, ds := range sets {
-		work, err := os.MkdirTemp("", "ctx0-eval-")
-		if err != nil {
-			return err
+	for i, ds := range sets {
+		work := filepath.Join(keep, dirs[i])
+		if keep == "" {
+			tmp, err := os.MkdirTemp("", "ctx0-eval-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(tmp)
+			work = tmp
 		}
 		start := time.Now()
-		rep, err := retrievaleval.Run(ctx, ds, retrievaleval.Options{Ctx0: bin, Work: work})
-		os.RemoveAll(work)
+		rep, err := retrievaleval.Run(ctx, ds, retrievaleval.Options{Ctx0: bin, Work: work, Reuse: keep != ""})
 		if err != nil {
 			return fmt.Errorf("%s: %w", ds.Name, err)
 		}
