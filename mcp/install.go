@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // ServerName is the name ctx0 registers itself under in agents' configs.
@@ -289,32 +291,9 @@ func save(path string, top []field, mode os.FileMode) error {
 	return writeText(path, out.Bytes(), mode)
 }
 
-// writeText writes a config file atomically: a temporary file in its
-// folder, synced and renamed into place.
+// writeText writes a config file atomically and durably, with mode mode.
 func writeText(path string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Replace(path, data, mode)
 }
 
 // Snippets is how to register the same server in other agents, for people

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // Events are the Claude Code hook events ctx0 installs itself for.
@@ -323,8 +325,8 @@ func readSettings(path, title string) (object, os.FileMode, error) {
 }
 
 // writeSettings writes the settings with two-space indentation, as Claude
-// Code does, through a temporary file renamed into place.
-func writeSettings(path string, settings object, mode os.FileMode) (err error) {
+// Code does, atomically and durably.
+func writeSettings(path string, settings object, mode os.FileMode) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -332,35 +334,7 @@ func writeSettings(path string, settings object, mode os.FileMode) (err error) {
 	if err := enc.Encode(settings); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".settings-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Replace(path, b.Bytes(), mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
