@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/jsonobj"
 )
 
 // Agent is an agent whose hooks ctx0 installs and handles. The agents
@@ -135,7 +137,7 @@ func (a Agent) contextOutput(text string) string {
 		return text
 	}
 	if a.Flat {
-		b, err := marshal(struct {
+		b, err := jsonobj.Marshal(struct {
 			AdditionalContext string `json:"additional_context"`
 		}{text})
 		if err != nil {
@@ -147,7 +149,7 @@ func (a Agent) contextOutput(text string) string {
 		HookEventName     string `json:"hookEventName"`
 		AdditionalContext string `json:"additionalContext"`
 	}
-	b, err := marshal(struct {
+	b, err := jsonobj.Marshal(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
 	}{specific{a.Start, text}})
 	if err != nil {
