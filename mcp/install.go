@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx0/ctx0/integration"
+	"github.com/ctx0/ctx0/integration/claudecode"
 	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/internal/jsonobj"
 )
@@ -27,12 +29,12 @@ type ServerEntry struct {
 }
 
 // Scope is one of Claude Code's scopes of MCP servers.
-type Scope string
+type Scope = integration.Scope
 
 const (
-	User    Scope = "user"    // ~/.claude.json: every project
-	Project Scope = "project" // .mcp.json at the project's root: shared through its repository
-	Local   Scope = "local"   // ~/.claude.json, under the project's path: you, in this project
+	User    = integration.User    // ~/.claude.json: every project
+	Project = integration.Project // .mcp.json at the project's root: shared through its repository
+	Local   = integration.Local   // ~/.claude.json, under the project's path: you, in this project
 )
 
 // Config is where the MCP servers of a scope are kept: the mcpServers
@@ -43,20 +45,10 @@ type Config struct {
 }
 
 // ClaudeCodeConfig returns where Claude Code keeps the MCP servers of a
-// scope, for the project at projectDir. ~/.claude.json is
-// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
+// scope, for the project at projectDir (see claudecode.MCPConfig).
 func ClaudeCodeConfig(scope Scope, home, projectDir string, getenv func(string) string) Config {
-	if scope == Project {
-		return Config{Path: filepath.Join(projectDir, ".mcp.json")}
-	}
-	c := Config{Path: filepath.Join(home, ".claude.json")}
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		c.Path = filepath.Join(d, ".claude.json")
-	}
-	if scope == Local {
-		c.Under = []string{"projects", projectDir}
-	}
-	return c
+	path, under := claudecode.MCPConfig(scope, home, projectDir, getenv)
+	return Config{Path: path, Under: under}
 }
 
 // Change says what Install or Uninstall did to a config file.
