@@ -11,6 +11,16 @@ import (
 	"testing"
 )
 
+// perm is the permission bits of the file at p.
+func perm(t *testing.T, p string) fs.FileMode {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
+
 // temps lists the temporary files left in dir.
 func temps(t *testing.T, dir string) []string {
 	t.Helper()
@@ -37,12 +47,8 @@ func TestWriteFileNew(t *testing.T) {
 	if err != nil || string(got) != "one\n" {
 		t.Fatalf("read back %q, %v; want %q", got, err, "one\n")
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o600 {
-		t.Errorf("new file mode %v, want %v", fi.Mode().Perm(), fs.FileMode(0o600))
+	if got := perm(t, p); got != 0o600 {
+		t.Errorf("new file mode %v, want %v", got, fs.FileMode(0o600))
 	}
 	if left := temps(t, filepath.Dir(p)); len(left) > 0 {
 		t.Errorf("temporary files left: %v", left)
@@ -60,12 +66,8 @@ func TestWriteFileKeepsMode(t *testing.T) {
 	if err := WriteFile(p, []byte(`{"a":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o640 {
-		t.Errorf("mode %v after WriteFile, want the file's own %v", fi.Mode().Perm(), fs.FileMode(0o640))
+	if got := perm(t, p); got != 0o640 {
+		t.Errorf("mode %v after WriteFile, want the file's own %v", got, fs.FileMode(0o640))
 	}
 }
 
@@ -77,12 +79,8 @@ func TestReplaceSetsMode(t *testing.T) {
 	if err := Replace(p, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v after Replace, want %v", fi.Mode().Perm(), fs.FileMode(0o644))
+	if got := perm(t, p); got != 0o644 {
+		t.Errorf("mode %v after Replace, want %v", got, fs.FileMode(0o644))
 	}
 }
 

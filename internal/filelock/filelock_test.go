@@ -27,6 +27,20 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// lockLater waits for the exclusive lock on p in another goroutine, lets
+// go of it at once, and sends what the wait returned.
+func lockLater(ctx context.Context, p string) <-chan error {
+	got := make(chan error, 1)
+	go func() {
+		l, err := Exclusive(ctx, p)
+		if err == nil {
+			l.Unlock()
+		}
+		got <- err
+	}()
+	return got
+}
+
 // long bounds the waits that must succeed, far above any machine's load.
 const long = time.Minute
 
@@ -94,14 +108,7 @@ func TestExclusiveWaits(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), long)
 	defer cancel()
-	got := make(chan error, 1)
-	go func() {
-		l, err := Exclusive(ctx, p)
-		if err == nil {
-			l.Unlock()
-		}
-		got <- err
-	}()
+	got := lockLater(ctx, p)
 	if err := held.Unlock(); err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +125,7 @@ func TestExclusiveCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
-	got := make(chan error, 1)
-	go func() {
-		l, err := Exclusive(ctx, p)
-		if err == nil {
-			l.Unlock()
-		}
-		got <- err
-	}()
+	got := lockLater(ctx, p)
 	cancel()
 	if err := <-got; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled wait returned %v, want context.Canceled", err)
@@ -165,14 +165,7 @@ func TestOtherProcess(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), long)
 	defer cancel()
-	got := make(chan error, 1)
-	go func() {
-		l, err := Exclusive(ctx, p)
-		if err == nil {
-			l.Unlock()
-		}
-		got <- err
-	}()
+	got := lockLater(ctx, p)
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
