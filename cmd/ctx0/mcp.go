@@ -231,7 +231,7 @@ is left empty. --user (the default), --local and --project as for install.`
 // mcpAgentInstall is mcp install or uninstall for Cursor, Gemini CLI or
 // Codex CLI, in the agent's own config file.
 func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, asJSON bool) error {
-	title := map[string]string{"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex CLI"}[agent]
+	title := map[string]string{cursor.Name: cursor.Title, gemini.Name: gemini.Title, codex.Name: codex.Title}[agent]
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return fmt.Errorf("find %s's configuration: %w", title, err)
@@ -246,7 +246,7 @@ func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, a
 	}
 	var ch mcp.Change
 	if verb == "uninstall" {
-		if agent == "codex" {
+		if agent == codex.Name {
 			ch, err = mcp.UninstallCodex(config.Path)
 		} else {
 			ch, err = mcp.Uninstall(config)
@@ -271,7 +271,7 @@ func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, a
 	if _, err := exec.LookPath("ctx0"); err != nil {
 		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not start the server until it is (go install ./cmd/ctx0)", title)
 	}
-	if agent == "codex" {
+	if agent == codex.Name {
 		ch, err = mcp.InstallCodex(config.Path, entry)
 	} else {
 		ch, err = mcp.Install(config, entry)
