@@ -18,9 +18,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -114,7 +114,7 @@ func save(root string, r Run) error {
 	if err != nil {
 		return fmt.Errorf("record run %s: %w", r.ID, err)
 	}
-	if err := vault.WriteFileAtomic(recordPath(root, r.ID), append(data, '\n')); err != nil {
+	if err := atomicfile.Replace(recordPath(root, r.ID), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("record run %s: %w", r.ID, err)
 	}
 	return nil
@@ -163,8 +163,7 @@ func Get(ctx context.Context, root, id string) (Run, error) {
 		return r, err
 	}
 	// The owner holds the run's lock for as long as it lives.
-	l := flock.New(lockPath(root, id))
-	ok, err := l.TryLock()
+	l, ok, err := filelock.TryExclusive(lockPath(root, id))
 	if err != nil {
 		return Run{}, fmt.Errorf("check run %s: %w", id, err)
 	}

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -34,7 +33,7 @@ type Session struct {
 	v    *vault.Vault
 	tree *vault.Tree
 	now  func() time.Time
-	lock *flock.Flock
+	lock *filelock.Lock
 
 	mu      sync.Mutex
 	run     Run
@@ -67,8 +66,8 @@ func Begin(ctx context.Context, v *vault.Vault, o Options) (*Session, error) {
 	}
 	// Lock before the record says running, so that a running record
 	// whose lock is free always means a dead run.
-	lock := flock.New(lockPath(v.Root(), id))
-	if ok, err := lock.TryLock(); err != nil || !ok {
+	lock, ok, err := filelock.TryExclusive(lockPath(v.Root(), id))
+	if err != nil || !ok {
 		return nil, fmt.Errorf("begin %s run: lock %s: held (%v)", o.Kind, id, err)
 	}
 	s := &Session{v: v, tree: tree, now: now, lock: lock, pending: map[string][]byte{}, run: Run{

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -23,12 +23,7 @@ const lockFile = ".ctx0/state/curator.lock"
 
 // lockRuns takes the curator's lock, without waiting.
 func lockRuns(root string) (func(), error) {
-	p := filepath.Join(root, filepath.FromSlash(lockFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("curator: %w", err)
-	}
-	l := flock.New(p)
-	ok, err := l.TryLock()
+	l, ok, err := filelock.TryExclusive(filepath.Join(root, filepath.FromSlash(lockFile)))
 	if err != nil {
 		return nil, fmt.Errorf("curator: lock %s: %w", lockFile, err)
 	}
@@ -75,7 +70,7 @@ func saveState(root string, s state) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return fmt.Errorf("save curator state: %w", err)
 	}
-	if err := vault.WriteFileAtomic(p, append(data, '\n')); err != nil {
+	if err := atomicfile.Replace(p, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("save curator state: %w", err)
 	}
 	return nil

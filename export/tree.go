@@ -12,9 +12,8 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // How a folder export is written, incrementally and atomically:
@@ -234,13 +233,9 @@ func buildPrefix(base string) string { return "." + base + ".ctx0-export-" }
 // file beside out: out itself is replaced by every export.
 func lockOutput(ctx context.Context, out string) (unlock func(), err error) {
 	parent, base := filepath.Dir(out), filepath.Base(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("export: %w", err)
-	}
-	l := flock.New(filepath.Join(parent, "."+base+".ctx0-export.lock"))
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		return nil, fmt.Errorf("export: lock %s: %w", out, errors.Join(err, ctx.Err()))
+	l, err := filelock.Exclusive(ctx, filepath.Join(parent, "."+base+".ctx0-export.lock"))
+	if err != nil {
+		return nil, fmt.Errorf("export %s: %w", out, err)
 	}
 	siblings, _ := os.ReadDir(parent)
 	for _, d := range siblings {

@@ -115,12 +115,12 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 			return Bundle{}, err
 		}
 		b.Query = req.Query
-		recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+		recordQueryUse(ctx, m.Vault.Root(), q.Name, time.Since(start), m.now())
 		return b, nil
 	}
 	// A plan that recurs is offered as a learned query, in the bundle
 	// and so within its budget.
-	suggest := recordPlan(m.Vault.Root(), req, t, m.now(), qs)
+	suggest := recordPlan(ctx, m.Vault.Root(), req, t, m.now(), qs)
 	r := newRetrieval(m, req, t)
 	r.suggest = suggest
 	var b Bundle

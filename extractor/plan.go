@@ -43,7 +43,7 @@ func RunQuery(ctx context.Context, m Memory, name string, args map[string]string
 	if err != nil {
 		return Bundle{}, err
 	}
-	recordQueryUse(m.Vault.Root(), q.Name, time.Since(start), m.now())
+	recordQueryUse(ctx, m.Vault.Root(), q.Name, time.Since(start), m.now())
 	return b, nil
 }
 

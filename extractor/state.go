@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -70,8 +71,8 @@ func QueryUsage(root string) (map[string]QueryStats, error) {
 // recordQueryUse counts a run of the learned query name that took took.
 // The counts are advisory: a vault whose local state cannot be written (a
 // read-only copy) still answers, uncounted.
-func recordQueryUse(root, name string, took time.Duration, now time.Time) {
-	_ = updateState(root, func(st *state) {
+func recordQueryUse(ctx context.Context, root, name string, took time.Duration, now time.Time) {
+	_ = updateState(ctx, root, func(st *state) {
 		s := st.Queries[name]
 		s.Uses++
 		s.TotalMS += float64(took.Microseconds()) / 1000
@@ -83,14 +84,14 @@ func recordQueryUse(root, name string, took time.Duration, now time.Time) {
 // recordPlan counts a retrieve plan and, once it recurs and no learned
 // query answers it, returns the suggestion to save one. Like the use
 // counts, it is advisory: without writable local state, no suggestion.
-func recordPlan(root string, req Request, t terms, now time.Time, qs Queries) *Suggestion {
+func recordPlan(ctx context.Context, root string, req Request, t terms, now time.Time, qs Queries) *Suggestion {
 	// A long question is a one-off, and would not fit a bundle's last line.
 	if len(t.stems) == 0 || Tokens(req.Query) > maxHeadQuery {
 		return nil
 	}
 	key := planKey(t, req.Scope)
 	var n int
-	err := updateState(root, func(st *state) {
+	err := updateState(ctx, root, func(st *state) {
 		p := st.Plans[key]
 		p.Question, p.Scope, p.Last = req.Query, req.Scope, now.UTC()
 		p.Count++
@@ -170,13 +171,14 @@ func readState(root string) (state, error) {
 	return st, nil
 }
 
-// updateState changes the state under its lock.
-func updateState(root string, fn func(*state)) error {
-	unlock, err := lockState(root, stateFile+".lock")
+// updateState changes the state under its lock, waiting for it until ctx
+// ends.
+func updateState(ctx context.Context, root string, fn func(*state)) error {
+	l, err := filelock.Exclusive(ctx, statePath(root, stateFile+".lock"))
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer l.Unlock()
 	st, err := readState(root)
 	if err != nil {
 		return err
@@ -186,56 +188,9 @@ func updateState(root string, fn func(*state)) error {
 	if err != nil {
 		return fmt.Errorf("write extractor state: %w", err)
 	}
-	return writeAtomic(statePath(root, stateFile), data, false)
-}
-
-// lockState takes an exclusive lock on a file in the local state folder,
-// waiting for another process that holds it.
-func lockState(root, name string) (unlock func(), err error) {
-	p := statePath(root, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", p, err)
-	}
-	l := flock.New(p)
-	if err := l.Lock(); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", p, err)
-	}
-	return func() { _ = l.Unlock() }, nil
-}
-
-// writeAtomic replaces the file p with data: a reader sees the old file or
-// the new one, never a part. durable makes the change survive a crash
-// once it returns (fsync of the file and its folder), for files the vault
-// commits; local state, which is counts, skips that cost.
-func writeAtomic(p string, data []byte, durable bool) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	_, err = tmp.Write(data)
-	if err == nil && durable {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p)
-	}
-	if err == nil && durable {
-		var dir *os.File
-		if dir, err = os.Open(filepath.Dir(p)); err == nil {
-			err = dir.Sync()
-			dir.Close()
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
+	// 0600 as before: the state holds the questions asked of the vault.
+	if err := atomicfile.WriteFile(statePath(root, stateFile), data, 0o600); err != nil {
+		return fmt.Errorf("write extractor state: %w", err)
 	}
 	return nil
 }

@@ -7,9 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"modernc.org/sqlite"
 )
 
@@ -106,18 +105,13 @@ func withTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) (err err
 // lockFile waits until ctx ends for an advisory lock (flock) on p, shared
 // or exclusive. A crashed holder never leaves it held.
 func lockFile(ctx context.Context, p string, shared bool) (unlock func(), err error) {
-	l := flock.New(p)
-	var ok bool
+	take := filelock.Exclusive
 	if shared {
-		ok, err = l.TryRLockContext(ctx, 2*time.Millisecond)
-	} else {
-		ok, err = l.TryLockContext(ctx, 2*time.Millisecond)
+		take = filelock.Shared
 	}
-	if err == nil && !ok {
-		err = ctx.Err()
-	}
+	l, err := take(ctx, p)
 	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", p, err)
+		return nil, err
 	}
 	return func() { _ = l.Unlock() }, nil
 }

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/fsnotify/fsnotify"
-	"github.com/gofrs/flock"
 )
 
 // A running watcher holds an exclusive lock on watchLock (and writes its
@@ -43,8 +43,7 @@ func (ix *Index) RunningWatcher() (Watcher, bool) {
 	if _, err := os.Stat(ix.watchLock()); err != nil {
 		return Watcher{}, false
 	}
-	l := flock.New(ix.watchLock())
-	ok, err := l.TryRLock()
+	l, ok, err := filelock.TryShared(ix.watchLock())
 	if err != nil {
 		return Watcher{}, false
 	}

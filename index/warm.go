@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // startGrace is how long after a build was started elsewhere no other is
@@ -31,8 +31,7 @@ func EnsureBuilding(root string, start func() error) (present bool, err error) {
 	}
 	// Holding the write lock while deciding keeps two hooks from both
 	// starting a build; a builder holding it means one runs.
-	l := flock.New(p + "-lock")
-	ok, err := l.TryLock()
+	l, ok, err := filelock.TryExclusive(p + "-lock")
 	if err != nil {
 		return false, fmt.Errorf("index %s: %w", p, err)
 	}

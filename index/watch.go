@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/gofrs/flock"
 
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -35,8 +35,7 @@ func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
 	if err := os.MkdirAll(ix.syncDir(), 0o755); err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
-	lock := flock.New(ix.watchLock())
-	ok, err := lock.TryLock()
+	lock, ok, err := filelock.TryExclusive(ix.watchLock())
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}

@@ -7,50 +7,34 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/ctx0/ctx0/integration"
+	"github.com/ctx0/ctx0/integration/codex"
+	"github.com/ctx0/ctx0/integration/cursor"
+	"github.com/ctx0/ctx0/integration/gemini"
 )
 
 // Agents other than Claude Code keep their MCP servers in their own files
-// (checked against their documentation and source, 2026):
-//   - Cursor: mcpServers in ~/.cursor/mcp.json, or a project's
-//     .cursor/mcp.json;
-//   - Gemini CLI: mcpServers in ~/.gemini/settings.json
-//     ($GEMINI_CLI_HOME/.gemini), or a project's .gemini/settings.json;
-//   - Codex CLI: a [mcp_servers.NAME] table in config.toml in $CODEX_HOME
-//     (default ~/.codex), or a project's .codex/config.toml.
-//
-// Cursor and Gemini CLI take the JSON shape Claude Code takes, so Install
-// and Uninstall edit them; Codex's TOML is edited as text by InstallCodex
-// and UninstallCodex.
+// (see their packages under integration). Cursor and Gemini CLI take the
+// JSON shape Claude Code takes, so Install and Uninstall edit them;
+// Codex's TOML is edited as text by InstallCodex and UninstallCodex.
 
 // AgentConfig is where agent ("cursor", "gemini" or "codex") keeps its MCP
 // servers: the user's file, or with project the file of the project at
 // projectDir.
 func AgentConfig(agent string, project bool, home, projectDir string, getenv func(string) string) (Config, error) {
+	scope := integration.User
+	if project {
+		scope = integration.Project
+	}
 	switch agent {
-	case "cursor":
-		if project {
-			return Config{Path: filepath.Join(projectDir, ".cursor", "mcp.json")}, nil
-		}
-		return Config{Path: filepath.Join(home, ".cursor", "mcp.json")}, nil
-	case "gemini":
-		if project {
-			return Config{Path: filepath.Join(projectDir, ".gemini", "settings.json")}, nil
-		}
-		if h := getenv("GEMINI_CLI_HOME"); h != "" {
-			home = h
-		}
-		return Config{Path: filepath.Join(home, ".gemini", "settings.json")}, nil
-	case "codex":
-		if project {
-			return Config{Path: filepath.Join(projectDir, ".codex", "config.toml")}, nil
-		}
-		dir := getenv("CODEX_HOME")
-		if dir == "" {
-			dir = filepath.Join(home, ".codex")
-		}
-		return Config{Path: filepath.Join(dir, "config.toml")}, nil
+	case cursor.Name:
+		return Config{Path: cursor.MCPConfig(scope, home, projectDir)}, nil
+	case gemini.Name:
+		return Config{Path: gemini.SettingsFile(scope, home, projectDir, getenv)}, nil
+	case codex.Name:
+		return Config{Path: codex.MCPConfig(scope, home, projectDir, getenv)}, nil
 	}
 	return Config{}, fmt.Errorf("agent %q: ctx0 registers itself in claude-code, cursor, gemini and codex", agent)
 }

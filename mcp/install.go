@@ -9,6 +9,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/ctx0/ctx0/integration"
+	"github.com/ctx0/ctx0/integration/claudecode"
+	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/jsonobj"
 )
 
 // ServerName is the name ctx0 registers itself under in agents' configs.
@@ -24,12 +29,12 @@ type ServerEntry struct {
 }
 
 // Scope is one of Claude Code's scopes of MCP servers.
-type Scope string
+type Scope = integration.Scope
 
 const (
-	User    Scope = "user"    // ~/.claude.json: every project
-	Project Scope = "project" // .mcp.json at the project's root: shared through its repository
-	Local   Scope = "local"   // ~/.claude.json, under the project's path: you, in this project
+	User    = integration.User    // ~/.claude.json: every project
+	Project = integration.Project // .mcp.json at the project's root: shared through its repository
+	Local   = integration.Local   // ~/.claude.json, under the project's path: you, in this project
 )
 
 // Config is where the MCP servers of a scope are kept: the mcpServers
@@ -40,20 +45,10 @@ type Config struct {
 }
 
 // ClaudeCodeConfig returns where Claude Code keeps the MCP servers of a
-// scope, for the project at projectDir. ~/.claude.json is
-// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
+// scope, for the project at projectDir (see claudecode.MCPConfig).
 func ClaudeCodeConfig(scope Scope, home, projectDir string, getenv func(string) string) Config {
-	if scope == Project {
-		return Config{Path: filepath.Join(projectDir, ".mcp.json")}
-	}
-	c := Config{Path: filepath.Join(home, ".claude.json")}
-	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
-		c.Path = filepath.Join(d, ".claude.json")
-	}
-	if scope == Local {
-		c.Under = []string{"projects", projectDir}
-	}
-	return c
+	path, under := claudecode.MCPConfig(scope, home, projectDir, getenv)
+	return Config{Path: path, Under: under}
 }
 
 // Change says what Install or Uninstall did to a config file.
@@ -66,69 +61,6 @@ type Change struct {
 // ErrNotOurs is returned when the config has a server named ctx0 that ctx0
 // did not write: it is left alone.
 var ErrNotOurs = errors.New("a server named ctx0 that ctx0 did not register")
-
-// field is one member of a JSON object, in the order written.
-type field struct {
-	key string
-	val json.RawMessage
-}
-
-// readObject reads a JSON object keeping its members' order and bytes.
-func readObject(data []byte) ([]field, error) {
-	d := json.NewDecoder(bytes.NewReader(data))
-	t, err := d.Token()
-	if err != nil {
-		return nil, err
-	}
-	if t != json.Delim('{') {
-		return nil, errors.New("not a JSON object")
-	}
-	var fs []field
-	for d.More() {
-		t, err := d.Token()
-		if err != nil {
-			return nil, err
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
-			return nil, err
-		}
-		fs = append(fs, field{k, v})
-	}
-	if _, err := d.Token(); err != nil {
-		return nil, err
-	}
-	if _, err := d.Token(); err == nil {
-		return nil, errors.New("text after the JSON object")
-	}
-	return fs, nil
-}
-
-func writeObject(fs []field) []byte {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range fs {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.key)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(f.val)
-	}
-	b.WriteByte('}')
-	return b.Bytes()
-}
-
-func find(fs []field, key string) int {
-	for i, f := range fs {
-		if f.key == key {
-			return i
-		}
-	}
-	return -1
-}
 
 // ours reports whether a server entry is one ctx0 registered: its command
 // is a ctx0 binary started with the mcp command.
@@ -154,17 +86,17 @@ func Install(c Config, e ServerEntry) (Change, error) {
 	if err != nil {
 		return ch, err
 	}
-	top, err = editServers(c, top, func(servers []field) ([]field, error) {
-		switch j := find(servers, ServerName); {
+	top, err = editServers(c, top, func(servers jsonobj.Object) (jsonobj.Object, error) {
+		switch j := servers.Index(ServerName); {
 		case j < 0:
 			ch.Action = "added"
-			return append(servers, field{ServerName, val}), nil
-		case !ours(servers[j].val):
+			return append(servers, jsonobj.Member{Key: ServerName, Value: val}), nil
+		case !ours(servers[j].Value):
 			return nil, fmt.Errorf("%s: %w; remove it or rename it first", c.Path, ErrNotOurs)
-		case sameJSON(servers[j].val, val):
+		case sameJSON(servers[j].Value, val):
 			ch.Action = "unchanged"
 		default:
-			servers[j].val = val
+			servers[j].Value = val
 			ch.Action = "updated"
 		}
 		return servers, nil
@@ -188,12 +120,12 @@ func Uninstall(c Config) (Change, error) {
 	if err != nil {
 		return ch, err
 	}
-	top, err = editServers(c, top, func(servers []field) ([]field, error) {
-		j := find(servers, ServerName)
+	top, err = editServers(c, top, func(servers jsonobj.Object) (jsonobj.Object, error) {
+		j := servers.Index(ServerName)
 		if j < 0 {
 			return servers, nil
 		}
-		if !ours(servers[j].val) {
+		if !ours(servers[j].Value) {
 			return nil, fmt.Errorf("%s: %w; left as it is", c.Path, ErrNotOurs)
 		}
 		ch.Action = "removed"
@@ -218,21 +150,21 @@ func newChange(c Config) Change {
 
 // editServers applies fn to the servers of c in top, the config file's
 // object.
-func editServers(c Config, top []field, fn func([]field) ([]field, error)) ([]field, error) {
+func editServers(c Config, top jsonobj.Object, fn func(jsonobj.Object) (jsonobj.Object, error)) (jsonobj.Object, error) {
 	return editAt(c.Path, top, append(slices.Clone(c.Under), "mcpServers"), "", fn)
 }
 
 // editAt applies fn to the object under keys in obj, creating the objects
 // on the way; the last, if fn leaves it empty, is removed. at is where obj
 // is in the file, for errors.
-func editAt(path string, obj []field, keys []string, at string, fn func([]field) ([]field, error)) ([]field, error) {
+func editAt(path string, obj jsonobj.Object, keys []string, at string, fn func(jsonobj.Object) (jsonobj.Object, error)) (jsonobj.Object, error) {
 	key := keys[0]
 	at = strings.TrimPrefix(at+"."+key, ".")
-	i := find(obj, key)
-	var inner []field
+	i := obj.Index(key)
+	var inner jsonobj.Object
 	if i >= 0 {
 		var err error
-		if inner, err = readObject(obj[i].val); err != nil {
+		if inner, err = jsonobj.Parse(obj[i].Value); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", path, at, err)
 		}
 	}
@@ -249,11 +181,13 @@ func editAt(path string, obj []field, keys []string, at string, fn func([]field)
 		return slices.Delete(obj, i, i+1), nil
 	case len(keys) == 1 && len(inner) == 0:
 		return obj, nil
-	case i >= 0:
-		obj[i].val = writeObject(inner)
-		return obj, nil
 	}
-	return append(obj, field{key, writeObject(inner)}), nil
+	raw, err := inner.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	obj.SetRaw(key, raw)
+	return obj, nil
 }
 
 func sameJSON(a, b json.RawMessage) bool {
@@ -266,12 +200,12 @@ func sameJSON(a, b json.RawMessage) bool {
 	return bytes.Equal(ja, jb)
 }
 
-func load(path string) ([]field, os.FileMode, error) {
+func load(path string) (jsonobj.Object, os.FileMode, error) {
 	data, mode, err := readText(path)
 	if err != nil || len(bytes.TrimSpace(data)) == 0 {
 		return nil, mode, err
 	}
-	top, err := readObject(data)
+	top, err := jsonobj.Parse(data)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: not a JSON object, so ctx0 leaves it alone: %w", path, err)
 	}
@@ -280,41 +214,17 @@ func load(path string) ([]field, os.FileMode, error) {
 
 // save writes the config atomically, indented with two spaces as the
 // agents write theirs.
-func save(path string, top []field, mode os.FileMode) error {
-	var out bytes.Buffer
-	if err := json.Indent(&out, writeObject(top), "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	return writeText(path, out.Bytes(), mode)
-}
-
-// writeText writes a config file atomically: a temporary file in its
-// folder, synced and renamed into place.
-func writeText(path string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+func save(path string, top jsonobj.Object, mode os.FileMode) error {
+	data, err := top.Format()
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeText(path, data, mode)
+}
+
+// writeText writes a config file atomically and durably, with mode mode.
+func writeText(path string, data []byte, mode os.FileMode) error {
+	return atomicfile.Replace(path, data, mode)
 }
 
 // Snippets is how to register the same server in other agents, for people

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -63,9 +63,9 @@ func (e *rateError) Error() string {
 
 // allow counts a call, or refuses it. It returns the time the call was
 // counted at, for undo.
-func (l *limiter) allow(what string) (at time.Time, err error) {
+func (l *limiter) allow(ctx context.Context, what string) (at time.Time, err error) {
 	var refused error
-	err = l.update(func(ts []time.Time) []time.Time {
+	err = l.update(ctx, func(ts []time.Time) []time.Time {
 		now := l.now()
 		if len(ts) >= l.rate.N {
 			retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
@@ -83,8 +83,11 @@ func (l *limiter) allow(what string) (at time.Time, err error) {
 
 // undo forgets the call counted at at, for a call that was refused for
 // another reason: only what is saved counts.
-func (l *limiter) undo(at time.Time) {
-	_ = l.update(func(ts []time.Time) []time.Time {
+//
+// The undo is made even when ctx has ended (often the very reason the call
+// failed); the lock it waits for is only ever held for a read and a write.
+func (l *limiter) undo(ctx context.Context, at time.Time) {
+	_ = l.update(context.WithoutCancel(ctx), func(ts []time.Time) []time.Time {
 		if i := slices.IndexFunc(ts, at.Equal); i >= 0 {
 			return slices.Delete(ts, i, i+1)
 		}
@@ -93,16 +96,14 @@ func (l *limiter) undo(at time.Time) {
 }
 
 // update changes the recorded calls of l's kind under the file's lock,
-// after forgetting those that left the window.
-func (l *limiter) update(fn func([]time.Time) []time.Time) error {
+// waiting for it until ctx ends, after forgetting those that left the
+// window.
+func (l *limiter) update(ctx context.Context, fn func([]time.Time) []time.Time) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
+	lock, err := filelock.Exclusive(ctx, l.path+".lock")
+	if err != nil {
 		return fmt.Errorf("rate limit: %w", err)
-	}
-	lock := flock.New(l.path + ".lock")
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("rate limit: lock %s: %w", l.path, err)
 	}
 	defer lock.Unlock()
 	calls := map[string][]time.Time{}

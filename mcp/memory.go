@@ -78,12 +78,12 @@ func (s *Server) memoryTool(ctx context.Context, req *sdk.CallToolRequest, in me
 			return nil, nil, fmt.Errorf("unknown command %q: use view, create, str_replace, insert, delete or rename", in.Command)
 		}
 		var counted time.Time
-		if counted, err = s.writes.allow("memory writes"); err != nil {
+		if counted, err = s.writes.allow(ctx, "memory writes"); err != nil {
 			return nil, nil, err
 		}
 		defer func() {
 			if err != nil {
-				s.writes.undo(counted) // only writes made count
+				s.writes.undo(ctx, counted) // only writes made count
 			}
 		}()
 	}

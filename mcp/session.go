@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/integration/claudecode"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -57,16 +58,6 @@ func (s *Sessions) Archive(ctx context.Context, req ArchiveRequest) (ArchiveResu
 	return ArchiveResult{Transcript: p, Messages: rep.Messages, Queued: rep.Queued}, nil
 }
 
-// claudeFolder is the name Claude Code gives a working folder's sessions.
-func claudeFolder(dir string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' {
-			return r
-		}
-		return '-'
-	}, dir)
-}
-
 func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error) {
 	if p := strings.TrimSpace(req.TranscriptPath); p != "" {
 		if filepath.Ext(p) != ".jsonl" {
@@ -108,7 +99,7 @@ func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error)
 		return newest
 	}
 	if s.CWD != "" {
-		folder := string(filepath.Separator) + claudeFolder(s.CWD) + string(filepath.Separator)
+		folder := string(filepath.Separator) + claudecode.ProjectFolder(s.CWD) + string(filepath.Separator)
 		if p := pick(func(p string) bool { return strings.Contains(p, folder) }); p != "" {
 			return p, nil
 		}

@@ -10,6 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx0/ctx0/integration/claudecode"
 	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
@@ -18,7 +19,7 @@ import (
 func TestArchiveNow(t *testing.T) {
 	projects := filepath.Join(t.TempDir(), "projects")
 	cwd := "/home/me/dev/my.app"
-	folder := filepath.Join(projects, claudeFolder(cwd))
+	folder := filepath.Join(projects, claudecode.ProjectFolder(cwd))
 	if filepath.Base(folder) != "-home-me-dev-my-app" {
 		t.Fatalf("Claude Code's folder for %s: %s", cwd, folder)
 	}

@@ -143,7 +143,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if a, ok := typeAliases[t]; ok {
 		t = a
 	}
-	counted, err := s.remember.allow("remember")
+	counted, err := s.remember.allow(ctx, "remember")
 	if err != nil {
 		return nil, rememberOut{}, err
 	}
@@ -151,7 +151,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent",
 	})
 	if err != nil || r.Duplicate {
-		s.remember.undo(counted)
+		s.remember.undo(ctx, counted)
 	}
 	if err != nil {
 		return nil, rememberOut{}, err
@@ -453,13 +453,13 @@ type ArchiveResult struct {
 func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in ArchiveRequest) (*sdk.CallToolResult, any, error) {
 	var note string
 	if strings.TrimSpace(in.Summary) != "" {
-		counted, err := s.remember.allow("remember (archive_now's summary)")
+		counted, err := s.remember.allow(ctx, "remember (archive_now's summary)")
 		if err != nil {
 			return nil, nil, err
 		}
 		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project, Source: "agent"})
 		if err != nil {
-			s.remember.undo(counted)
+			s.remember.undo(ctx, counted)
 			return nil, nil, fmt.Errorf("summary: %w", err)
 		}
 		note = fmt.Sprintf("The summary is saved as %s. ", r.Name)

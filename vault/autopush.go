@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // pushWantedFile says that commits wait to be pushed; pushLockFile is held
@@ -31,8 +31,7 @@ func WantPush(root string) (start bool, err error) {
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		return false, fmt.Errorf("want push: %w", err)
 	}
-	l := flock.New(filepath.Join(root, filepath.FromSlash(pushLockFile)))
-	ok, err := l.TryLock()
+	l, ok, err := filelock.TryExclusive(filepath.Join(root, filepath.FromSlash(pushLockFile)))
 	if err != nil {
 		return false, fmt.Errorf("want push: %w", err)
 	}
@@ -92,8 +91,7 @@ func (v *Vault) PushWanted(ctx context.Context, o PushOptions) error {
 	o.Sync.RefuseRewrite = true
 	wanted := filepath.Join(v.root, filepath.FromSlash(pushWantedFile))
 	for PushIsWanted(v.root) {
-		l := flock.New(filepath.Join(v.root, filepath.FromSlash(pushLockFile)))
-		ok, err := l.TryLock()
+		l, ok, err := filelock.TryExclusive(filepath.Join(v.root, filepath.FromSlash(pushLockFile)))
 		if err != nil {
 			return fmt.Errorf("push: %w", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
@@ -293,7 +294,7 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 		return nil, settle, err
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil {
+		if err := atomicfile.SyncDir(d); err != nil {
 			return nil, settle, err
 		}
 	}

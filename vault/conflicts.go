@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/vault/merge"
 )
 
@@ -105,7 +106,7 @@ func readConflictFiles(root, dir string) ([]change, error) {
 	}
 	var out []change
 	for _, f := range entries {
-		if !strings.HasSuffix(f.Name(), ".yaml") || isTempFile(f.Name()) {
+		if !strings.HasSuffix(f.Name(), ".yaml") || atomicfile.IsTemp(f.Name()) {
 			continue
 		}
 		rel := dir + "/" + f.Name()

@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // externalChanges finds what other tools changed in the work tree since the
@@ -59,7 +61,7 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 		}
 	}
 	err = v.walkWorkTree(func(p, rel string, d fs.DirEntry) error {
-		if tracked[rel] || !d.Type().IsRegular() || isTempFile(d.Name()) {
+		if tracked[rel] || !d.Type().IsRegular() || atomicfile.IsTemp(d.Name()) {
 			return nil
 		}
 		data, err := os.ReadFile(p)
@@ -100,11 +102,6 @@ func (v *Vault) walkWorkTree(fn func(full, rel string, d fs.DirEntry) error) err
 		}
 		return fn(p, rel, d)
 	})
-}
-
-// isTempFile tells ctx0's own temporary files (see writeFileAtomic).
-func isTempFile(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }
 
 func (v *Vault) readGitIndex() (*index.Index, error) {

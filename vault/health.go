@@ -13,6 +13,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
@@ -207,7 +208,7 @@ func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !isTempFile(d.Name()) || !d.Type().IsRegular() {
+		if !atomicfile.IsTemp(d.Name()) || !d.Type().IsRegular() {
 			return nil
 		}
 		if fi, err := d.Info(); err == nil && staleTemp(fi) {

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -47,22 +45,16 @@ func (v *Vault) takeLock(ctx context.Context, wait bool) (unlock func(), ok bool
 	}
 	release := func() { <-v.sem }
 	p := filepath.Join(v.root, lockFile)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		release()
-		return nil, false, fmt.Errorf("lock vault: %w", err)
-	}
-	l := flock.New(p)
+	var l *filelock.Lock
 	if wait {
-		ok, err = l.TryLockContext(ctx, 2*time.Millisecond)
+		l, err = filelock.Exclusive(ctx, p)
+		ok = err == nil
 	} else {
-		ok, err = l.TryLock()
+		l, ok, err = filelock.TryExclusive(p)
 	}
 	if err != nil || !ok {
 		release()
-		if err != nil {
-			return nil, false, fmt.Errorf("lock vault %s: %w", p, err)
-		}
-		return nil, false, nil
+		return nil, false, err
 	}
 	h := &held{path: filepath.Join(v.root, filepath.FromSlash(journalFile))}
 	unlock = func() {

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // errStale means a file changed between ctx0's read of it and its
@@ -37,7 +39,7 @@ func sameContent(a, b []byte) bool {
 // old file (an `echo >> file` that opened it before the rename), and
 // replaced.settle brings that write back.
 func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, error) {
-	tmp, err := writeTemp(path, data)
+	tmp, err := atomicfile.WriteTemp(path, data, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

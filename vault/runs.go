@@ -16,6 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
 
+	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -289,7 +290,7 @@ func (v *Vault) createRef(ctx context.Context, ref plumbing.ReferenceName, h plu
 	if err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(p))
+	return atomicfile.SyncDir(filepath.Dir(p))
 }
 
 // MergeResult says what MergeRun did.
@@ -436,8 +437,3 @@ func (v *Vault) treeChanges(ctx context.Context, from, to plumbing.Hash) (object
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return changes, files, nil
 }
-
-// WriteFileAtomic replaces the file at path with data so that a reader or
-// a crash sees the old file or the new one, never a mix; for machine-local
-// state such as run records.
-func WriteFileAtomic(path string, data []byte) error { return writeFileAtomic(path, data) }

@@ -16,6 +16,11 @@ import (
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/integration"
+	"github.com/ctx0/ctx0/integration/claudecode"
+	"github.com/ctx0/ctx0/integration/codex"
+	"github.com/ctx0/ctx0/integration/cursor"
+	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
@@ -175,7 +180,7 @@ func (a *app) newHooksCmd() *cobra.Command {
 
 // newHooksEditCmd is hooks install or hooks uninstall.
 func (a *app) newHooksEditCmd(verb string) *cobra.Command {
-	var user, project, local, asJSON bool
+	var flags scopeFlags
 	short := "Add ctx0's hooks to an agent's settings"
 	long := `Merge ctx0's hook (see ctx0 hook) into an agent's hook settings, so that the
 agent starts each session with the vault's context block and hands every
@@ -220,13 +225,11 @@ folder) you are in, shared with its other users: .claude/settings.json,
 			if !ok {
 				return usagef("hooks %s: agent %q: ctx0 has hooks for %s", verb, args[0], strings.Join(hooks.AgentNames(), ", "))
 			}
-			if n := btoi(user) + btoi(project) + btoi(local); n > 1 {
-				return usagef("hooks %s: --user, --project and --local name different files; give one", verb)
+			scope, err := flags.scope("hooks "+verb, agent.Name)
+			if err != nil {
+				return err
 			}
-			if local && agent.Name != hooks.ClaudeCodeAgent.Name {
-				return usagef("hooks %s %s: --local is Claude Code's; use --project or --user", verb, agent.Name)
-			}
-			path, err := a.hookSettingsPath(agent, project, local)
+			path, err := a.hookSettingsPath(agent, scope)
 			if err != nil {
 				return err
 			}
@@ -247,7 +250,7 @@ folder) you are in, shared with its other users: .claude/settings.json,
 			} else if ch, err = agent.Uninstall(path); err != nil {
 				return err
 			}
-			if asJSON {
+			if flags.asJSON {
 				return a.printJSON(ch)
 			}
 			switch {
@@ -271,78 +274,38 @@ folder) you are in, shared with its other users: .claude/settings.json,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&user, "user", false, "edit your user settings, for every project (the default)")
-	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared settings")
-	cmd.Flags().BoolVar(&local, "local", false, "edit the project's .claude/settings.local.json, for you alone (Claude Code)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
+	flags.add(cmd, scopeHelp{
+		user:    "edit your user settings, for every project (the default)",
+		project: "edit the project's shared settings",
+		local:   "edit the project's .claude/settings.local.json, for you alone (Claude Code)",
+	})
 	return cmd
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// hookSettingsPath is the file holding agent's hooks to edit in scope:
+// the user's, or the project's (or, Local, Claude Code's local settings).
+func (a *app) hookSettingsPath(agent hooks.Agent, scope integration.Scope) (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil && scope == integration.User {
+		return "", fmt.Errorf("find %s's settings: %w", agent.Title, err)
 	}
-	return 0
-}
-
-// hookSettingsPath is the file holding agent's hooks to edit: the user's,
-// or the project's with project (or local, for Claude Code).
-func (a *app) hookSettingsPath(agent hooks.Agent, project, local bool) (string, error) {
-	if project || local {
+	var root string
+	if scope != integration.User {
 		cwd, err := os.Getwd()
 		if err != nil {
 			return "", fmt.Errorf("find the project's settings: %w", err)
 		}
-		root := projectRoot(cwd)
-		switch {
-		case local:
-			return filepath.Join(root, ".claude", "settings.local.json"), nil
-		case agent.Name == hooks.CodexAgent.Name:
-			return filepath.Join(root, ".codex", "hooks.json"), nil
-		case agent.Name == hooks.GeminiAgent.Name:
-			return filepath.Join(root, ".gemini", "settings.json"), nil
-		case agent.Name == hooks.CursorAgent.Name:
-			return filepath.Join(root, ".cursor", "hooks.json"), nil
-		}
-		return filepath.Join(root, ".claude", "settings.json"), nil
+		root = projectRoot(cwd)
 	}
-	dir, err := agentHome(agent.Name, a.getenv)
-	if err != nil {
-		return "", fmt.Errorf("find %s's settings: %w", agent.Title, err)
+	switch agent.Name {
+	case codex.Name:
+		return codex.HooksFile(scope, home, root, a.getenv), nil
+	case gemini.Name:
+		return gemini.SettingsFile(scope, home, root, a.getenv), nil
+	case cursor.Name:
+		return cursor.HooksFile(scope, home, root), nil
 	}
-	if agent.Name == hooks.CodexAgent.Name || agent.Name == hooks.CursorAgent.Name {
-		return filepath.Join(dir, "hooks.json"), nil
-	}
-	return filepath.Join(dir, "settings.json"), nil
-}
-
-// agentHome is the folder where an agent keeps its user settings:
-// $CLAUDE_CONFIG_DIR or ~/.claude, $CODEX_HOME or ~/.codex,
-// $GEMINI_CLI_HOME/.gemini or ~/.gemini, ~/.cursor.
-func agentHome(name string, getenv func(string) string) (string, error) {
-	var env, dir string
-	switch name {
-	case "claude-code":
-		env, dir = "CLAUDE_CONFIG_DIR", ".claude"
-	case "codex":
-		env, dir = "CODEX_HOME", ".codex"
-	case "cursor":
-		dir = ".cursor"
-	case "gemini":
-		dir = ".gemini"
-		// Gemini CLI takes $GEMINI_CLI_HOME as the home its .gemini is in.
-		if h := getenv("GEMINI_CLI_HOME"); h != "" {
-			return filepath.Join(h, dir), nil
-		}
-	}
-	if d := getenv(env); env != "" && d != "" {
-		return d, nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, dir), nil
+	return claudecode.HooksFile(scope, home, root, a.getenv), nil
 }
 
 // projectRoot is the top of the git work tree holding dir, else dir: where

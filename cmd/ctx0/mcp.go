@@ -11,6 +11,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/integration"
+	"github.com/ctx0/ctx0/integration/claudecode"
+	"github.com/ctx0/ctx0/integration/codex"
+	"github.com/ctx0/ctx0/integration/cursor"
+	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/mcp"
 )
@@ -114,7 +119,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 
 // newMCPInstallCmd is mcp install or mcp uninstall.
 func (a *app) newMCPInstallCmd(verb string) *cobra.Command {
-	var user, project, local, asJSON bool
+	var flags scopeFlags
 	short := "Register ctx0's MCP server in Claude Code, and print it for other agents"
 	long := `Register ctx0's MCP server as "ctx0" in Claude Code's configuration, keeping
 every other server and setting as written; installing again changes nothing,
@@ -149,25 +154,17 @@ is left empty. --user (the default), --local and --project as for install.`
 		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json\n  ctx0 mcp %[1]s codex", verb),
 		Args:    args(1, "the agent: claude-code, cursor, gemini or codex"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if btoi(user)+btoi(project)+btoi(local) > 1 {
-				return usagef("mcp %s: --user, --local and --project name different scopes; give one", verb)
-			}
 			switch args[0] {
-			case "claude-code":
-			case "cursor", "gemini", "codex":
-				if local {
-					return usagef("mcp %s %s: --local is Claude Code's; use --project or --user", verb, args[0])
-				}
-				return a.mcpAgentInstall(cmd, verb, args[0], project, asJSON)
+			case claudecode.Name, cursor.Name, gemini.Name, codex.Name:
 			default:
 				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, cursor, gemini and codex", verb, args[0])
 			}
-			scope := mcp.User
-			switch {
-			case project:
-				scope = mcp.Project
-			case local:
-				scope = mcp.Local
+			scope, err := flags.scope("mcp "+verb, args[0])
+			if err != nil {
+				return err
+			}
+			if args[0] != claudecode.Name {
+				return a.mcpAgentInstall(cmd, verb, args[0], scope == integration.Project, flags.asJSON)
 			}
 			home, err := os.UserHomeDir()
 			if err != nil {
@@ -187,7 +184,7 @@ is left empty. --user (the default), --local and --project as for install.`
 				if err != nil {
 					return err
 				}
-				if asJSON {
+				if flags.asJSON {
 					return a.printJSON(ch)
 				}
 				if ch.Action == "removed" {
@@ -208,7 +205,7 @@ is left empty. --user (the default), --local and --project as for install.`
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if flags.asJSON {
 				return a.printJSON(ch)
 			}
 			switch ch.Action {
@@ -221,17 +218,18 @@ is left empty. --user (the default), --local and --project as for install.`
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&user, "user", false, "edit your user configuration, for every project (the default)")
-	cmd.Flags().BoolVar(&local, "local", false, "edit your configuration for this project alone")
-	cmd.Flags().BoolVar(&project, "project", false, "edit the project's shared .mcp.json")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what changed as JSON")
+	flags.add(cmd, scopeHelp{
+		user:    "edit your user configuration, for every project (the default)",
+		project: "edit the project's shared .mcp.json",
+		local:   "edit your configuration for this project alone",
+	})
 	return cmd
 }
 
 // mcpAgentInstall is mcp install or uninstall for Cursor, Gemini CLI or
 // Codex CLI, in the agent's own config file.
 func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, asJSON bool) error {
-	title := map[string]string{"cursor": "Cursor", "gemini": "Gemini CLI", "codex": "Codex CLI"}[agent]
+	title := map[string]string{cursor.Name: cursor.Title, gemini.Name: gemini.Title, codex.Name: codex.Title}[agent]
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return fmt.Errorf("find %s's configuration: %w", title, err)
@@ -246,7 +244,7 @@ func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, a
 	}
 	var ch mcp.Change
 	if verb == "uninstall" {
-		if agent == "codex" {
+		if agent == codex.Name {
 			ch, err = mcp.UninstallCodex(config.Path)
 		} else {
 			ch, err = mcp.Uninstall(config)
@@ -271,7 +269,7 @@ func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, a
 	if _, err := exec.LookPath("ctx0"); err != nil {
 		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not start the server until it is (go install ./cmd/ctx0)", title)
 	}
-	if agent == "codex" {
+	if agent == codex.Name {
 		ch, err = mcp.InstallCodex(config.Path, entry)
 	} else {
 		ch, err = mcp.Install(config, entry)

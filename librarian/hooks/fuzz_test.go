@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/jsonobj"
 )
 
 // FuzzInstallUninstall edits arbitrary settings files for every agent:
@@ -72,7 +74,7 @@ func FuzzInstallUninstall(f *testing.F) {
 // With flat, Cursor's version line, which install adds and uninstall
 // leaves, is left out too.
 func normal(t *testing.T, data []byte, flat bool) []byte {
-	var settings object
+	var settings jsonobj.Object
 	if len(bytes.TrimSpace(data)) == 0 {
 		return []byte("{}") // an empty file is an empty object
 	}
@@ -80,22 +82,22 @@ func normal(t *testing.T, data []byte, flat bool) []byte {
 		return data
 	}
 	if flat {
-		settings.remove("version")
+		settings.Remove("version")
 	}
-	if raw, ok := settings.get("hooks"); ok {
-		var hooks object
+	if raw, ok := settings.Get("hooks"); ok {
+		var hooks jsonobj.Object
 		if json.Unmarshal(raw, &hooks) == nil {
 			kept := hooks[:0]
 			for _, m := range hooks {
 				var c bytes.Buffer
-				if json.Compact(&c, m.value) == nil && c.String() == "[]" {
+				if json.Compact(&c, m.Value) == nil && c.String() == "[]" {
 					continue
 				}
 				kept = append(kept, m)
 			}
 			if len(kept) == 0 {
-				settings.remove("hooks")
-			} else if err := settings.set("hooks", kept); err != nil {
+				settings.Remove("hooks")
+			} else if err := settings.Set("hooks", kept); err != nil {
 				t.Fatal(err)
 			}
 		}

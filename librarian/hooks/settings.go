@@ -13,6 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/jsonobj"
 )
 
 // Events are the Claude Code hook events ctx0 installs itself for.
@@ -86,18 +89,18 @@ func (a Agent) Install(path, command string) (Change, error) {
 	return a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
 		found, updated := false, false
 		for gi, g := range groups {
-			changed, err := a.eachOurs(&groups[gi], g, func(hook *object) (keep bool, err error) {
+			changed, err := a.eachOurs(&groups[gi], g, func(hook *jsonobj.Object) (keep bool, err error) {
 				if found {
 					return false, nil // a second copy of ours
 				}
 				found = true
-				cur, _ := hook.get("command")
+				cur, _ := hook.Get("command")
 				var c string
 				_ = json.Unmarshal(cur, &c) // not a string: replaced below
 				if c == command {
 					return true, nil
 				}
-				return true, hook.set("command", command)
+				return true, hook.Set("command", command)
 			})
 			if err != nil {
 				return nil, "", err
@@ -118,7 +121,7 @@ func (a Agent) Install(path, command string) (Change, error) {
 		if a.Flat {
 			h.Type = "" // Cursor's entries are {"command": …} alone
 		}
-		g, err := marshal(struct {
+		g, err := jsonobj.Marshal(struct {
 			Hooks []hook `json:"hooks"`
 		}{[]hook{h}})
 		if err != nil {
@@ -137,15 +140,15 @@ func (a Agent) Uninstall(path string) (Change, error) {
 		kept := groups[:0]
 		for _, g := range groups {
 			var emptied bool
-			changed, err := a.eachOurs(&g, g, func(*object) (bool, error) { return false, nil })
+			changed, err := a.eachOurs(&g, g, func(*jsonobj.Object) (bool, error) { return false, nil })
 			if err != nil {
 				return nil, "", err
 			}
 			if changed {
 				removed = true
-				var o object
+				var o jsonobj.Object
 				if json.Unmarshal(g, &o) == nil {
-					hs, _ := o.get("hooks")
+					hs, _ := o.Get("hooks")
 					emptied = string(hs) == "[]"
 				}
 			}
@@ -163,22 +166,22 @@ func (a Agent) Uninstall(path string) (Change, error) {
 // eachOurs calls fn for each of ctx0's hooks in the group g, which it
 // may change; fn says whether to keep it. The group, rewritten if anything
 // changed, goes to *out.
-func (a Agent) eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *object) (keep bool, err error)) (changed bool, err error) {
-	var group object
+func (a Agent) eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *jsonobj.Object) (keep bool, err error)) (changed bool, err error) {
+	var group jsonobj.Object
 	if json.Unmarshal(g, &group) != nil {
 		return false, nil // not a hook group: not ours to touch
 	}
-	raw, ok := group.get("hooks")
+	raw, ok := group.Get("hooks")
 	var list []json.RawMessage
 	if !ok || json.Unmarshal(raw, &list) != nil {
 		return false, nil
 	}
 	kept := list[:0:0]
 	for _, h := range list {
-		var hook object
+		var hook jsonobj.Object
 		cmd := ""
 		if json.Unmarshal(h, &hook) == nil {
-			c, _ := hook.get("command")
+			c, _ := hook.Get("command")
 			_ = json.Unmarshal(c, &cmd) // a command that is not a string is not ours
 		}
 		if !a.isOurs(cmd) {
@@ -209,7 +212,7 @@ func (a Agent) eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *o
 	if !changed {
 		return false, nil
 	}
-	if err := group.set("hooks", kept); err != nil {
+	if err := group.Set("hooks", kept); err != nil {
 		return false, err
 	}
 	*out, err = group.MarshalJSON()
@@ -231,20 +234,20 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 	if err != nil {
 		return ch, err
 	}
-	var hooks object
-	raw, had := settings.get("hooks")
+	var hooks jsonobj.Object
+	raw, had := settings.Get("hooks")
 	if had && json.Unmarshal(raw, &hooks) != nil {
 		return ch, fmt.Errorf("edit %s: \"hooks\" is not an object", path)
 	}
 	for _, event := range a.Events {
 		var groups []json.RawMessage
-		raw, ok := hooks.get(event)
+		raw, ok := hooks.Get(event)
 		if ok && json.Unmarshal(raw, &groups) != nil {
 			return ch, fmt.Errorf("edit %s: hooks.%s is not an array", path, event)
 		}
 		if a.Flat && len(groups) > 0 {
 			// A flat list of hooks is edited as the one group holding them.
-			w, err := marshal(map[string][]json.RawMessage{"hooks": groups})
+			w, err := jsonobj.Marshal(map[string][]json.RawMessage{"hooks": groups})
 			if err != nil {
 				return ch, err
 			}
@@ -278,8 +281,8 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 			ch.Removed = append(ch.Removed, event)
 		}
 		if len(groups) == 0 {
-			hooks.remove(event)
-		} else if err := hooks.set(event, groups); err != nil {
+			hooks.Remove(event)
+		} else if err := hooks.Set(event, groups); err != nil {
 			return ch, err
 		}
 	}
@@ -287,24 +290,24 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 		return ch, nil
 	}
 	if len(hooks) == 0 && len(ch.Removed) > 0 {
-		settings.remove("hooks")
-	} else if err := settings.set("hooks", hooks); err != nil {
+		settings.Remove("hooks")
+	} else if err := settings.Set("hooks", hooks); err != nil {
 		return ch, err
 	}
-	if _, ok := settings.get("version"); a.Flat && !ok && len(ch.Added) > 0 {
+	if _, ok := settings.Get("version"); a.Flat && !ok && len(ch.Added) > 0 {
 		// Cursor's file says which version of its format it is in. It is
 		// left on uninstall: it may have been the person's.
-		settings = append(object{{"version", json.RawMessage("1")}}, settings...)
+		settings = append(jsonobj.Object{{Key: "version", Value: json.RawMessage("1")}}, settings...)
 	}
 	return ch, writeSettings(path, settings, mode)
 }
 
 // readSettings reads a settings file; a missing or empty one is an empty
 // object.
-func readSettings(path, title string) (object, os.FileMode, error) {
+func readSettings(path, title string) (jsonobj.Object, os.FileMode, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return object{}, 0o644, nil
+		return jsonobj.Object{}, 0o644, nil
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("read %s settings: %w", title, err)
@@ -313,7 +316,7 @@ func readSettings(path, title string) (object, os.FileMode, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("read %s settings: %w", title, err)
 	}
-	var o object
+	var o jsonobj.Object
 	if len(bytes.TrimSpace(data)) > 0 {
 		if err := json.Unmarshal(data, &o); err != nil {
 			return nil, 0, fmt.Errorf("read %s settings %s: not valid JSON (%v); fix it or move it away, then try again", title, path, err)
@@ -323,44 +326,13 @@ func readSettings(path, title string) (object, os.FileMode, error) {
 }
 
 // writeSettings writes the settings with two-space indentation, as Claude
-// Code does, through a temporary file renamed into place.
-func writeSettings(path string, settings object, mode os.FileMode) (err error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(settings); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, ".settings-*.tmp")
+// Code does, atomically and durably.
+func writeSettings(path string, settings jsonobj.Object, mode os.FileMode) error {
+	data, err := settings.Format()
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.Replace(path, data, mode); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

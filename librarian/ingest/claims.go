@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // Claim is a conversation a librarian run is processing. While the run
@@ -17,15 +17,17 @@ import (
 // run from a dead one.
 type Claim struct {
 	Conversation
-	lock *flock.Flock
+	lock *filelock.Lock
 }
 
 // ErrNoWork is returned by Claim when no conversation is queued, and by
 // ClaimFinished when none is ready or queued.
 var ErrNoWork = errors.New("no conversation to file")
 
-func (s *Store) claimLock(id int64) *flock.Flock {
-	return flock.New(filepath.Join(s.dir, "claims", strconv.FormatInt(id, 10)+".lock"))
+// tryClaimLock takes the lock of conversation id's claim, if no live run
+// holds it.
+func (s *Store) tryClaimLock(id int64) (*filelock.Lock, bool, error) {
+	return filelock.TryExclusive(filepath.Join(s.dir, "claims", strconv.FormatInt(id, 10)+".lock"))
 }
 
 // Claim takes the oldest queued conversation for processing. The caller
@@ -50,9 +52,6 @@ func (s *Store) ClaimID(ctx context.Context, id int64) (c *Claim, err error) {
 
 // claim takes the queued conversation that query selects.
 func (s *Store) claim(ctx context.Context, query string, args ...any) (c *Claim, err error) {
-	if err := os.MkdirAll(filepath.Join(s.dir, "claims"), 0o755); err != nil {
-		return nil, fmt.Errorf("claim conversation: %w", err)
-	}
 	var id int64
 	err = s.withTx(ctx, func(tx *sql.Tx) error {
 		err := tx.QueryRowContext(ctx, query, args...).Scan(&id)
@@ -64,8 +63,8 @@ func (s *Store) claim(ctx context.Context, query string, args ...any) (c *Claim,
 		}
 		// Lock before the row says processing, so a processing row without
 		// a held lock means a dead run.
-		lock := s.claimLock(id)
-		if ok, err := lock.TryLock(); err != nil || !ok {
+		lock, ok, err := s.tryClaimLock(id)
+		if err != nil || !ok {
 			return fmt.Errorf("lock conversation %d: held by another run (%v)", id, err)
 		}
 		c = &Claim{lock: lock}
@@ -132,17 +131,12 @@ func (s *Store) recoverClaims(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if len(ids) > 0 {
-		if err := os.MkdirAll(filepath.Join(s.dir, "claims"), 0o755); err != nil {
-			return err
-		}
-	}
 	for _, id := range ids {
-		lock := s.claimLock(id)
-		if ok, err := lock.TryLock(); err != nil || !ok {
+		lock, ok, err := s.tryClaimLock(id)
+		if err != nil || !ok {
 			continue // its run is alive
 		}
-		_, err := s.db.ExecContext(ctx, `UPDATE conversations SET status = 'queued', changed_at = ? WHERE id = ? AND status = 'processing'`, millis(s.now()), id)
+		_, err = s.db.ExecContext(ctx, `UPDATE conversations SET status = 'queued', changed_at = ? WHERE id = ? AND status = 'processing'`, millis(s.now()), id)
 		(&Claim{lock: lock}).release()
 		if err != nil {
 			return fmt.Errorf("requeue conversation %d: %w", id, err)

@@ -13,6 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/ctx0/ctx0/integration/claudecode"
+	"github.com/ctx0/ctx0/integration/codex"
+	"github.com/ctx0/ctx0/integration/cursor"
+	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
@@ -180,17 +184,5 @@ func FindFiles(ctx context.Context, dir string) ([]File, error) {
 // $GEMINI_CLI_HOME/.gemini/tmp (default ~/.gemini/tmp) and
 // ~/.cursor/projects.
 func DefaultDirs(home string, getenv func(string) string) []string {
-	claude := getenv("CLAUDE_CONFIG_DIR")
-	if claude == "" {
-		claude = filepath.Join(home, ".claude")
-	}
-	codex := getenv("CODEX_HOME")
-	if codex == "" {
-		codex = filepath.Join(home, ".codex")
-	}
-	gemini := getenv("GEMINI_CLI_HOME")
-	if gemini == "" {
-		gemini = home
-	}
-	return []string{filepath.Join(claude, "projects"), filepath.Join(codex, "sessions"), filepath.Join(gemini, ".gemini", "tmp"), filepath.Join(home, ".cursor", "projects")}
+	return []string{claudecode.Transcripts(home, getenv), codex.Transcripts(home, getenv), gemini.Transcripts(home, getenv), cursor.Transcripts(home)}
 }

@@ -23,7 +23,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"modernc.org/sqlite"
 )
 
@@ -124,13 +124,9 @@ func (s *Store) Close() error { return s.db.Close() }
 // vault). Serializing the first connection and the migration avoids that;
 // later statements queue on the busy timeout as usual.
 func (s *Store) openLocked(ctx context.Context, lockPath string) error {
-	l := flock.New(lockPath)
-	ok, err := l.TryLockContext(ctx, 2*time.Millisecond)
+	l, err := filelock.Exclusive(ctx, lockPath)
 	if err != nil {
-		return fmt.Errorf("lock %s: %w", lockPath, err)
-	}
-	if !ok {
-		return fmt.Errorf("lock %s: %w", lockPath, ctx.Err())
+		return err
 	}
 	defer func() { _ = l.Unlock() }()
 	return s.migrate(ctx)

@@ -1,0 +1,56 @@
+// Package codex is what ctx0 knows of Codex CLI's files: its hooks, its
+// MCP server config and its transcripts.
+package codex
+
+import (
+	"path/filepath"
+
+	"github.com/ctx0/ctx0/integration"
+)
+
+const (
+	Name  = "codex"
+	Title = "Codex CLI"
+)
+
+// Hooks are Codex CLI's hook events (checked against openai/codex
+// codex-rs/hooks at commit 0082977c, 2026): hooks.json in $CODEX_HOME (or
+// a project's .codex/) with the same layout as Claude Code's; events
+// SessionStart, PreCompact, Stop (after every turn) and no session end;
+// SessionStart stdout is context, as JSON with
+// hookSpecificOutput.additionalContext or as plain text, but stdout that
+// looks like JSON and is not valid fails the hook.
+var Hooks = integration.Hooks{
+	Events: []string{"SessionStart", "PreCompact", "Stop"},
+	Start:  "SessionStart", End: []string{"PreCompact"}, Turn: []string{"Stop"},
+	JSONContext: true,
+}
+
+// Home is the folder of the person's Codex files: $CODEX_HOME, else
+// ~/.codex.
+func Home(home string, getenv func(string) string) string {
+	return integration.Dir(home, "CODEX_HOME", ".codex", getenv)
+}
+
+// HooksFile is hooks.json in Home, or with Project in the project's .codex.
+func HooksFile(scope integration.Scope, home, projectRoot string, getenv func(string) string) string {
+	if scope == integration.Project {
+		return filepath.Join(projectRoot, ".codex", "hooks.json")
+	}
+	return filepath.Join(Home(home, getenv), "hooks.json")
+}
+
+// MCPConfig is the config.toml whose [mcp_servers.NAME] tables are Codex's
+// MCP servers: in Home, or with Project in the project's .codex.
+func MCPConfig(scope integration.Scope, home, projectDir string, getenv func(string) string) string {
+	if scope == integration.Project {
+		return filepath.Join(projectDir, ".codex", "config.toml")
+	}
+	return filepath.Join(Home(home, getenv), "config.toml")
+}
+
+// Transcripts is the folder of Codex's session transcripts: sessions in
+// Home.
+func Transcripts(home string, getenv func(string) string) string {
+	return filepath.Join(Home(home, getenv), "sessions")
+}
