@@ -70,13 +70,13 @@ func (r *retrieval) expand(ctx context.Context) error {
 	}
 	top := r.order[0].score
 	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool {
-		least := minScore * top
+		least := minScore
 		if c.from > 0 {
 			// Reached from a hit, it scores at most linkedShare of it:
 			// it is held to a lower bar.
-			least *= linkedBar
+			least = linkedScore
 		}
-		return c.score < least
+		return c.score < least*top
 	})
 	return nil
 }

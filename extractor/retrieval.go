@@ -49,10 +49,11 @@ const (
 	// one scale); the rest is its passage's evidence (see evidence).
 	rankShare = 0.4
 	// linkedShare is a linked or named entry's score as a share of the
-	// score of the hit it was reached from; linkedBar, the share of
-	// minScore it needs to be in a bundle.
+	// score of the hit it was reached from; linkedScore, the least score
+	// it needs to be in a bundle, as a share of the best (a lower bar
+	// than minScore, as it scores at most a share of its hit's).
 	linkedShare = 0.5
-	linkedBar   = 0.75
+	linkedScore = 0.375
 	// recencyBoost and recencyHalfLife: a dated candidate (an episode, a
 	// log, a milestone, one filed under a date, a past session) scores up
 	// to 1.5 times as much when new, the boost halving every 30 days.
