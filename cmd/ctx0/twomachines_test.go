@@ -39,7 +39,7 @@ var syncServices = []syncService{
 // the figures in BENCHMARKS.md.
 func twoMachinesLoad() (rounds int, interval time.Duration) {
 	if os.Getenv("CTX0_TWO_MACHINES") == "heavy" {
-		return 60, 2 * time.Second
+		return 30, 2 * time.Second
 	}
 	return 6, time.Second
 }
@@ -86,11 +86,12 @@ func TestTwoMachines(t *testing.T) {
 				m := newMachines(t, svc)
 				m.startServices()
 				stop := make(chan struct{})
-				killed := make(chan int)
+				killed := make(chan [2]int)
 				go func() { killed <- m.killAtRandom(stop) }()
 				m.writeRounds(0, m.rounds)
 				close(stop)
-				t.Logf("killed the service %d time(s) with SIGKILL", <-killed)
+				n := <-killed
+				t.Logf("killed the service %d time(s) and automatic sync's background pusher %d time(s) with SIGKILL", n[0], n[1])
 				m.converge()
 				m.stopServices()
 				m.check()
@@ -199,14 +200,24 @@ func (m *machines) ctx0(dir string, args ...string) *exec.Cmd {
 // command fails.
 func (m *machines) run(dir string, args ...string) string {
 	m.t.Helper()
+	out, err := m.try(dir, args...)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return out
+}
+
+// try runs a ctx0 command and returns its stdout, or an error that holds
+// its output.
+func (m *machines) try(dir string, args ...string) (string, error) {
 	cmd := m.ctx0(dir, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		m.t.Fatalf("ctx0 %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+		return "", fmt.Errorf("ctx0 %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
 	}
-	return string(out)
+	return string(out), nil
 }
 
 func (m *machines) intn(n int) int {
@@ -217,27 +228,32 @@ func (m *machines) intn(n int) int {
 
 // startServices starts the service on both machines.
 func (m *machines) startServices() {
+	m.t.Helper()
 	for _, v := range m.vaults {
-		m.startService(v)
+		if err := m.startService(v); err != nil {
+			m.t.Fatal(err)
+		}
 	}
 }
 
-func (m *machines) startService(v *machine) {
-	m.t.Helper()
+// startService starts the service on v, its output going to a log beside
+// the vaults (a file inside one would be committed).
+func (m *machines) startService(v *machine) error {
 	v.starts++
 	log, err := os.Create(filepath.Join(m.dir, "logs", fmt.Sprintf("%s-%s-%d.log", v.name, m.svc.name, v.starts)))
 	if err != nil {
-		m.t.Fatal(err)
+		return err
 	}
 	defer log.Close()
 	cmd := m.ctx0(v.dir, m.svc.args(m.interval)...)
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
-		m.t.Fatalf("start %s on %s: %v", m.svc.name, v.name, err)
+		return fmt.Errorf("start %s on %s: %v", m.svc.name, v.name, err)
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	v.svc, v.svcDone = cmd, done
+	return nil
 }
 
 // kill9 kills the service of v with SIGKILL and waits until it is gone.
@@ -265,10 +281,10 @@ func (m *machines) stopServices() {
 }
 
 // killAtRandom, until stop is closed, kills one machine's service at a
-// random moment with SIGKILL and starts it again at once. It returns how
-// many times it killed.
-func (m *machines) killAtRandom(stop <-chan struct{}) int {
-	n := 0
+// random moment with SIGKILL and starts it again at once; every other
+// time, the background pushers running then too (the next write starts
+// one again). It returns how many services and pushers it killed.
+func (m *machines) killAtRandom(stop <-chan struct{}) (n [2]int) {
 	for {
 		select {
 		case <-stop:
@@ -277,35 +293,57 @@ func (m *machines) killAtRandom(stop <-chan struct{}) int {
 		}
 		v := m.vaults[m.intn(2)]
 		m.kill9(v)
-		n++
-		m.startService(v)
+		n[0]++
+		if m.intn(2) == 0 {
+			for _, pid := range m.pushers() {
+				if syscall.Kill(pid, syscall.SIGKILL) == nil {
+					n[1]++
+				}
+			}
+		}
+		if err := m.startService(v); err != nil {
+			m.t.Error(err)
+			return n
+		}
 	}
 }
 
 // writeRounds runs rounds from to to on both machines at once: in each,
 // a machine remembers a new fact and sets a field of its own on the shared
 // entry; every third round it edits one of its entries by hand, every
-// fourth it creates an entry by hand.
+// fourth it creates an entry by hand. A write that fails fails the test.
 func (m *machines) writeRounds(from, to int) {
+	m.t.Helper()
 	var wg sync.WaitGroup
 	for _, v := range m.vaults {
 		wg.Go(func() {
 			for i := from; i < to; i++ {
-				m.writeRound(v, i)
+				if err := m.writeRound(v, i); err != nil {
+					m.t.Errorf("%s, round %d: %v", v.name, i, err)
+					return
+				}
 				time.Sleep(time.Duration(m.intn(100)) * time.Millisecond)
 			}
 		})
 	}
 	wg.Wait()
+	if m.t.Failed() {
+		m.t.FailNow()
+	}
 }
 
-func (m *machines) writeRound(v *machine, i int) {
+func (m *machines) writeRound(v *machine, i int) error {
 	text := fmt.Sprintf("%s fact %d: written while both machines write and sync.", strings.ToUpper(v.name[:1])+v.name[1:], i)
-	name := m.write(v, "remember", text)
+	name, err := m.write(v, "remember", text)
+	if err != nil {
+		return err
+	}
 	v.texts = append(v.texts, text)
 	v.ownFacts = append(v.ownFacts, name+".md")
 	field, value := fmt.Sprintf("%s_%d", v.name, i), fmt.Sprintf("%s-value-%d", v.name, i)
-	m.write(v, "set", "shared", field, value)
+	if _, err := m.write(v, "set", "shared", field, value); err != nil {
+		return err
+	}
 	v.fields[field] = value
 	if i%3 == 2 {
 		// A person's editor appends a line to an entry of this side's.
@@ -313,10 +351,10 @@ func (m *machines) writeRound(v *machine, i int) {
 		line := fmt.Sprintf("Edited by hand on %s in round %d.", v.name, i)
 		data, err := os.ReadFile(p)
 		if err != nil {
-			m.t.Fatal(err)
+			return err
 		}
 		if err := os.WriteFile(p, append(data, []byte(line+"\n")...), 0o644); err != nil {
-			m.t.Fatal(err)
+			return err
 		}
 		v.texts = append(v.texts, line)
 	}
@@ -325,27 +363,30 @@ func (m *machines) writeRound(v *machine, i int) {
 		line := fmt.Sprintf("Created by hand on %s in round %d.", v.name, i)
 		data := fmt.Sprintf("---\ntitle: By hand %s %d\ntype: note\n---\n%s\n", v.name, i, line)
 		if err := os.WriteFile(filepath.Join(v.dir, filepath.FromSlash(name)), []byte(data), 0o644); err != nil {
-			m.t.Fatal(err)
+			return err
 		}
 		v.texts = append(v.texts, line)
 		v.files = append(v.files, name)
 	}
+	return nil
 }
 
 // write runs a ctx0 write on v, keeps the commit it made, and returns the
 // entry's name.
-func (m *machines) write(v *machine, args ...string) string {
-	m.t.Helper()
-	out := m.run(v.dir, append(args, "--json")...)
+func (m *machines) write(v *machine, args ...string) (string, error) {
+	out, err := m.try(v.dir, append(args, "--json")...)
+	if err != nil {
+		return "", err
+	}
 	var w writeResult
 	if err := json.Unmarshal([]byte(out), &w); err != nil {
-		m.t.Fatalf("ctx0 %s: %v\n%s", strings.Join(args, " "), err, out)
+		return "", fmt.Errorf("ctx0 %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	if w.Commit.Hash == "" {
-		m.t.Fatalf("ctx0 %s made no commit:\n%s", strings.Join(args, " "), out)
+		return "", fmt.Errorf("ctx0 %s made no commit:\n%s", strings.Join(args, " "), out)
 	}
 	v.commits = append(v.commits, w.Commit.Hash)
-	return w.Name
+	return w.Name, nil
 }
 
 func (m *machines) takeRemoteAway() {
