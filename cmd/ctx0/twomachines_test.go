@@ -62,9 +62,7 @@ func TestTwoMachines(t *testing.T) {
 				m := newMachines(t, svc)
 				m.startServices()
 				m.writeRounds(0, m.rounds)
-				m.converge()
-				m.stopServices()
-				m.check()
+				m.finish()
 			})
 			t.Run("offline", func(t *testing.T) {
 				m := newMachines(t, svc)
@@ -78,9 +76,7 @@ func TestTwoMachines(t *testing.T) {
 				m.waitOffline()
 				m.bringRemoteBack()
 				m.writeRounds(2*third, m.rounds)
-				m.converge()
-				m.stopServices()
-				m.check()
+				m.finish()
 			})
 			t.Run("killed", func(t *testing.T) {
 				m := newMachines(t, svc)
@@ -92,9 +88,7 @@ func TestTwoMachines(t *testing.T) {
 				close(stop)
 				n := <-killed
 				t.Logf("killed the service %d time(s) and automatic sync's background pusher %d time(s) with SIGKILL", n[0], n[1])
-				m.converge()
-				m.stopServices()
-				m.check()
+				m.finish()
 				for _, v := range m.vaults {
 					if out, err := m.ctx0(v.dir, "doctor").CombinedOutput(); err != nil {
 						t.Errorf("%s: ctx0 doctor after the kills: %v\n%s", v.name, err, out)
@@ -421,6 +415,15 @@ func (m *machines) waitOffline() {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
+}
+
+// finish, once the writes have stopped, waits for the machines to
+// converge, stops the services and checks what both machines hold.
+func (m *machines) finish() {
+	m.t.Helper()
+	m.converge()
+	m.stopServices()
+	m.check()
 }
 
 // converge waits until both vaults and the remote hold the same tree and
