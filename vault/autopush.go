@@ -13,9 +13,13 @@ import (
 
 // pushWantedFile says that commits wait to be pushed; pushLockFile is held
 // by the one process pushing them. Many writes thus make one push, and a
-// write that comes while a push runs is pushed by the same process.
+// write that comes while a push runs is pushed by the same process. The
+// pusher renames the record to pushTakenFile as its sync starts and
+// removes that once the sync has pushed: a pusher killed in between leaves
+// the push wanted.
 const (
 	pushWantedFile = ".ctx0/state/push-wanted"
+	pushTakenFile  = ".ctx0/state/push-taken"
 	pushLockFile   = ".ctx0/state/push.lock"
 )
 
@@ -44,8 +48,12 @@ func WantPush(root string) (start bool, err error) {
 // PushIsWanted reports whether commits wait for a push that has not
 // succeeded yet.
 func PushIsWanted(root string) bool {
-	_, err := os.Stat(filepath.Join(root, filepath.FromSlash(pushWantedFile)))
-	return err == nil
+	for _, f := range []string{pushWantedFile, pushTakenFile} {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(f))); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // PushOptions says how PushWanted works.
@@ -113,9 +121,13 @@ func (v *Vault) pushWhileWanted(ctx context.Context, o PushOptions, wanted strin
 		if err := o.Sleep(ctx, o.Debounce); err != nil {
 			return nil
 		}
-		// Removed before the sync: a write during the sync records it
-		// again, and this loop pushes that too.
-		if err := os.Remove(wanted); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// Taken before the sync: a write during the sync records it
+		// again, and this loop pushes that too. The taken record goes
+		// once the push is made, so a pusher killed before that leaves
+		// the push wanted (a record taken by a pusher that was killed is
+		// pushed now).
+		taken := filepath.Join(v.root, filepath.FromSlash(pushTakenFile))
+		if err := os.Rename(wanted, taken); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("push: %w", err)
 		}
 		start, backoff, told := o.Now(), time.Duration(0), false
@@ -124,6 +136,9 @@ func (v *Vault) pushWhileWanted(ctx context.Context, o PushOptions, wanted strin
 			ev := WatchEvent{Time: o.Now(), Trigger: "commit", Result: &res, Status: "synced", Recovered: told}
 			if err == nil {
 				o.Report(ev)
+				if err := os.Remove(taken); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("push: %w", err)
+				}
 				break
 			}
 			ev.Status, ev.Error = "offline", err.Error()

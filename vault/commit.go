@@ -33,6 +33,16 @@ type change struct {
 	// file changed since fails the write with errStale.
 	base  []byte
 	based bool
+	// disk is set for an edit made by another tool that is being
+	// committed (externalChanges): the stat of the work-tree file taken
+	// just before data was read from it. The file already holds data, so
+	// it is staged as it is and not written again: writing it back would
+	// rename a new file over the one that tool may still be writing (an
+	// editor that truncates, then writes), and its write would land in a
+	// file nobody sees. A stat from before the read makes git's staging
+	// area describe the file no newer than data, so a write that comes
+	// after the read shows as a change at the next look.
+	disk os.FileInfo
 }
 
 // Commit describes a commit ctx0 made.
@@ -245,6 +255,10 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 	sem := make(chan struct{}, 8)
 	for i, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
+		if c.disk != nil && c.data != nil {
+			updates[i] = gitindex.Update{Path: c.path, Hash: blobs[c.path], Mode: filemode.Regular, Info: c.disk}
+			continue
+		}
 		if c.data == nil {
 			if cur, err := os.ReadFile(full); (err == nil || errors.Is(err, os.ErrNotExist)) && !sameContent(cur, before[i].data) {
 				errs[i] = fmt.Errorf("remove %s: %w", c.path, errStale)
@@ -358,6 +372,9 @@ func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err erro
 	}
 	return files, func() {
 		for i, f := range files {
+			if changes[i].disk != nil {
+				continue // committed as it was found: this write wrote nothing
+			}
 			// Only a file that still holds what this write put there is
 			// put back: anything else is a later edit by someone else.
 			if cur, err := os.ReadFile(f.full); (err == nil || errors.Is(err, os.ErrNotExist)) && !sameContent(cur, changes[i].data) {

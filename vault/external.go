@@ -57,18 +57,22 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 			return nil, fmt.Errorf("read %s: %w", e.Name, err)
 		}
 		if plumbing.ComputeHash(plumbing.BlobObject, data) != e.Hash {
-			out = append(out, change{path: e.Name, data: data})
+			out = append(out, change{path: e.Name, data: data, disk: fi})
 		}
 	}
 	err = v.walkWorkTree(func(p, rel string, d fs.DirEntry) error {
 		if tracked[rel] || !d.Type().IsRegular() || atomicfile.IsTemp(d.Name()) {
 			return nil
 		}
+		fi, err := os.Lstat(p) // before the read: see change.disk
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", rel, err)
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", rel, err)
 		}
-		out = append(out, change{path: rel, data: data})
+		out = append(out, change{path: rel, data: data, disk: fi})
 		return nil
 	})
 	return out, err

@@ -56,6 +56,9 @@ func (v *Vault) takeLock(ctx context.Context, wait bool) (unlock func(), ok bool
 		release()
 		return nil, false, err
 	}
+	// Whoever held the lock before may have added packfiles (a sync's
+	// fetch): look for them again.
+	v.reloadPacks()
 	h := &held{path: filepath.Join(v.root, filepath.FromSlash(journalFile))}
 	unlock = func() {
 		v.held = nil
@@ -102,4 +105,16 @@ func (v *Vault) recoverPending(ctx context.Context) error {
 	}
 	unlock()
 	return nil
+}
+
+// reloadPacks makes the repository list its packfiles again on the next
+// read. go-git lists them once per process, so the objects of a pack that
+// another process wrote later (a sync's fetch, a person's git fetch or git
+// gc) are "not found" to a long-running one (ctx0 sync --watch, the MCP
+// server) until it does: its writes and merges then fail on the commits
+// they build on. Cheap: the pack indexes are read again, and only once.
+func (v *Vault) reloadPacks() {
+	if s, ok := v.repo.Storer.(interface{ Reindex() }); ok {
+		s.Reindex()
+	}
 }

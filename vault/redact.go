@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"bytes"
 	"maps"
 	"strings"
 
@@ -53,7 +54,11 @@ func redactFile(p string, data []byte, counts map[string]int) []byte {
 func redactChanges(msg string, changes []change) (string, map[string]int) {
 	counts := map[string]int{}
 	for i := range changes {
-		changes[i].data = redactFile(changes[i].path, changes[i].data, counts)
+		data := redactFile(changes[i].path, changes[i].data, counts)
+		if !bytes.Equal(data, changes[i].data) {
+			changes[i].disk = nil // the file must be written: it holds the secret
+		}
+		changes[i].data = data
 	}
 	// The message repeats what the files say (a title): redacted, not
 	// counted again.

@@ -179,6 +179,9 @@ func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	}
 	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
 	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
+		// Another process's sync may have fetched since this one last
+		// read the repository (see reloadPacks).
+		v.reloadPacks()
 		if !o.PushOnly {
 			fctx, cancel := ctx, context.CancelFunc(func() {})
 			if o.FetchTimeout > 0 {

@@ -251,3 +251,68 @@ func TestSyncRemoteWithoutTheBranch(t *testing.T) {
 		t.Errorf("remote lacks %s after sync: %v\n%s", res.Branch, err, out)
 	}
 }
+
+// A sync in a long-running process (ctx0 sync --watch) must read what
+// another process's sync fetched meanwhile into a packfile of its own: the
+// watch and automatic sync's background pusher share one repository. Here
+// b1 is the watch, opened once, and b2 the pusher.
+func TestSyncSeesPacksOtherProcessesFetched(t *testing.T) {
+	ctx := t.Context()
+	url := bareRemote(t)
+	a := testVault(t)
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sync(ctx, SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "b")
+	if _, err := Clone(ctx, url, dir); err != nil {
+		t.Fatal(err)
+	}
+	b1, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember := func(v *Vault, text string) {
+		t.Helper()
+		if _, err := v.Remember(ctx, RememberOptions{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync := func(v *Vault, what string) {
+		t.Helper()
+		if _, err := v.Sync(ctx, SyncOptions{RefuseRewrite: true}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	var want []string
+	for i := range 3 {
+		remember(a, fmt.Sprintf("Round %d on a.", i))
+		sync(a, "a's sync")
+		fetcher := b2
+		if i == 0 {
+			fetcher = b1 // b1 reads the packs it has once, here
+		}
+		sync(fetcher, fmt.Sprintf("round %d: the first sync on b", i))
+		remember(b1, fmt.Sprintf("Round %d on b.", i))
+		if i == 2 {
+			// The remote moves on too, so b1's fetch brings a pack.
+			remember(a, "Round 2 on a, later.")
+			sync(a, "a's sync")
+			want = append(want, "round-2-on-a-later.md")
+		}
+		sync(b1, fmt.Sprintf("round %d: the long-running sync after another process's fetch", i))
+		want = append(want, fmt.Sprintf("round-%d-on-a.md", i), fmt.Sprintf("round-%d-on-b.md", i))
+	}
+	for _, f := range want {
+		if _, err := os.Stat(filepath.Join(dir, "knowledge", f)); err != nil {
+			t.Error(err)
+		}
+	}
+	checkClean(t, b1)
+}

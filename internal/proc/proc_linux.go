@@ -33,9 +33,26 @@ func startTime(pid int) uint64 {
 	return n
 }
 
+// pidAlive tells whether a process has pid and has not ended. A zombie
+// (killed or exited, not yet reaped by its parent) holds no lock and
+// writes nothing more, so it is gone: a ctx0 killed with SIGKILL whose
+// parent does not reap it (a background pusher, detached and then
+// reparented to an init that does not reap, as in some containers) stays
+// a zombie, and what it held must be recovered all the same.
 func pidAlive(pid int) bool {
-	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
-	return err == nil
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state is the field after the command name, which ends at the
+	// last ')'.
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		switch b[i+2] {
+		case 'Z', 'X', 'x':
+			return false
+		}
+	}
+	return true
 }
 
 // running0 reads /proc/<pid>/comm of every process: a few hundred small
