@@ -76,13 +76,13 @@ func TestDeadWritersGitLocksAreRemovedAtOnce(t *testing.T) {
 	locks := []journalLock{leaveGitLock(t, v, "index.lock"), leaveGitLock(t, v, "refs/heads/main.lock")}
 	leaveJournal(t, v, journal{Holder: deadHolder(t).String(), GitLocks: locks})
 	w := reopen(t, v)
-	start := time.Now()
+	// The locks are fresh and their files never go away by themselves: a
+	// writer that did not remove them would wait gitLockWait and then fail
+	// with os.ErrExist. So success is the proof, with no clock to read on a
+	// loaded machine.
 	r, err := w.Remember(t.Context(), RememberOptions{Text: "probe after a crash"})
 	if err != nil {
 		t.Fatalf("remember after a killed writer: %v", err)
-	}
-	if d := time.Since(start); d > gitLockWait {
-		t.Errorf("remember waited %v: it waited for the dead writer's lock", d)
 	}
 	checkClean(t, w)
 	if _, err := os.Stat(w.path(r.Name)); err != nil {
