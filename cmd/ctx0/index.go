@@ -175,19 +175,13 @@ few at a time by themselves; this does all of them now.`,
 			}
 			// One line per check, batch or embedding, JSON Lines with --json.
 			// The first embedding catches up; the others follow changes.
-			started := false
-			print := func(rep index.Report) {
+			print := ix.EmbedAfter(ctx, embedder, func(rep index.Report) {
 				if asJSON {
 					_ = json.NewEncoder(a.stdout).Encode(rep)
 				} else {
 					_ = a.printReport(rep)
 				}
-				if embedder == nil || started && rep.Changes() == 0 {
-					started = true
-					return
-				}
-				started = true
-				erep, err := ix.Embed(ctx, embedder, 0)
+			}, func(erep index.EmbedReport, err error) {
 				switch {
 				case err != nil:
 					a.note("ctx0: %v", err)
@@ -198,7 +192,7 @@ few at a time by themselves; this does all of them now.`,
 				default:
 					_ = a.printEmbedReport(erep)
 				}
-			}
+			})
 			print(rep)
 			a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
 			return ix.Watch(ctx, print)
