@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -85,7 +86,7 @@ summarized.`,
 				if asJSON {
 					return a.printJSON(res)
 				}
-				printCurated(a, res)
+				printCurated(a.stdout, res)
 				return nil
 			}
 			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
@@ -101,7 +102,7 @@ summarized.`,
 			if asJSON {
 				return a.printJSON(res)
 			}
-			printCurated(a, res)
+			printCurated(a.stdout, res)
 			return nil
 		},
 	}
@@ -161,8 +162,7 @@ func (a *app) curatorHelpers(ctx context.Context, v *vault.Vault, o *curator.Opt
 	return func() { ix.Close() }, nil
 }
 
-func printCurated(a *app, res curator.Result) {
-	w := a.stdout
+func printCurated(w io.Writer, res curator.Result) {
 	switch {
 	case res.DryRun && len(res.Changes) == 0:
 		fmt.Fprintln(w, "Nothing to do.")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -267,7 +268,7 @@ func (a *app) workerReporter(dirs []string, asJSON bool) func(worker.Event) {
 			_ = a.printJSONLine(newWatchEvent(e))
 			return
 		}
-		a.printWorkerEvent(e, dirs)
+		printWorkerEvent(a.stdout, e, dirs)
 	}
 }
 
@@ -291,30 +292,30 @@ func newWatchEvent(e worker.Event) watchEvent {
 
 // printWorkerEvent says what the worker did, in a line or a few, each
 // after the local time.
-func (a *app) printWorkerEvent(e worker.Event, dirs []string) {
+func printWorkerEvent(w io.Writer, e worker.Event, dirs []string) {
 	now := e.Time.Local().Format("15:04:05")
 	switch {
 	case e.Err != nil:
-		fmt.Fprintf(a.stdout, "%s ctx0: %s: %v\n", now, e.Stage, e.Err)
+		fmt.Fprintf(w, "%s ctx0: %s: %v\n", now, e.Stage, e.Err)
 	case e.Filed != nil:
-		fmt.Fprintf(a.stdout, "%s ", now)
-		printFiled(a.stdout, *e.Filed)
+		fmt.Fprintf(w, "%s ", now)
+		printFiled(w, *e.Filed)
 	case e.Curated != nil:
-		fmt.Fprintf(a.stdout, "%s curator: ", now)
-		printCurated(a, *e.Curated)
+		fmt.Fprintf(w, "%s curator: ", now)
+		printCurated(w, *e.Curated)
 	case e.Ingest != nil:
 		ie := e.Ingest
 		switch {
 		case ie.Started:
-			fmt.Fprintf(a.stdout, "%s watching %s: %s\n", now, strings.Join(dirs, ", "), ingestReport{Report: ie.Report}.summary())
+			fmt.Fprintf(w, "%s watching %s: %s\n", now, strings.Join(dirs, ", "), ingestReport{Report: ie.Report}.summary())
 		case ie.File != "":
-			fmt.Fprintf(a.stdout, "%s %s: %s\n", now, ie.File, count(ie.Report.Messages, "new message"))
+			fmt.Fprintf(w, "%s %s: %s\n", now, ie.File, count(ie.Report.Messages, "new message"))
 			for _, err := range ie.Report.Errors {
-				fmt.Fprintf(a.stdout, "%s ctx0: %s\n", now, err)
+				fmt.Fprintf(w, "%s ctx0: %s\n", now, err)
 			}
 		}
 		for _, c := range ie.Finished {
-			fmt.Fprintf(a.stdout, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
+			fmt.Fprintf(w, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
 		}
 	}
 }
