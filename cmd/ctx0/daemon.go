@@ -158,7 +158,11 @@ func (a *app) indexPart(v *vault.Vault, ix *index.Index, out *daemonPrinter) dae
 			record(text)
 			out.print(daemonEvent{Part: "index", Embed: &erep}, text)
 		})
-		report(ix.LastCheck())
+		rep, err := ix.Refresh(ctx)
+		if err != nil {
+			return err
+		}
+		report(rep)
 		return ix.Watch(ctx, report)
 	}}
 }
