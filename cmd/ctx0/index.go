@@ -118,7 +118,8 @@ this for itself; ctx0 index says what it found.
 
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
-they read: run it in the background for large vaults.
+they read: run it in the background for large vaults (ctx0 daemon runs it,
+with session filing and automatic sync, in one process).
 
 --embed also chunks and embeds the entries added or changed since they were
 last embedded, with the embeddings endpoint of .ctx0/config.yaml (see ctx0

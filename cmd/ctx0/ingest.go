@@ -71,7 +71,9 @@ conversation silent for the gap becomes ready. While it runs, it also files
 each conversation queued for the librarian (by a hook, ctx0 dump or --queue)
 into the vault, one at a time, as ctx0 librarian run --queued does; a run
 that fails is printed, and its conversation waits in the queue for the next
-try. ctx0 librarian run files the ready ones too.`,
+try. ctx0 librarian run files the ready ones too. ctx0 daemon runs this
+watch on the default folders, with the index watcher and automatic sync, in
+one process.`,
 		Example: `  ctx0 ingest
   ctx0 ingest --dir ~/.claude/projects-backup --json
   ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end
