@@ -21,7 +21,9 @@ func running(t *testing.T, root string, parts ...Part) (stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{Root: root, Parts: parts, Now: now, RetryPause: time.Millisecond, RetryMax: time.Millisecond}) }()
+	go func() {
+		done <- Run(ctx, Options{Root: root, Parts: parts, Now: now, RetryPause: time.Millisecond, RetryMax: time.Millisecond})
+	}()
 	var once sync.Once
 	var err error
 	stop = func() error {
