@@ -136,7 +136,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		}
 		cfg = c
 	}
-	useModel := o.Provider != nil && o.Provider.Name() != "offline"
+	useModel := !llm.IsOffline(o.Provider)
 	if o.DryRun {
 		tree, err := o.Vault.TreeAt(ctx, "HEAD")
 		if err != nil {

@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"encoding/json"
+	"errors"
 	"hash/fnv"
 	"math"
 	"net/http"
@@ -261,5 +262,44 @@ func TestHybridRetrieve(t *testing.T) {
 	}
 	if !strings.HasPrefix(b.Plan.Hybrid, "off: ") || len(b.Items) == 0 || b.Items[0].Name != "knowledge/espresso-ratio" {
 		t.Errorf("plan %+v, items %+v", b.Plan, b.Items)
+	}
+}
+
+// TestSearchHybrid checks what Search says of its fusion: the model while
+// the endpoint answers; once it fails, why, with the answer by words.
+func TestSearchHybrid(t *testing.T) {
+	m := fixture(t)
+	s := newEmbedServer(t)
+	m.Embeddings = s.client(t)
+	res, h, err := Search(t.Context(), m, index.Query{Text: "espresso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h != (Hybrid{Model: embedModel}) || h.String() != embedModel || len(res) == 0 {
+		t.Errorf("hybrid %+v, results %+v", h, res)
+	}
+	s.Close()
+	res, h, err = Search(t.Context(), m, index.Query{Text: "espresso"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Off == nil || h.Model != "" || h.String() != "off: "+h.Off.Error() || len(res) == 0 || res[0].Name != "knowledge/espresso-ratio" {
+		t.Errorf("hybrid %+v, results %+v", h, res)
+	}
+}
+
+func TestHybridString(t *testing.T) {
+	for _, tt := range []struct {
+		h    Hybrid
+		want string
+	}{
+		{Hybrid{}, ""},
+		{Hybrid{Model: "m"}, "m"},
+		{Hybrid{Model: "m", Pending: 3}, "m (3 entries not embedded yet)"},
+		{Hybrid{Off: errors.New("embed with m: refused")}, "off: embed with m: refused"},
+	} {
+		if got := tt.h.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.h, got, tt.want)
+		}
 	}
 }

@@ -223,7 +223,7 @@ type hit struct {
 // plan how it was fused.
 func (r *retrieval) search(ctx context.Context, q index.Query) ([]hit, error) {
 	res, err := r.searcher.search(ctx, q)
-	r.plan.Hybrid = r.searcher.hybrid
+	r.plan.Hybrid = r.searcher.hybrid.String()
 	out := make([]hit, len(res))
 	for i, h := range res {
 		out[i] = hit{Result: h.Result, Vector: h.Vector}

@@ -9,11 +9,10 @@ import (
 
 // Search searches the vault as people and agents ask it to: BM25 over the
 // index, fused with vector similarity when m has an embeddings endpoint
-// (see searcher). hybrid names the embeddings model fused, says why none
-// was ("off: ..."), or is "" when none is configured. Words of a natural
-// query that say a time counted from now ("last week", "yesterday", against
-// m's now) are not searched for: they keep the entries of that time.
-func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridResult, hybrid string, err error) {
+// (see searcher); hybrid says how it was fused. Words of a natural query
+// that say a time counted from now ("last week", "yesterday", against m's
+// now) are not searched for: they keep the entries of that time.
+func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridResult, hybrid Hybrid, err error) {
 	if text, w, ok := timed(q.Text, q.Since, q.Until, m.now()); ok {
 		// "what did we decide last week about billing": billing,
 		// among the entries of last week; when none is, the words
@@ -31,6 +30,30 @@ func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridRes
 	return res, s.hybrid, err
 }
 
+// Hybrid says how a search used vector similarity. The zero value: no
+// embeddings endpoint is configured, and BM25 answered alone.
+type Hybrid struct {
+	// Model is the embeddings model whose similarity was fused with BM25.
+	Model string
+	// Pending counts the entries not embedded yet, found by words alone.
+	Pending int
+	// Off says why vector similarity was turned off: the endpoint failed,
+	// and BM25 answered alone. Model and Pending are then empty.
+	Off error
+}
+
+// String is how a plan shows h: the model, and the entries not embedded
+// yet; "off: " and why; or "" when no endpoint is configured.
+func (h Hybrid) String() string {
+	switch {
+	case h.Off != nil:
+		return "off: " + h.Off.Error()
+	case h.Pending > 0:
+		return fmt.Sprintf("%s (%d entries not embedded yet)", h.Model, h.Pending)
+	}
+	return h.Model
+}
+
 // embedPerSearch bounds the entries embedded before the first search of a
 // request, so that a vault being embedded does not make one request wait
 // for all of it; the rest follow over the next requests (or ctx0 index
@@ -45,7 +68,7 @@ type searcher struct {
 	m        Memory
 	about    string // what the request is about, embedded for similarity
 	embedded bool
-	hybrid   string
+	hybrid   Hybrid
 }
 
 func (s *searcher) search(ctx context.Context, q index.Query) ([]index.HybridResult, error) {
@@ -55,10 +78,7 @@ func (s *searcher) search(ctx context.Context, q index.Query) ([]index.HybridRes
 		if err != nil {
 			s.off(ctx, err)
 		} else {
-			s.hybrid = s.m.Embeddings.Model()
-			if rep.Pending > 0 {
-				s.hybrid += fmt.Sprintf(" (%d entries not embedded yet)", rep.Pending)
-			}
+			s.hybrid = Hybrid{Model: s.m.Embeddings.Model(), Pending: rep.Pending}
 		}
 	}
 	if s.m.Embeddings != nil {
@@ -79,7 +99,7 @@ func (s *searcher) search(ctx context.Context, q index.Query) ([]index.HybridRes
 // off turns vector similarity off for the rest of the request.
 func (s *searcher) off(ctx context.Context, err error) {
 	if ctx.Err() == nil {
-		s.hybrid = "off: " + err.Error()
+		s.hybrid = Hybrid{Off: err}
 	}
 	s.m.Embeddings = nil
 }

@@ -162,7 +162,7 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 // extracts it offline when there is no provider or it is the offline one.
 // What the model used is added to the run's record.
 func extract(ctx context.Context, p llm.Provider, s *agent.Session, conv ingest.Conversation, msgs []transcript.Message, loc *time.Location) (Extraction, error) {
-	if p == nil || p.Name() == "offline" {
+	if llm.IsOffline(p) {
 		return Offline(conv, msgs), nil
 	}
 	prompt, err := Prompt(conv, msgs, loc)

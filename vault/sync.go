@@ -289,7 +289,7 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return nil
-	case strings.Contains(err.Error(), "couldn't find remote ref"):
+	case errors.Is(err, git.NoMatchingRefSpecError{}):
 		return nil // the remote lacks this branch; the push creates it
 	}
 	return fmt.Errorf("sync %s: fetch %s: %w", r.Name, r.URL, err)
@@ -349,7 +349,9 @@ func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceNam
 }
 
 // isPushRace tells a push refused because the remote moved on (fetch, merge
-// and try again) from one refused for good.
+// and try again) from one refused for good. It reads the message because
+// go-git has no type for either: its own fast-forward check and the
+// remote's report of a refused ref both come as plain errors.
 func isPushRace(err error) bool {
 	s := err.Error()
 	for _, race := range []string{"non-fast-forward", "fetch first", "stale info", "failed to update ref", "cannot lock ref"} {

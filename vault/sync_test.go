@@ -227,3 +227,27 @@ func TestSyncConcurrentPushers(t *testing.T) {
 	checkClean(t, a)
 	checkClean(t, b)
 }
+
+// TestSyncRemoteWithoutTheBranch: a remote that holds other branches but
+// not this one is no failure: the fetch finds nothing to merge and the push
+// creates the branch there.
+func TestSyncRemoteWithoutTheBranch(t *testing.T) {
+	ctx := t.Context()
+	url := bareRemote(t)
+	a := testVault(t)
+	runGit(t, a, "push", "-q", url, "HEAD:refs/heads/elsewhere")
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Sync(ctx, SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Pushed {
+		t.Errorf("want the branch pushed, got %+v", res)
+	}
+	cmd := exec.Command("git", "--git-dir", url, "rev-parse", "refs/heads/"+res.Branch)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("remote lacks %s after sync: %v\n%s", res.Branch, err, out)
+	}
+}

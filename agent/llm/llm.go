@@ -83,6 +83,14 @@ type Provider interface {
 }
 
 // ErrOffline is what the offline provider answers every request with:
-// callers that have a deterministic way to do the work check for it (or
-// for Name() == "offline") and take that way instead.
+// callers that have a deterministic way to do the work check for it, or
+// ask IsOffline before asking, and take that way instead.
 var ErrOffline = errors.New("no language model configured (offline)")
+
+// IsOffline reports whether p is no model at all: nil, or the offline
+// provider, which answers every request with ErrOffline. The one test of
+// it, so that a provider wrapped in decorators is still recognized: each
+// reports the Name of the provider it wraps.
+func IsOffline(p Provider) bool {
+	return p == nil || p.Name() == Offline{}.Name()
+}

@@ -32,11 +32,10 @@ stay warm. The Claude Code SessionStart hook prints it at every start.`,
 			if cmd.Flags().Changed("budget") && budget < extractor.MinContextBudget {
 				return usagef("context: --budget %d: want %d or more", budget, extractor.MinContextBudget)
 			}
-			m, cfg, closeMemory, err := a.openMemory(cmd.Context())
+			m, cfg, err := a.openMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer closeMemory()
 			if !cmd.Flags().Changed("budget") {
 				budget = cfg.Extractor.ContextBudget
 			}

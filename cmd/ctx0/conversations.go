@@ -44,7 +44,6 @@ insignificant to file (the note says why). Times are local.`,
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			list, err := s.Conversations(cmd.Context(), ingest.Status(status))
 			if err != nil {
 				return err
@@ -130,7 +129,6 @@ replaced by [REDACTED:kind] when the session was ingested.`,
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			c, err := s.Conversation(cmd.Context(), id)
 			if err != nil {
 				return err
@@ -171,7 +169,6 @@ func (a *app) searchSessions(ctx context.Context, q index.Query, asJSON bool) er
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	hits, err := extractor.SearchSessions(ctx, s, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
 	if err != nil {
 		return err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
-	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newCuratorCmd() *cobra.Command {
@@ -63,16 +62,16 @@ summarized.`,
 				return usagef("curator run: --dry-run and --if-due exclude each other")
 			}
 			ctx := cmd.Context()
-			v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+			v, err := a.services.Vault(ctx)
 			if err != nil {
 				return err
 			}
-			cfg, err := curator.LoadConfig(v.Root())
+			cfg, err := a.services.CuratorConfig(ctx)
 			if err != nil {
 				return err
 			}
 			if ifDue {
-				res, ran, why, err := a.curateIfDue(ctx, v, sessionEnd)
+				res, ran, why, err := a.curateIfDue(ctx, sessionEnd)
 				if err != nil {
 					return err
 				}
@@ -90,11 +89,9 @@ summarized.`,
 				return nil
 			}
 			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
-			closeAll, err := a.curatorHelpers(ctx, v, &o)
-			if err != nil {
+			if err := a.curatorHelpers(ctx, &o); err != nil {
 				return err
 			}
-			defer closeAll()
 			res, err := curator.Run(ctx, o)
 			if err != nil {
 				return err
@@ -113,14 +110,18 @@ summarized.`,
 	return cmd
 }
 
-// curateIfDue runs the curator on v if a run is due (curator.Due), with
-// the configured model; ran is false, and why says why, when none is. It
-// is cheap when nothing is due: it reads the curator's state and the list
-// of files changed since the last run, and opens neither the model nor
-// the index. For ctx0 ingest --watch after it files conversations, with
-// sessionEnd set when a session ended.
-func (a *app) curateIfDue(ctx context.Context, v *vault.Vault, sessionEnd bool) (res curator.Result, ran bool, why string, err error) {
-	cfg, err := curator.LoadConfig(v.Root())
+// curateIfDue runs the curator on the vault if a run is due (curator.Due),
+// with the configured model; ran is false, and why says why, when none is.
+// It is cheap when nothing is due: it reads the curator's state and the
+// list of files changed since the last run, and opens neither the model
+// nor the index. For ctx0 ingest --watch after it files conversations,
+// with sessionEnd set when a session ended.
+func (a *app) curateIfDue(ctx context.Context, sessionEnd bool) (res curator.Result, ran bool, why string, err error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return res, false, "", err
+	}
+	cfg, err := a.services.CuratorConfig(ctx)
 	if err != nil {
 		return res, false, "", err
 	}
@@ -129,37 +130,31 @@ func (a *app) curateIfDue(ctx context.Context, v *vault.Vault, sessionEnd bool) 
 		return res, false, why, err
 	}
 	o := curator.Options{Vault: v, Config: &cfg, SessionEnd: sessionEnd, Now: a.now, Trigger: "due: " + why}
-	closeAll, err := a.curatorHelpers(ctx, v, &o)
-	if err != nil {
+	if err := a.curatorHelpers(ctx, &o); err != nil {
 		return res, false, "", err
 	}
-	defer closeAll()
 	return curator.RunIfDue(ctx, o)
 }
 
 // curatorHelpers gives a run the configured language model and, with
 // one, the index to find candidate duplicates in.
-func (a *app) curatorHelpers(ctx context.Context, v *vault.Vault, o *curator.Options) (func(), error) {
-	cfg, err := llm.LoadConfig(v.Root())
-	if err != nil {
-		return nil, err
+func (a *app) curatorHelpers(ctx context.Context, o *curator.Options) (err error) {
+	if o.Provider, err = a.services.Model(ctx); err != nil {
+		return err
 	}
-	if o.Provider, err = llm.Open(cfg, a.getenv); err != nil {
-		return nil, err
+	if llm.IsOffline(o.Provider) {
+		return nil
 	}
-	if o.Provider.Name() == "offline" {
-		return func() {}, nil
-	}
-	ix, err := a.attachIndex(ctx, v)
+	ix, err := a.services.Index(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, err
+			return err
 		}
 		a.note("ctx0: %v; looking for duplicates by name only", err)
-		return func() {}, nil
+		return nil
 	}
 	o.Search = ix
-	return func() { ix.Close() }, nil
+	return nil
 }
 
 func printCurated(w io.Writer, res curator.Result) {
@@ -211,7 +206,7 @@ Nothing is installed: copy what you prefer.`,
   ctx0 curator schedule | head -1 >> mycrontab`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := vault.Open(cmd.Context(), a.dir(), a.vaultOptions()...)
+			v, err := a.services.Vault(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/daemon"
-	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
@@ -85,9 +84,8 @@ func (a *app) runDaemon(ctx context.Context, interval time.Duration, asJSON bool
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
 	out := &daemonPrinter{a: a, asJSON: asJSON}
-	parts := []daemon.Part{a.indexPart(v, ix, out), a.workerPart(out)}
+	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out)}
 	if p, ok, err := a.syncPart(v, interval, out); err != nil {
 		return err
 	} else if ok {
@@ -132,17 +130,11 @@ func firstLine(text string) string {
 
 // indexPart is the index watcher, embedding what changes when an
 // embeddings endpoint is configured.
-func (a *app) indexPart(v *vault.Vault, ix *index.Index, out *daemonPrinter) daemon.Part {
+func (a *app) indexPart(ix *index.Index, out *daemonPrinter) daemon.Part {
 	return daemon.Part{Name: "index", Run: func(ctx context.Context, record func(string)) error {
-		cfg, err := extractor.LoadConfig(v.Root())
+		embedder, err := a.services.Embeddings(ctx) // nil when none is configured
 		if err != nil {
 			return err
-		}
-		var embedder index.Embedder
-		if cfg.Embeddings.Configured() {
-			if embedder, err = extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
-				return err
-			}
 		}
 		report := ix.EmbedAfter(ctx, embedder, func(rep index.Report) {
 			text := sprint(func(w io.Writer) { _ = printReport(w, rep) })
@@ -176,18 +168,12 @@ func (a *app) workerPart(out *daemonPrinter) daemon.Part {
 			return fmt.Errorf("find the session folders: %w", err)
 		}
 		dirs := ingest.DefaultDirs(home, a.getenv)
-		s, err := a.openIngest(ctx)
+		w, err := a.openLibrarian(ctx)
 		if err != nil {
 			return err
 		}
-		defer s.Close()
-		w, err := a.openLibrarian(ctx, s)
-		if err != nil {
-			return err
-		}
-		defer w.close()
 		return worker.Run(ctx, worker.Options{
-			Librarian: w.opts, Dirs: dirs, Curate: a.curateFunc(w.opts.Vault), Now: a.now,
+			Librarian: w.opts, Dirs: dirs, Curate: a.curateFunc(), Now: a.now,
 			Report: func(e worker.Event) {
 				if e.Ingest != nil && !e.Ingest.Started && e.Ingest.File == "" && len(e.Ingest.Finished) == 0 {
 					return

@@ -49,7 +49,6 @@ again stores only what is new. Secrets are redacted before they are stored.`,
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			rep, err := s.IngestLog(cmd.Context(), lg)
 			if err != nil {
 				return err

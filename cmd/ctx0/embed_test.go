@@ -99,4 +99,15 @@ func TestSearchByMeaning(t *testing.T) {
 		!strings.Contains(stdout.String(), "knowledge/espresso") || !strings.Contains(stderr.String(), "$CTX0_TEST_UNSET_KEY is not set") {
 		t.Errorf("search without the key: exit %d, %q, %q", code, stdout.String(), stderr.String())
 	}
+
+	// An endpoint that fails turns similarity off for the search, which
+	// says why and answers by words.
+	os.WriteFile(filepath.Join(dir, ".ctx0", "config.yaml"), []byte("embeddings:\n  url: "+srv.URL+"/broken\n  model: test-3\n"), 0o644)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"--vault", dir, "search", "espresso"}, strings.NewReader(""), &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "knowledge/espresso") ||
+		!strings.HasPrefix(stderr.String(), "ctx0: embeddings ") || !strings.HasSuffix(stderr.String(), ": bad request; searching by words alone\n") {
+		t.Errorf("search with a failing endpoint: exit %d, %q, %q", code, stdout.String(), stderr.String())
+	}
 }

@@ -90,7 +90,7 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 			o := hooks.Options{
 				Deadline: deadline,
 				Store: func(ctx context.Context) (*ingest.Store, error) {
-					return ingest.Open(ctx, root, ingest.WithClock(a.now))
+					return a.openStore(ctx, root)
 				},
 				Context: a.sessionContext,
 				Log:     log,
@@ -152,11 +152,10 @@ func (a *app) ownModelRun(command string) bool {
 // sessionContext is the context block (see ctx0 context) of a session that
 // runs in cwd.
 func (a *app) sessionContext(ctx context.Context, cwd string) (string, error) {
-	m, cfg, closeMemory, err := a.openMemory(ctx)
+	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer closeMemory()
 	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: ingest.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
 	return b.Text, err
 }

@@ -12,24 +12,19 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
 
 // openIndexed opens the vault this invocation uses and its index, which
-// becomes the vault's catalog, for the commands that need the index itself.
-// A command need not close the index: the process ends with the command,
-// and closing would first hand SQLite's page cache back to the allocator
-// page by page (0.1 to 0.2 s after the full check of 100,000 entries)
-// only for the process to drop it whole. Nothing is lost by not closing:
-// every transaction is committed to the WAL, which the next open reads.
+// becomes the vault's catalog, for the commands that need the index itself
+// (see container.Index).
 func (a *app) openIndexed(ctx context.Context) (*vault.Vault, *index.Index, error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	ix, err := a.attachIndex(ctx, v)
+	ix, err := a.services.Index(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -137,7 +132,7 @@ few at a time by themselves; this does all of them now.`,
 			}
 			var embedder index.Embedder
 			if embed {
-				if embedder, err = a.embedder(v); err != nil {
+				if embedder, err = a.embedder(ctx); err != nil {
 					return err
 				}
 			}
@@ -207,16 +202,13 @@ few at a time by themselves; this does all of them now.`,
 	return cmd
 }
 
-// embedder is the embeddings endpoint of v's config.
-func (a *app) embedder(v *vault.Vault) (index.Embedder, error) {
-	cfg, err := extractor.LoadConfig(v.Root())
-	if err != nil {
-		return nil, err
-	}
-	if !cfg.Embeddings.Configured() {
+// embedder is the embeddings endpoint of the vault's config.
+func (a *app) embedder(ctx context.Context) (index.Embedder, error) {
+	e, err := a.services.Embeddings(ctx)
+	if err == nil && e == nil {
 		return nil, fmt.Errorf("index --embed: %s names no embeddings endpoint (an embeddings: section with url and model)", vault.ConfigFile)
 	}
-	return extractor.NewEmbeddings(cfg.Embeddings, a.getenv)
+	return e, err
 }
 
 // printEmbedReport prints what an embedding did.

@@ -14,24 +14,20 @@ import (
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/worker"
 )
 
-// openIngest opens the ingest state of the vault this invocation uses.
+// openIngest opens the ingest state of the vault this invocation uses,
+// which the command's container closes.
 func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
-	root, err := a.vaultRoot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return ingest.Open(ctx, root, ingest.WithClock(a.now))
+	return a.services.Store(ctx)
 }
 
 // vaultRoot checks that the vault this invocation uses is one and returns
 // its root. Ingesting needs neither the vault's index nor its entries, so
 // unlike open it leaves the index alone: a hook must not wait for it.
 func (a *app) vaultRoot(ctx context.Context) (string, error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -91,7 +87,6 @@ one process.`,
 			if err != nil {
 				return err
 			}
-			defer s.Close()
 			for _, d := range dirs {
 				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 					return fmt.Errorf("ingest: --dir %s: not a folder", d)
@@ -240,24 +235,23 @@ func (a *app) printJSONLine(v any) error {
 // files conversations into the vault as they are queued, one at a time,
 // running the curator when it is due: the worker, run in the foreground.
 func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
-	w, err := a.openLibrarian(ctx, s)
+	w, err := a.openLibrarian(ctx)
 	if err != nil {
 		return err
 	}
-	defer w.close()
 	return worker.Run(ctx, worker.Options{
 		Librarian: w.opts,
 		Dirs:      dirs,
-		Curate:    a.curateFunc(w.opts.Vault),
+		Curate:    a.curateFunc(),
 		Now:       a.now,
 		Report:    a.workerReporter(dirs, asJSON),
 	})
 }
 
-// curateFunc is the curator run of a worker on v: run if due.
-func (a *app) curateFunc(v *vault.Vault) worker.CurateFunc {
+// curateFunc is the curator run of a worker: run if due.
+func (a *app) curateFunc() worker.CurateFunc {
 	return func(ctx context.Context, sessionEnd bool) (curator.Result, bool, error) {
-		res, ran, _, err := a.curateIfDue(ctx, v, sessionEnd)
+		res, ran, _, err := a.curateIfDue(ctx, sessionEnd)
 		return res, ran, err
 	}
 }

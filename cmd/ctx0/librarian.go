@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newLibrarianCmd() *cobra.Command {
@@ -81,11 +79,10 @@ when a session ends.`,
 				return usagef("librarian run: --conversation %d: want an id from ctx0 conversations", id)
 			}
 			ctx := cmd.Context()
-			w, err := a.openLibrarian(ctx, nil)
+			w, err := a.openLibrarian(ctx)
 			if err != nil {
 				return err
 			}
-			defer w.close()
 			w.opts.Finished = !queued
 			var results []librarian.Result
 			for {
@@ -125,7 +122,7 @@ when a session ends.`,
 			if !curate || len(results) == 0 {
 				return nil
 			}
-			res, ran, why, err := a.curateIfDue(ctx, w.opts.Vault, true)
+			res, ran, why, err := a.curateIfDue(ctx, true)
 			switch {
 			case err != nil:
 				return err
@@ -153,53 +150,33 @@ when a session ends.`,
 // librarianWorker is what librarian runs need, opened once for a command
 // or for the worker of ctx0 ingest --watch.
 type librarianWorker struct {
-	opts  librarian.Options
-	close func()
+	opts librarian.Options
 }
 
 // openLibrarian opens the vault, its index (for finding the entries a new
 // fact may repeat; the librarian goes on without it), the configured
-// language model and, unless st is the one already open, the ingest state.
-func (a *app) openLibrarian(ctx context.Context, st *ingest.Store) (_ *librarianWorker, err error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+// language model and the ingest state, the command's own (see container).
+func (a *app) openLibrarian(ctx context.Context) (*librarianWorker, error) {
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
 	o := librarian.Options{Vault: v, Now: a.now}
-	var closers []func()
-	closeAll := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	defer func() {
-		if err != nil {
-			closeAll()
-		}
-	}()
-	if ix, err := a.attachIndex(ctx, v); err != nil {
+	if ix, err := a.services.Index(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
 		a.note("ctx0: %v; filing without looking for entries to update", err)
 	} else {
 		o.Search = ix
-		closers = append(closers, func() { ix.Close() })
 	}
-	cfg, err := llm.LoadConfig(v.Root())
-	if err != nil {
+	if o.Provider, err = a.services.Model(ctx); err != nil {
 		return nil, err
 	}
-	if o.Provider, err = llm.Open(cfg, a.getenv); err != nil {
+	if o.Store, err = a.services.Store(ctx); err != nil {
 		return nil, err
 	}
-	if o.Store = st; st == nil {
-		if o.Store, err = ingest.Open(ctx, v.Root(), ingest.WithClock(a.now)); err != nil {
-			return nil, err
-		}
-		closers = append(closers, func() { o.Store.Close() })
-	}
-	return &librarianWorker{opts: o, close: closeAll}, nil
+	return &librarianWorker{opts: o}, nil
 }
 
 // run files conversation id, or if id is 0 the oldest queued one (or

@@ -13,7 +13,6 @@ import (
 
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/mcp"
-	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newMCPCmd() *cobra.Command {
@@ -73,11 +72,10 @@ and writes the vault.
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
 func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) error {
-	m, cfg, closeMemory, err := a.openMemory(ctx)
+	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeMemory()
 	ctx, cancel := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -98,7 +96,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 		Archive: &mcp.Sessions{
 			Dirs: ingest.DefaultDirs(home, a.getenv), CWD: cwd, Started: a.now(),
 			Open: func(ctx context.Context) (*ingest.Store, error) {
-				return ingest.Open(ctx, root, ingest.WithClock(a.now))
+				return a.openStore(ctx, root)
 			},
 		},
 	})
@@ -300,7 +298,7 @@ func (a *app) mcpEntry(ctx context.Context, typ string, withVault bool) (mcp.Ser
 	if !withVault {
 		return entry, nil
 	}
-	v, err := vault.Open(ctx, a.dir())
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return entry, err
 	}

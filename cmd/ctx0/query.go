@@ -57,11 +57,10 @@ The file's format is in ctx0 query save --help.`,
 			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
 				return usagef("query: --budget %d: want %d or more", budget, extractor.MinBudget)
 			}
-			m, cfg, closeMemory, err := a.openMemory(cmd.Context())
+			m, cfg, err := a.openMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer closeMemory()
 			if !cmd.Flags().Changed("budget") {
 				budget = cfg.Extractor.RetrieveBudget
 			}

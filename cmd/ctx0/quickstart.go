@@ -143,16 +143,14 @@ func (a *app) quickstartSession(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer s.Close()
 	if _, err := s.IngestLog(ctx, lg); err != nil {
 		return err
 	}
 	a.step("filing a sample session with the librarian")
-	w, err := a.openLibrarian(ctx, s)
+	w, err := a.openLibrarian(ctx)
 	if err != nil {
 		return err
 	}
-	defer w.close()
 	fmt.Fprintf(a.stdout, "\n$ ctx0 dump < session.json && ctx0 librarian run   # an agent's session, filed offline\n")
 	switch res, err := w.run(ctx, 0); {
 	case errors.Is(err, ingest.ErrNoWork):
@@ -162,11 +160,10 @@ func (a *app) quickstartSession(ctx context.Context) error {
 	default:
 		printFiled(a.stdout, res)
 	}
-	m, _, closeMemory, err := a.openMemory(ctx)
+	m, _, err := a.openMemory(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeMemory()
 	const q = "when do staging deploys go out?"
 	a.step("retrieving from the vault")
 	b, err := extractor.Retrieve(ctx, m, extractor.Request{Query: q, Budget: 300})

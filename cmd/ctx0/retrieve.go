@@ -16,36 +16,35 @@ import (
 
 // openMemory opens what the extractor reads: the vault, its index, the
 // past sessions ingested into it, and the language model and embeddings
-// endpoint if the vault's config names them. close releases them.
-func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor.Config, close func(), err error) {
+// endpoint if the vault's config names them. The command's container
+// closes them.
+func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor.Config, err error) {
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
-		return m, cfg, nil, err
+		return m, cfg, err
 	}
-	if cfg, err = extractor.LoadConfig(v.Root()); err != nil {
-		ix.Close()
-		return m, cfg, nil, err
+	if cfg, err = a.services.ExtractorConfig(ctx); err != nil {
+		return m, cfg, err
 	}
-	sessions := extractor.OpenSessions(v.Root(), ingest.WithClock(a.now))
+	sessions, err := a.services.Sessions(ctx)
+	if err != nil {
+		return m, cfg, err
+	}
 	m = extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: a.now}
-	if cfg.Embeddings.Configured() {
-		// Hybrid search is an addition: without its key, BM25 still answers.
-		if e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
-			a.note("ctx0: %v; searching without embeddings", err)
-		} else {
-			m.Embeddings = e
-		}
+	// Hybrid search is an addition: without its key, BM25 still answers.
+	if e, err := a.services.Embeddings(ctx); err != nil {
+		a.note("ctx0: %v; searching without embeddings", err)
+	} else {
+		m.Embeddings = e
 	}
 	// A model plans and condenses retrievals; offline retrieval is the
 	// fallback for any failure, a bad setting included.
-	if lc, err := llm.LoadConfig(v.Root()); err != nil {
+	if p, err := a.services.Model(ctx); err != nil {
 		a.note("ctx0: %v; retrieving offline", err)
-	} else if p, err := llm.Open(lc, a.getenv); err != nil {
-		a.note("ctx0: %v; retrieving offline", err)
-	} else if _, off := p.(llm.Offline); !off {
+	} else if !llm.IsOffline(p) {
 		m.Model = p
 	}
-	return m, cfg, func() { sessions.Close(); ix.Close() }, nil
+	return m, cfg, nil
 }
 
 // currentProject is the project of the folder ctx0 runs in, for commands
@@ -112,11 +111,10 @@ their time.
 			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
 				return usagef("retrieve: --budget %d: want %d or more", budget, extractor.MinBudget)
 			}
-			m, cfg, closeMemory, err := a.openMemory(cmd.Context())
+			m, cfg, err := a.openMemory(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer closeMemory()
 			if !cmd.Flags().Changed("budget") {
 				budget = cfg.Extractor.RetrieveBudget
 			}

@@ -33,6 +33,8 @@ type app struct {
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
 	vaultDir       string
+	// services are the vault's, opened as the command asks for them.
+	services *container
 }
 
 // usageError is a mistake in how a command was called: exit code 2.
@@ -49,6 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := stopOnSignal(stderr)
 	defer stop()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
+	a.services = &container{a: a}
+	defer a.services.close()
 	if s := os.Getenv("CTX0_NOW"); s != "" {
 		// A fixed clock, for reproducible runs such as tests and demos.
 		t, err := time.Parse(time.RFC3339, s)
@@ -67,16 +71,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	if unknownCommand(root, args) {
+		err = usageError{err}
+	}
 	// The one place an error is printed, so the one place that says "ctx0:";
 	// errors name commands without it (cmdName), and a message that has it
 	// anyway is not prefixed twice.
 	fmt.Fprintf(stderr, "ctx0: %s\n", strings.TrimPrefix(err.Error(), "ctx0: "))
 	var ue usageError
-	// cobra reports an unknown subcommand as a plain error.
-	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command ") {
+	if errors.As(err, &ue) {
 		return exitUsage
 	}
 	return exitFailure
+}
+
+// unknownCommand reports whether args name no command. cobra reports that
+// as a plain error, so it is told by where args lead instead: Find fails
+// only when words are left over at the root, which runs nothing itself,
+// and none of them names a subcommand. It is asked after Execute, which
+// adds the help and completion commands first.
+func unknownCommand(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	return err != nil && c == root
 }
 
 // stopGrace is how long a command may take to stop once asked to: work
@@ -212,11 +228,11 @@ func (a *app) dir() string {
 // open opens the vault this invocation uses, with its index as the
 // vault's catalog.
 func (a *app) open(ctx context.Context) (*vault.Vault, error) {
-	v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.attachIndex(ctx, v); err != nil {
+	if _, err := a.services.Index(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}

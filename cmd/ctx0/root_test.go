@@ -97,6 +97,38 @@ func TestBadFiles(t *testing.T) {
 
 // TestUsageErrorsOnce: a usage error of any command exits 2 with one line
 // that says "ctx0:" once and names the command.
+// TestUnknownCommand: a word that names no command is a usage error (exit
+// 2) printed as cobra words it, with its suggestion; words that lead to a
+// command, cobra's help among them, are not.
+func TestUnknownCommand(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--vault", t.TempDir(), "serach", "espresso"}, strings.NewReader(""), &stdout, &stderr); code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if got, want := stderr.String(), "ctx0: unknown command \"serach\" for \"ctx0\"\n\nDid you mean this?\n\tsearch\n\n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+	for _, tt := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"nosuch"}, true},
+		{[]string{"--vault", "dir", "nosuch", "--json"}, true},
+		{[]string{}, false},
+		{[]string{"--vault", "dir"}, false},
+		{[]string{"help", "nosuch"}, false},
+		{[]string{"search", "nosuch"}, false},
+		{[]string{"curator", "nosuch"}, false}, // curator's own usage error
+	} {
+		root := (&app{}).rootCmd()
+		root.InitDefaultHelpCmd() // as Execute does before it looks
+		if got := unknownCommand(root, tt.args); got != tt.want {
+			t.Errorf("unknownCommand(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
 func TestUsageErrorsOnce(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	var walk func(c *cobra.Command)

@@ -30,7 +30,7 @@ is input + output; CREATED and UPDATED count entries.`,
   ctx0 runs show 20260128T100000.000Z-1a2b3c4d`,
 		Args: args(0, "no arguments (or the subcommand show)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := vault.Open(cmd.Context(), a.dir(), a.vaultOptions()...)
+			v, err := a.services.Vault(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ got it.`,
 		Args: args(1, "one run ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			v, err := vault.Open(ctx, a.dir(), a.vaultOptions()...)
+			v, err := a.services.Vault(ctx)
 			if err != nil {
 				return err
 			}

@@ -132,21 +132,18 @@ func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := extractor.LoadConfig(v.Root())
-	if err != nil {
+	if _, err := a.services.ExtractorConfig(ctx); err != nil {
 		return nil, err
 	}
 	m := extractor.Memory{Vault: v, Index: ix, Now: a.now}
-	if cfg.Embeddings.Configured() {
-		if e, err := extractor.NewEmbeddings(cfg.Embeddings, a.getenv); err != nil {
-			a.note("ctx0: %v; searching by words alone", err)
-		} else {
-			m.Embeddings = e
-		}
+	if e, err := a.services.Embeddings(ctx); err != nil {
+		a.note("ctx0: %v; searching by words alone", err)
+	} else {
+		m.Embeddings = e
 	}
 	res, hybrid, err := extractor.Search(ctx, m, q)
-	if strings.HasPrefix(hybrid, "off: ") {
-		a.note("ctx0: embeddings %s; searching by words alone", strings.TrimPrefix(hybrid, "off: "))
+	if hybrid.Off != nil {
+		a.note("ctx0: embeddings %v; searching by words alone", hybrid.Off)
 	}
 	a.hintWatcher(ix)
 	return res, err

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"sync"
+
+	"github.com/ctx0/ctx0/agent/llm"
+	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// container wires the services of the vault one command invocation uses:
+// the vault, its index, its config's sections, the language model, the
+// embeddings endpoint and the ingest state. Each is opened when a command
+// first asks for it and then shared, so a command that files a
+// conversation and then curates opens the vault, its index and its model
+// once; close releases what it opened, once, when the command ends.
+// Commands ask it rather than opening services themselves, so that every
+// vault is opened with the same options (vaultOptions: the clock and
+// automatic sync) and every index becomes its vault's catalog.
+//
+// An open that fails is not remembered: the next ask tries again, so a
+// command that creates the vault (quickstart) can open it after.
+type container struct {
+	a *app
+
+	vault      lazy[*vault.Vault]
+	index      lazy[*index.Index]
+	model      lazy[llm.Provider]
+	extractor  lazy[extractor.Config]
+	curator    lazy[curator.Config]
+	embeddings lazy[index.Embedder]
+	store      lazy[*ingest.Store]
+	sessions   lazy[*extractor.StoredSessions]
+}
+
+// lazy is one service, opened at most once successfully. Its own lock,
+// not the container's, guards it: opening the index opens the vault.
+type lazy[T any] struct {
+	mu   sync.Mutex
+	done bool
+	v    T
+}
+
+// get returns the service, opening it with open the first time (or again
+// after open failed).
+func (l *lazy[T]) get(open func() (T, error)) (T, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return l.v, nil
+	}
+	v, err := open()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	l.v, l.done = v, true
+	return v, nil
+}
+
+// opened returns the service if it was opened.
+func (l *lazy[T]) opened() (T, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.v, l.done
+}
+
+// Vault is the vault this invocation uses (see app.dir), opened without
+// its index: for commands that need neither the index nor the entries'
+// catalog, such as a hook, which must not wait for the index.
+func (c *container) Vault(ctx context.Context) (*vault.Vault, error) {
+	return c.vault.get(func() (*vault.Vault, error) {
+		return vault.Open(ctx, c.a.dir(), c.a.vaultOptions()...)
+	})
+}
+
+// Index is the vault's index, built if needed (with a notice and, on a
+// terminal, a progress bar), made the vault's catalog.
+//
+// The index is not closed with the container: the process ends with the
+// command, and closing would first hand SQLite's page cache back to the
+// allocator page by page (0.1 to 0.2 s after the full check of 100,000
+// entries) only for the process to drop it whole. Nothing is lost by not
+// closing: every transaction is committed to the WAL, which the next open
+// reads.
+func (c *container) Index(ctx context.Context) (*index.Index, error) {
+	return c.index.get(func() (*index.Index, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c.a.attachIndex(ctx, v)
+	})
+}
+
+// Model is the language model the vault's config names (llm:), or the
+// offline provider when it names none (see llm.IsOffline).
+func (c *container) Model(ctx context.Context) (llm.Provider, error) {
+	return c.model.get(func() (llm.Provider, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := llm.LoadConfig(v.Root())
+		if err != nil {
+			return nil, err
+		}
+		return llm.Open(cfg, c.a.getenv)
+	})
+}
+
+// ExtractorConfig is the extractor's settings (extractor: and embeddings:)
+// in the vault's config.
+func (c *container) ExtractorConfig(ctx context.Context) (extractor.Config, error) {
+	return c.extractor.get(func() (extractor.Config, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return extractor.Config{}, err
+		}
+		return extractor.LoadConfig(v.Root())
+	})
+}
+
+// CuratorConfig is the curator's settings (curator:) in the vault's config.
+func (c *container) CuratorConfig(ctx context.Context) (curator.Config, error) {
+	return c.curator.get(func() (curator.Config, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return curator.Config{}, err
+		}
+		return curator.LoadConfig(v.Root())
+	})
+}
+
+// Embeddings is the embeddings endpoint the vault's config names, or nil
+// when it names none.
+func (c *container) Embeddings(ctx context.Context) (index.Embedder, error) {
+	return c.embeddings.get(func() (index.Embedder, error) {
+		cfg, err := c.ExtractorConfig(ctx)
+		if err != nil || !cfg.Embeddings.Configured() {
+			return nil, err
+		}
+		e, err := extractor.NewEmbeddings(cfg.Embeddings, c.a.getenv)
+		if err != nil {
+			return nil, err // not e: a nil *llm.Embeddings is no nil Embedder
+		}
+		return e, nil
+	})
+}
+
+// Store is the vault's ingest state (.ctx0/state/), shared by the
+// command's parts and closed with the container.
+func (c *container) Store(ctx context.Context) (*ingest.Store, error) {
+	return c.store.get(func() (*ingest.Store, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return c.a.openStore(ctx, v.Root())
+	})
+}
+
+// Sessions are the past sessions the extractor searches, opened on their
+// first search, and closed with the container.
+func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, error) {
+	return c.sessions.get(func() (*extractor.StoredSessions, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return extractor.OpenSessions(v.Root(), ingest.WithClock(c.a.now)), nil
+	})
+}
+
+// close releases what the container opened, but the index (see Index).
+func (c *container) close() {
+	if s, ok := c.store.opened(); ok {
+		s.Close()
+	}
+	if s, ok := c.sessions.opened(); ok {
+		s.Close()
+	}
+}
+
+// openStore opens an ingest state of the vault at root of its own, which
+// the caller closes: for work that outlives a command's parts, such as
+// the hook's background steps or an MCP tool call.
+func (a *app) openStore(ctx context.Context, root string) (*ingest.Store, error) {
+	return ingest.Open(ctx, root, ingest.WithClock(a.now))
+}
