@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -84,7 +85,7 @@ summarized.`,
 				if asJSON {
 					return a.printJSON(res)
 				}
-				printCurated(a, res)
+				printCurated(a.stdout, res)
 				return nil
 			}
 			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
@@ -98,7 +99,7 @@ summarized.`,
 			if asJSON {
 				return a.printJSON(res)
 			}
-			printCurated(a, res)
+			printCurated(a.stdout, res)
 			return nil
 		},
 	}
@@ -156,8 +157,7 @@ func (a *app) curatorHelpers(ctx context.Context, o *curator.Options) (err error
 	return nil
 }
 
-func printCurated(a *app, res curator.Result) {
-	w := a.stdout
+func printCurated(w io.Writer, res curator.Result) {
 	switch {
 	case res.DryRun && len(res.Changes) == 0:
 		fmt.Fprintln(w, "Nothing to do.")

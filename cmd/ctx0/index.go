@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -112,7 +113,8 @@ this for itself; ctx0 index says what it found.
 
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
-they read: run it in the background for large vaults.
+they read: run it in the background for large vaults (ctx0 daemon runs it,
+with session filing and automatic sync, in one process).
 
 --embed also chunks and embeds the entries added or changed since they were
 last embedded, with the embeddings endpoint of .ctx0/config.yaml (see ctx0
@@ -151,7 +153,7 @@ few at a time by themselves; this does all of them now.`,
 					if asJSON {
 						return a.printJSON(rep)
 					}
-					return a.printReport(rep)
+					return printReport(a.stdout, rep)
 				}
 				erep, err := ix.Embed(ctx, embedder, 0)
 				if err != nil {
@@ -163,26 +165,20 @@ few at a time by themselves; this does all of them now.`,
 						Embed index.EmbedReport `json:"embed"`
 					}{rep, erep})
 				}
-				if err := a.printReport(rep); err != nil {
+				if err := printReport(a.stdout, rep); err != nil {
 					return err
 				}
-				return a.printEmbedReport(erep)
+				return printEmbedReport(a.stdout, erep)
 			}
 			// One line per check, batch or embedding, JSON Lines with --json.
 			// The first embedding catches up; the others follow changes.
-			started := false
-			print := func(rep index.Report) {
+			print := ix.EmbedAfter(ctx, embedder, func(rep index.Report) {
 				if asJSON {
 					_ = json.NewEncoder(a.stdout).Encode(rep)
 				} else {
-					_ = a.printReport(rep)
+					_ = printReport(a.stdout, rep)
 				}
-				if embedder == nil || started && rep.Changes() == 0 {
-					started = true
-					return
-				}
-				started = true
-				erep, err := ix.Embed(ctx, embedder, 0)
+			}, func(erep index.EmbedReport, err error) {
 				switch {
 				case err != nil:
 					a.note("ctx0: %v", err)
@@ -191,9 +187,9 @@ few at a time by themselves; this does all of them now.`,
 						Embed index.EmbedReport `json:"embed"`
 					}{erep})
 				default:
-					_ = a.printEmbedReport(erep)
+					_ = printEmbedReport(a.stdout, erep)
 				}
-			}
+			})
 			print(rep)
 			a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
 			return ix.Watch(ctx, print)
@@ -216,24 +212,24 @@ func (a *app) embedder(ctx context.Context) (index.Embedder, error) {
 }
 
 // printEmbedReport prints what an embedding did.
-func (a *app) printEmbedReport(r index.EmbedReport) error {
-	_, err := fmt.Fprintf(a.stdout, "embedded %d entries with %s: %d chunks, %d texts sent (%v)\n",
+func printEmbedReport(w io.Writer, r index.EmbedReport) error {
+	_, err := fmt.Fprintf(w, "embedded %d entries with %s: %d chunks, %d texts sent (%v)\n",
 		r.Entries, r.Model, r.Chunks, r.Embedded, r.Took.Round(1e6))
 	return err
 }
 
 // printReport prints what a check or a rebuild did.
-func (a *app) printReport(r index.Report) error {
+func printReport(w io.Writer, r index.Report) error {
 	took := r.Took.Round(1e6)
 	switch r.Check {
 	case index.CheckRebuild:
-		_, err := fmt.Fprintf(a.stdout, "rebuilt the index: %d entries in %v\n", r.Entries, took)
+		_, err := fmt.Fprintf(w, "rebuilt the index: %d entries in %v\n", r.Entries, took)
 		return err
 	case index.CheckPaths:
-		_, err := fmt.Fprintf(a.stdout, "indexed: %d added, %d updated, %d removed (%v)\n", r.Added, r.Updated, r.Removed, took)
+		_, err := fmt.Fprintf(w, "indexed: %d added, %d updated, %d removed (%v)\n", r.Added, r.Updated, r.Removed, took)
 		return err
 	}
-	_, err := fmt.Fprintf(a.stdout, "index up to date: %d entries; %d added, %d updated, %d removed (%d files checked in %v)\n",
+	_, err := fmt.Fprintf(w, "index up to date: %d entries; %d added, %d updated, %d removed (%d files checked in %v)\n",
 		r.Entries, r.Added, r.Updated, r.Removed, r.Checked, took)
 	return err
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/worker"
 )
 
 // openIngest opens the ingest state of the vault this invocation uses,
@@ -69,7 +68,9 @@ conversation silent for the gap becomes ready. While it runs, it also files
 each conversation queued for the librarian (by a hook, ctx0 dump or --queue)
 into the vault, one at a time, as ctx0 librarian run --queued does; a run
 that fails is printed, and its conversation waits in the queue for the next
-try. ctx0 librarian run files the ready ones too.`,
+try. ctx0 librarian run files the ready ones too. ctx0 daemon runs this
+watch on the default folders, with the index watcher and automatic sync, in
+one process.`,
 		Example: `  ctx0 ingest
   ctx0 ingest --dir ~/.claude/projects-backup --json
   ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end
@@ -226,160 +227,87 @@ func (a *app) printJSONLine(v any) error {
 	return enc.Encode(v)
 }
 
-// fileInterval is how often the watch's librarian looks for queued
-// conversations besides when the watch reads something: hooks and ctx0
-// dump queue them from other processes, which the watch does not hear of.
-const fileInterval = 2 * time.Second
-
-// curateInterval is how often the watch asks whether the curator is due
-// (daily, or after enough writes) when no conversation was filed; after a
-// conversation is filed it asks at once, as a session has ended.
-const curateInterval = time.Hour
-
-// After a failed librarian run, the watch waits fileRetryPause before the
-// next, doubling up to fileRetryMax while runs keep failing.
-const (
-	fileRetryPause = 10 * time.Second
-	fileRetryMax   = 5 * time.Minute
-)
-
 // watchSessions follows dirs until Ctrl-C, printing a line per event, and
-// files conversations into the vault as they are queued, one at a time.
+// files conversations into the vault as they are queued, one at a time,
+// running the curator when it is due: the worker, run in the foreground.
 func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
 	w, err := a.openLibrarian(ctx)
 	if err != nil {
 		return err
 	}
-	var mu sync.Mutex // the watch and the librarian print from their own goroutines
-	wake := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
+	return worker.Run(ctx, worker.Options{
+		Librarian: w.opts,
+		Dirs:      dirs,
+		Curate:    a.curateFunc(),
+		Now:       a.now,
+		Report:    a.workerReporter(dirs, asJSON),
+	})
+}
+
+// curateFunc is the curator run of a worker: run if due.
+func (a *app) curateFunc() worker.CurateFunc {
+	return func(ctx context.Context, sessionEnd bool) (curator.Result, bool, error) {
+		res, ran, _, err := a.curateIfDue(ctx, sessionEnd)
+		return res, ran, err
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.fileQueued(ctx, w, wake, &mu, asJSON)
-	}()
-	poke()
-	err = s.Watch(ctx, dirs, ingest.WatchOptions{Notify: func(e ingest.Event) {
-		defer poke()
-		mu.Lock()
-		defer mu.Unlock()
-		now := a.now().Local().Format("15:04:05")
+}
+
+// workerReporter prints the worker's events, one line each (a JSON object
+// per line with asJSON), for ctx0 ingest --watch and ctx0 daemon.
+func (a *app) workerReporter(dirs []string, asJSON bool) func(worker.Event) {
+	return func(e worker.Event) {
 		if asJSON {
-			we := watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Started: e.Started, File: e.File, Finished: e.Finished}
-			if e.Started || e.File != "" {
-				we.Report = &e.Report
-			}
-			_ = a.printJSONLine(we)
+			_ = a.printJSONLine(newWatchEvent(e))
 			return
 		}
-		switch {
-		case e.Started:
-			fmt.Fprintf(a.stdout, "%s watching %s: %s\n", now, strings.Join(dirs, ", "), ingestReport{Report: e.Report}.summary())
-		case e.File != "":
-			fmt.Fprintf(a.stdout, "%s %s: %s\n", now, e.File, count(e.Report.Messages, "new message"))
-			for _, err := range e.Report.Errors {
-				fmt.Fprintf(a.stdout, "%s ctx0: %s\n", now, err)
-			}
-		}
-		for _, c := range e.Finished {
-			fmt.Fprintf(a.stdout, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
-		}
-	}})
-	<-done
-	return err
-}
-
-// fileQueued runs the librarian on every queued conversation whenever
-// woken or every fileInterval, until ctx ends, and then the curator when
-// it is due. A run that fails is printed and its conversation, back in the
-// queue, waits: the watch goes on, and tries again after a pause that
-// doubles while runs keep failing (a model that is down is not asked every
-// few seconds).
-func (a *app) fileQueued(ctx context.Context, w *librarianWorker, wake <-chan struct{}, mu *sync.Mutex, asJSON bool) {
-	tick := time.NewTicker(fileInterval)
-	defer tick.Stop()
-	var (
-		hold    <-chan time.Time // set after a failure: no run before it fires
-		pause   time.Duration
-		curated time.Time // when the watch last asked whether the curator is due
-	)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-wake:
-		case <-tick.C:
-		case <-hold:
-			hold = nil
-		}
-		if hold != nil {
-			continue
-		}
-		filed := false
-		for ctx.Err() == nil {
-			res, err := w.run(ctx, 0)
-			// A run that ended on its own, filed or failed, is printed even
-			// when Ctrl-C came just after it: its outcome is recorded, so
-			// the person hears of it; only a run the interrupt cut short
-			// is not news.
-			if errors.Is(err, ingest.ErrNoWork) || errors.Is(err, context.Canceled) {
-				break
-			}
-			mu.Lock()
-			now := a.now().Local().Format("15:04:05")
-			switch {
-			case asJSON && err != nil:
-				_ = a.printJSONLine(watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Error: err.Error()})
-			case asJSON:
-				_ = a.printJSONLine(watchEvent{Time: a.now().UTC().Format("2006-01-02T15:04:05Z"), Filed: &res})
-			case err != nil:
-				fmt.Fprintf(a.stdout, "%s ctx0: librarian: %v\n", now, err)
-			default:
-				fmt.Fprintf(a.stdout, "%s ", now)
-				printFiled(a.stdout, res)
-			}
-			mu.Unlock()
-			if err != nil {
-				pause = min(max(2*pause, fileRetryPause), fileRetryMax)
-				hold = time.After(pause)
-				break
-			}
-			pause = 0
-			filed = true
-		}
-		if ctx.Err() == nil && (filed || time.Since(curated) >= curateInterval) {
-			curated = time.Now()
-			a.curateWatched(ctx, filed, mu, asJSON)
-		}
+		printWorkerEvent(a.stdout, e, dirs)
 	}
 }
 
-// curateWatched runs the curator if it is due, printing what it did or
-// why it failed; the watch goes on either way.
-func (a *app) curateWatched(ctx context.Context, sessionEnd bool, mu *sync.Mutex, asJSON bool) {
-	res, ran, _, err := a.curateIfDue(ctx, sessionEnd)
-	// As for the librarian, a run that ended on its own is printed even if
-	// Ctrl-C came after it; a run the interrupt cut short is not news.
-	if !ran && err == nil || errors.Is(err, context.Canceled) {
-		return
+// newWatchEvent is the JSON form of a worker's event.
+func newWatchEvent(e worker.Event) watchEvent {
+	we := watchEvent{Time: e.Time.UTC().Format("2006-01-02T15:04:05Z"), Filed: e.Filed, Curated: e.Curated}
+	if ie := e.Ingest; ie != nil {
+		we.Started, we.File, we.Finished = ie.Started, ie.File, ie.Finished
+		if ie.Started || ie.File != "" {
+			we.Report = &ie.Report
+		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	stamp := a.now().UTC().Format("2006-01-02T15:04:05Z")
+	switch e.Stage {
+	case worker.StageLibrarian:
+		we.Error = e.Err.Error()
+	case worker.StageCurator:
+		we.Error = "curator: " + e.Err.Error()
+	}
+	return we
+}
+
+// printWorkerEvent says what the worker did, in a line or a few, each
+// after the local time.
+func printWorkerEvent(w io.Writer, e worker.Event, dirs []string) {
+	now := e.Time.Local().Format("15:04:05")
 	switch {
-	case asJSON && err != nil:
-		_ = a.printJSONLine(watchEvent{Time: stamp, Error: "curator: " + err.Error()})
-	case asJSON:
-		_ = a.printJSONLine(watchEvent{Time: stamp, Curated: &res})
-	case err != nil:
-		fmt.Fprintf(a.stdout, "%s ctx0: curator: %v\n", a.now().Local().Format("15:04:05"), err)
-	default:
-		fmt.Fprintf(a.stdout, "%s curator: ", a.now().Local().Format("15:04:05"))
-		printCurated(a, res)
+	case e.Err != nil:
+		fmt.Fprintf(w, "%s ctx0: %s: %v\n", now, e.Stage, e.Err)
+	case e.Filed != nil:
+		fmt.Fprintf(w, "%s ", now)
+		printFiled(w, *e.Filed)
+	case e.Curated != nil:
+		fmt.Fprintf(w, "%s curator: ", now)
+		printCurated(w, *e.Curated)
+	case e.Ingest != nil:
+		ie := e.Ingest
+		switch {
+		case ie.Started:
+			fmt.Fprintf(w, "%s watching %s: %s\n", now, strings.Join(dirs, ", "), ingestReport{Report: ie.Report}.summary())
+		case ie.File != "":
+			fmt.Fprintf(w, "%s %s: %s\n", now, ie.File, count(ie.Report.Messages, "new message"))
+			for _, err := range ie.Report.Errors {
+				fmt.Fprintf(w, "%s ctx0: %s\n", now, err)
+			}
+		}
+		for _, c := range ie.Finished {
+			fmt.Fprintf(w, "%s conversation %d %s (%s, %d messages)\n", now, c.ID, c.Status, c.Project, c.Messages)
+		}
 	}
 }

@@ -129,7 +129,7 @@ when a session ends.`,
 			case !ran:
 				a.note("The curator is not due: %s.", why)
 			case !asJSON:
-				printCurated(a, res)
+				printCurated(a.stdout, res)
 			}
 			return nil
 		},

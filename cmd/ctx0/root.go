@@ -193,6 +193,7 @@ holding .ctx0/, else ~/.ctx0/vault.`,
 		a.newRunsCmd(),
 		a.newLibrarianCmd(),
 		a.newCuratorCmd(),
+		a.newDaemonCmd(),
 		a.newVersionCmd(),
 	)
 	return root

@@ -2,12 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -32,7 +34,8 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Long: `Show the vault's entries by type, pinned, superseded and archived counts, its
 size, its oldest and newest entries, its last commit, its last sync (when and how it ended), and its index: where it
 is, when it was built, what the check made before this status found, and
-whether a watcher (ctx0 index --watch) keeps it up to date.`,
+whether a watcher (ctx0 index --watch) keeps it up to date; and whether
+ctx0 daemon runs and what each of its parts last did.`,
 		Example: `  ctx0 status
   ctx0 status --json`,
 		Args: args(0, "no arguments"),
@@ -50,20 +53,25 @@ whether a watcher (ctx0 index --watch) keeps it up to date.`,
 			if err != nil {
 				return err
 			}
+			d, err := daemon.ReadStatus(v.Root())
+			if err != nil {
+				return err
+			}
 			if asJSON {
 				return a.printJSON(struct {
 					index.Status
-					Sync *vault.SyncRecord `json:"last_sync,omitempty"`
-				}{st, last})
+					Sync   *vault.SyncRecord `json:"last_sync,omitempty"`
+					Daemon *daemon.Status    `json:"daemon"`
+				}{st, last, d})
 			}
-			return a.printStatus(st, last)
+			return a.printStatus(st, last, d)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
 	return cmd
 }
 
-func (a *app) printStatus(st index.Status, last *vault.SyncRecord) error {
+func (a *app) printStatus(st index.Status, last *vault.SyncRecord, d *daemon.Status) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "vault\t%s\n", st.Vault)
 	types := make([]string, 0, len(st.ByType))
@@ -107,7 +115,32 @@ func (a *app) printStatus(st index.Status, last *vault.SyncRecord) error {
 	} else {
 		fmt.Fprintf(tw, "watcher\tnone (reads check every file; ctx0 index --watch saves that)\n")
 	}
+	printDaemon(tw, d)
 	return tw.Flush()
+}
+
+// printDaemon says whether the daemon runs and what each of its parts
+// last did.
+func printDaemon(w io.Writer, d *daemon.Status) {
+	const at = "2006-01-02 15:04"
+	switch {
+	case d == nil:
+		fmt.Fprintf(w, "daemon\tnot running (ctx0 daemon keeps the index, sessions and sync current in one process)\n")
+		return
+	case d.Running:
+		fmt.Fprintf(w, "daemon\trunning: pid %d since %s\n", d.PID, d.Started.Local().Format(at))
+	case d.Stopped != nil:
+		fmt.Fprintf(w, "daemon\tnot running: pid %d stopped %s\n", d.PID, d.Stopped.Local().Format(at))
+	default:
+		fmt.Fprintf(w, "daemon\tnot running: pid %d, started %s, ended without stopping\n", d.PID, d.Started.Local().Format(at))
+	}
+	for _, p := range d.Parts {
+		if p.Last == nil {
+			fmt.Fprintf(w, "daemon %s\tnothing yet\n", p.Name)
+			continue
+		}
+		fmt.Fprintf(w, "daemon %s\t%s %s\n", p.Name, p.Last.Local().Format(at), p.LastLine)
+	}
 }
 
 // freshness says what the check before a read did.

@@ -36,7 +36,9 @@ With --watch, sync keeps running: it pushes soon after each local commit,
 fetches and merges every --interval, and prints one line per sync (a JSON
 object per line with --json). A remote it cannot reach is said once and
 retried with back-off. A remote branch that was force-pushed or rewritten is
-refused (local work stays; run ctx0 sync by hand to merge it anyway).`,
+refused (local work stays; run ctx0 sync by hand to merge it anyway).
+ctx0 daemon runs this watch, with the index watcher and session filing, in
+one process, when sync.auto is on.`,
 		Example: `  ctx0 remote add origin git@github.com:me/memory.git
   ctx0 sync
   ctx0 sync backup --push-only
