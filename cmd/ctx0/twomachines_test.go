@@ -32,6 +32,9 @@ var syncServices = []syncService{
 	{name: "sync-watch", args: func(iv time.Duration) []string {
 		return []string{"sync", "--watch", "--json", "--interval", iv.String()}
 	}},
+	{name: "daemon", args: func(iv time.Duration) []string {
+		return []string{"daemon", "--json", "--interval", iv.String()}
+	}},
 }
 
 // twoMachinesLoad is how much the two-machine tests write: a few rounds by
