@@ -1,17 +1,12 @@
 package curator
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/internal/config"
 )
 
 // Config is the curator: section of .ctx0/config.yaml. Durations are Go
@@ -60,25 +55,18 @@ type rawConfig struct {
 	ClearlyNewer   string   `yaml:"clearly_newer"`
 }
 
-// LoadConfig reads the curator: section of the config of the vault at root;
-// a missing file or section gives the defaults.
-func LoadConfig(root string) (Config, error) {
+// ConfigSection is the section of the vault's config file that Config is.
+const ConfigSection = "curator"
+
+// ParseConfig decodes the curator: section of the vault's config file f;
+// what it leaves out takes its default.
+func ParseConfig(f *config.File) (Config, error) {
 	cfg := DefaultConfig()
-	p := filepath.Join(root, vault.ConfigFile)
-	data, err := vault.ReadFile(root, vault.ConfigFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return cfg, nil
+	p := f.Path()
+	var r rawConfig
+	if err := f.Decode(ConfigSection, &r); err != nil {
+		return cfg, err
 	}
-	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
-	}
-	var file struct {
-		Curator rawConfig `yaml:"curator"`
-	}
-	if err := yaml.Unmarshal(data, &file); err != nil {
-		return cfg, fmt.Errorf("parse config %s: %w", p, err)
-	}
-	r := file.Curator
 	for _, d := range []struct {
 		key string
 		s   string

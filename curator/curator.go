@@ -133,7 +133,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Config != nil {
 		cfg = *o.Config
 	} else {
-		c, err := LoadConfig(o.Vault.Root())
+		c, err := ParseConfig(o.Vault.Settings())
 		if err != nil {
 			return Result{}, err
 		}

@@ -129,7 +129,7 @@ func RunIfDue(ctx context.Context, o Options) (res Result, ran bool, why string,
 	cfg := DefaultConfig()
 	if o.Config != nil {
 		cfg = *o.Config
-	} else if cfg, err = LoadConfig(o.Vault.Root()); err != nil {
+	} else if cfg, err = ParseConfig(o.Vault.Settings()); err != nil {
 		return Result{}, false, "", err
 	}
 	o.Config = &cfg

@@ -1,16 +1,11 @@
 package extractor
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"path/filepath"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/internal/config"
 )
 
 // Config is what the vault's .ctx0/config.yaml says of the extractor:
@@ -49,20 +44,20 @@ type EmbeddingsConfig struct {
 // Configured reports whether an endpoint is set up.
 func (c EmbeddingsConfig) Configured() bool { return c.URL != "" }
 
-// LoadConfig reads the extractor's settings from the config of the vault
-// at root; a missing file or section gives the defaults.
-func LoadConfig(root string) (Config, error) {
+// ConfigSections are the sections of the vault's config file that Config
+// reads.
+var ConfigSections = []string{"extractor", "embeddings"}
+
+// ParseConfig decodes the extractor's sections of the vault's config file
+// f; what they leave out takes its default.
+func ParseConfig(f *config.File) (Config, error) {
 	cfg := Config{Extractor: ExtractorConfig{RetrieveBudget: DefaultBudget, ContextBudget: DefaultContextBudget}}
-	p := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
-	data, err := vault.ReadFile(root, vault.ConfigFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return cfg, nil
+	p := f.Path()
+	if err := f.Decode("extractor", &cfg.Extractor); err != nil {
+		return cfg, err
 	}
-	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("parse config %s: %w", p, err)
+	if err := f.Decode("embeddings", &cfg.Embeddings); err != nil {
+		return cfg, err
 	}
 	ex, em := cfg.Extractor, cfg.Embeddings
 	switch {

@@ -164,7 +164,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
-	if c.curator, err = curator.LoadConfig(m.Vault.Root()); err != nil {
+	if c.curator, err = curator.ParseConfig(m.Vault.Settings()); err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	c.now = time.Now()

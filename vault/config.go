@@ -8,7 +8,7 @@ import (
 	"sort"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/ctx0/ctx0/internal/config"
 )
 
 // ConfigFile is the vault's settings, committed with the vault.
@@ -85,20 +85,33 @@ func DefaultConfig() Config {
 	}
 }
 
-// LoadConfig reads the config of the vault at root; a missing file gives the
-// defaults.
-func LoadConfig(root string) (Config, error) {
-	cfg := DefaultConfig()
-	p := filepath.Join(root, ConfigFile)
+// ConfigSections are the sections of the config file that the vault
+// reads; llm:, extractor:, embeddings:, ingest: and curator: belong to
+// other packages.
+var ConfigSections = []string{"author", "remember", "types", "sync"}
+
+// ReadConfig reads the config file of the vault at root, once, for every
+// package to decode its sections from; a missing file is an empty one.
+func ReadConfig(root string) (*config.File, error) {
 	data, err := ReadFile(root, ConfigFile)
-	if errors.Is(err, os.ErrNotExist) {
-		return cfg, nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read config: %w", err)
 	}
-	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
-	}
-	if err := yaml.Unmarshal(data, &cfg); err != nil {
-		return cfg, fmt.Errorf("parse config %s: %w", p, err)
+	return config.Parse(filepath.Join(root, filepath.FromSlash(ConfigFile)), data)
+}
+
+// ParseConfig decodes the vault's sections of f (ConfigSections); what
+// they leave out takes its default.
+func ParseConfig(f *config.File) (Config, error) {
+	cfg := DefaultConfig()
+	p := f.Path()
+	for _, s := range []struct {
+		name string
+		into any
+	}{{"author", &cfg.Author}, {"remember", &cfg.Remember}, {"types", &cfg.Types}, {"sync", &cfg.Sync}} {
+		if err := f.Decode(s.name, s.into); err != nil {
+			return cfg, err
+		}
 	}
 	for name, t := range cfg.Types {
 		n, err := NormalizeName(name)

@@ -19,11 +19,20 @@ var settingsName = lazy.Regexp(`^[a-z0-9][a-z0-9-]*\.yaml$`)
 // edit gets the file as it is in the work tree (nil when there is none,
 // with any uncommitted edit of a person's in it) and returns what it
 // should hold. Returning the same bytes commits nothing.
-func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(old []byte) ([]byte, error)) (Commit, error) {
+func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(old []byte) ([]byte, error)) (_ Commit, err error) {
 	if !settingsName().MatchString(name) {
 		return Commit{}, fmt.Errorf("edit settings %q: want a file name such as queries.yaml", name)
 	}
 	rel := ".ctx0/" + name
+	if rel == ConfigFile {
+		// The config was read once, when the vault was opened: the
+		// vault's own edit of it takes effect at once.
+		defer func() {
+			if err == nil {
+				err = v.readConfig()
+			}
+		}()
+	}
 	return v.update(ctx, func() (string, []change, error) {
 		old, err := ReadFile(v.root, rel)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -38,4 +47,19 @@ func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(ol
 		}
 		return msg, []change{{path: rel, data: data}}, nil
 	})
+}
+
+// readConfig reads the vault's config file and decodes the vault's
+// sections of it.
+func (v *Vault) readConfig() error {
+	settings, err := ReadConfig(v.root)
+	if err != nil {
+		return err
+	}
+	cfg, err := ParseConfig(settings)
+	if err != nil {
+		return err
+	}
+	v.settings, v.cfg = settings, cfg
+	return nil
 }

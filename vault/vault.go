@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -25,12 +26,13 @@ var ErrNotVault = errors.New("not a ctx0 vault")
 // Vault is an open vault. Its methods are safe to call from several
 // processes at once: writes queue on the vault lock.
 type Vault struct {
-	root    string
-	gitDir  string
-	repo    *git.Repository
-	cfg     Config
-	now     func() time.Time
-	catalog Catalog
+	root     string
+	gitDir   string
+	repo     *git.Repository
+	cfg      Config
+	settings *config.File
+	now      func() time.Time
+	catalog  Catalog
 	// onCommit is told of each commit this process's writes made.
 	onCommit func(*Vault)
 
@@ -66,11 +68,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
 	}
-	cfg, err := LoadConfig(root)
-	if err != nil {
+	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, now: time.Now, sem: make(chan struct{}, 1)}
+	if err := v.readConfig(); err != nil {
 		return nil, err
 	}
-	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, cfg: cfg, now: time.Now, sem: make(chan struct{}, 1)}
 	for _, o := range opts {
 		o(v)
 	}
@@ -88,6 +89,10 @@ func (v *Vault) Root() string { return v.root }
 
 // Config is the vault's configuration.
 func (v *Vault) Config() Config { return v.cfg }
+
+// Settings is the vault's config file as Open read it, whole: the other
+// packages decode their sections from it rather than read it again.
+func (v *Vault) Settings() *config.File { return v.settings }
 
 // SetCatalog replaces the catalog after Open, for a catalog that itself needs
 // the open vault.

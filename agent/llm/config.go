@@ -3,19 +3,15 @@ package llm
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
-	"reflect"
-	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -61,74 +57,31 @@ const (
 	defaultOpenAI     = "gpt-4.1-mini"
 )
 
-// LoadConfig reads the llm section of the config of the vault at root; a
+// ConfigSection is the section of the vault's config file that Config is.
+const ConfigSection = "llm"
+
+// ParseConfig decodes the llm section of the vault's config file f; a
 // missing file or section gives the offline provider. The settings each
 // provider defaults are filled in.
-func LoadConfig(root string) (Config, error) {
+func ParseConfig(f *config.File) (Config, error) {
 	cfg := Config{MaxRetries: DefaultMaxRetries}
-	p := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return cfg.withDefaults(), nil
+	if n := f.Section(ConfigSection); n != nil && n.Kind == yaml.MappingNode {
+		for i := 0; i < len(n.Content); i += 2 {
+			// Named before any other mistake: a key pasted in the file
+			// must be pointed out, not reported as an unknown setting.
+			if k := n.Content[i]; k.Value == "api_key" {
+				return Config{}, fmt.Errorf("parse config %s: llm: api_key: line %d: keys are never read from this file, which is committed with the vault: put the key in an environment variable and name the variable in api_key_env", f.Path(), k.Line)
+			}
+		}
 	}
-	if err != nil {
-		return Config{}, fmt.Errorf("read config: %w", err)
-	}
-	var file struct {
-		LLM yaml.Node `yaml:"llm"`
-	}
-	if err := yaml.Unmarshal(data, &file); err != nil {
-		return Config{}, fmt.Errorf("parse config %s: %s", p, oneLine(err))
-	}
-	if err := decodeFields(&file.LLM, &cfg); err != nil {
-		return Config{}, fmt.Errorf("parse config %s: llm: %w", p, err)
+	if err := f.Decode(ConfigSection, &cfg); err != nil {
+		return Config{}, err
 	}
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
-		return cfg, fmt.Errorf("parse config %s: llm: %w", p, err)
+		return cfg, fmt.Errorf("parse config %s: llm: %w", f.Path(), err)
 	}
 	return cfg, nil
-}
-
-// decodeFields decodes the mapping n into cfg one field at a time, so that
-// an error names the field, and refuses fields Config does not have: a
-// misspelt setting would otherwise be silently ignored, and a key pasted
-// in the file must be pointed out.
-func decodeFields(n *yaml.Node, cfg *Config) error {
-	if n.Kind == 0 || n.Tag == "!!null" {
-		return nil
-	}
-	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: want a mapping of settings", n.Line)
-	}
-	fields := map[string]reflect.Value{}
-	v := reflect.ValueOf(cfg).Elem()
-	for i := range v.NumField() {
-		fields[v.Type().Field(i).Tag.Get("yaml")] = v.Field(i)
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key, val := n.Content[i], n.Content[i+1]
-		f, ok := fields[key.Value]
-		switch {
-		case key.Value == "api_key":
-			return fmt.Errorf("api_key: line %d: keys are never read from this file, which is committed with the vault: put the key in an environment variable and name the variable in api_key_env", key.Line)
-		case !ok:
-			return fmt.Errorf("%s: line %d: no such setting", key.Value, key.Line)
-		}
-		if err := val.Decode(f.Addr().Interface()); err != nil {
-			return fmt.Errorf("%s: %s", key.Value, oneLine(err))
-		}
-	}
-	return nil
-}
-
-// oneLine is a yaml error on one line.
-func oneLine(err error) string {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return strings.Join(te.Errors, "; ")
-	}
-	return words.OneLine(err.Error())
 }
 
 // withDefaults fills in what c leaves to its provider.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent/llm/llmtest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // writeConfig makes a vault whose .ctx0/config.yaml is text, and returns
@@ -23,6 +24,15 @@ func writeConfig(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// loadConfig reads the llm section of the config of the vault at root.
+func loadConfig(root string) (Config, error) {
+	f, err := vault.ReadConfig(root)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(f)
 }
 
 func TestLoadConfig(t *testing.T) {
@@ -68,14 +78,14 @@ llm:
 	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := LoadConfig(writeConfig(t, tt.yaml))
+			got, err := loadConfig(writeConfig(t, tt.yaml))
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got %+v, %v\nwant %+v", got, err, tt.want)
 			}
 		})
 	}
 	t.Run("no file", func(t *testing.T) {
-		if got, err := LoadConfig(t.TempDir()); err != nil || !reflect.DeepEqual(got, offline) {
+		if got, err := loadConfig(t.TempDir()); err != nil || !reflect.DeepEqual(got, offline) {
 			t.Errorf("got %+v, %v", got, err)
 		}
 	})
@@ -92,11 +102,11 @@ func TestLoadConfigErrors(t *testing.T) {
 		{"model missing for a server", "llm:\n  provider: openai\n  base_url: http://localhost:8080/v1\n", "llm: model:"},
 		{"base_url", "llm:\n  provider: openai\n  model: m\n  base_url: localhost:8080\n", `llm: base_url "localhost:8080"`},
 		{"timeout negative", "llm:\n  timeout: -1s\n", "llm: timeout -1s"},
-		{"timeout unreadable", "llm:\n  timeout: soon\n", "llm: timeout: line 2: cannot unmarshal"},
-		{"command a string", "llm:\n  provider: command\n  command: claude -p\n", "llm: command: line 3: cannot unmarshal"},
-		{"misspelt", "llm:\n  modle: gpt-4o\n", "llm: modle: line 2: no such setting"},
+		{"timeout unreadable", "llm:\n  timeout: soon\n", "config.yaml:2: llm: cannot unmarshal"},
+		{"command a string", "llm:\n  provider: command\n  command: claude -p\n", "config.yaml:3: llm: cannot unmarshal"},
+		{"misspelt", "llm:\n  modle: gpt-4o\n", `config.yaml:2: unknown key "modle" in llm`},
 		{"a key in the file", "llm:\n  provider: openai\n  api_key: sk-proj-secret\n", "llm: api_key: line 3: keys are never read from this file"},
-		{"not a mapping", "llm: anthropic\n", "llm: line 1: want a mapping"},
+		{"not a mapping", "llm: anthropic\n", "config.yaml:1: llm: cannot unmarshal !!str `anthropic` into llm.Config"},
 		{"max_retries", "llm:\n  max_retries: 50\n", "llm: max_retries 50: want 0 to 10"},
 		{"max_tokens", "llm:\n  max_tokens: -5\n", "llm: max_tokens -5"},
 		{"api_key_env holding a key", "llm:\n  provider: anthropic\n  api_key_env: sk-ant-api03-secret\n", "llm: api_key_env: want the name"},
@@ -105,7 +115,7 @@ func TestLoadConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			root := writeConfig(t, tt.yaml)
-			_, err := LoadConfig(root)
+			_, err := loadConfig(root)
 			file := filepath.Join(root, ".ctx0", "config.yaml")
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), file) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("got %v, want one line naming %s and saying %q", err, file, tt.want)
@@ -160,7 +170,7 @@ func TestOpen(t *testing.T) {
 // assembles, against a server speaking the Messages API.
 func TestOpenEndToEnd(t *testing.T) {
 	api := llmtest.NewAnthropic(t, llmtest.AnthropicReply(badReply), llmtest.AnthropicReply(goodReply))
-	cfg, err := LoadConfig(writeConfig(t, "llm:\n  provider: anthropic\n  base_url: "+api.BaseURL()+"\n  timeout: 10s\n"))
+	cfg, err := loadConfig(writeConfig(t, "llm:\n  provider: anthropic\n  base_url: "+api.BaseURL()+"\n  timeout: 10s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

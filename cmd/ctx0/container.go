@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -29,9 +31,11 @@ type container struct {
 
 	vault      lazy[*vault.Vault]
 	index      lazy[*index.Index]
+	llm        lazy[llm.Config]
 	model      lazy[llm.Provider]
 	extractor  lazy[extractor.Config]
 	curator    lazy[curator.Config]
+	ingest     lazy[ingest.Config]
 	embeddings lazy[index.Embedder]
 	store      lazy[*ingest.Store]
 	sessions   lazy[*extractor.StoredSessions]
@@ -72,9 +76,39 @@ func (l *lazy[T]) opened() (T, bool) {
 // Vault is the vault this invocation uses (see app.dir), opened without
 // its index: for commands that need neither the index nor the entries'
 // catalog, such as a hook, which must not wait for the index.
+//
+// Opening it reads the vault's config file, once: the vault decodes its
+// sections, the container refuses a section no package reads (a typo),
+// and the other sections are decoded, strictly, when first asked for.
 func (c *container) Vault(ctx context.Context) (*vault.Vault, error) {
 	return c.vault.get(func() (*vault.Vault, error) {
-		return vault.Open(ctx, c.a.dir(), c.a.vaultOptions()...)
+		v, err := vault.Open(ctx, c.a.dir(), c.a.vaultOptions()...)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.Settings().Check(configSections()...); err != nil {
+			return nil, err
+		}
+		return v, nil
+	})
+}
+
+// configSections are the sections the vault's config file may have.
+func configSections() []string {
+	s := slices.Concat(vault.ConfigSections, extractor.ConfigSections)
+	return append(s, llm.ConfigSection, ingest.ConfigSection, curator.ConfigSection)
+}
+
+// section decodes one package's settings from the vault's config file
+// with parse, once.
+func section[T any](ctx context.Context, c *container, l *lazy[T], parse func(*config.File) (T, error)) (T, error) {
+	return l.get(func() (T, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return parse(v.Settings())
 	})
 }
 
@@ -101,11 +135,7 @@ func (c *container) Index(ctx context.Context) (*index.Index, error) {
 // offline provider when it names none (see llm.IsOffline).
 func (c *container) Model(ctx context.Context) (llm.Provider, error) {
 	return c.model.get(func() (llm.Provider, error) {
-		v, err := c.Vault(ctx)
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := llm.LoadConfig(v.Root())
+		cfg, err := section(ctx, c, &c.llm, llm.ParseConfig)
 		if err != nil {
 			return nil, err
 		}
@@ -116,24 +146,17 @@ func (c *container) Model(ctx context.Context) (llm.Provider, error) {
 // ExtractorConfig is the extractor's settings (extractor: and embeddings:)
 // in the vault's config.
 func (c *container) ExtractorConfig(ctx context.Context) (extractor.Config, error) {
-	return c.extractor.get(func() (extractor.Config, error) {
-		v, err := c.Vault(ctx)
-		if err != nil {
-			return extractor.Config{}, err
-		}
-		return extractor.LoadConfig(v.Root())
-	})
+	return section(ctx, c, &c.extractor, extractor.ParseConfig)
 }
 
 // CuratorConfig is the curator's settings (curator:) in the vault's config.
 func (c *container) CuratorConfig(ctx context.Context) (curator.Config, error) {
-	return c.curator.get(func() (curator.Config, error) {
-		v, err := c.Vault(ctx)
-		if err != nil {
-			return curator.Config{}, err
-		}
-		return curator.LoadConfig(v.Root())
-	})
+	return section(ctx, c, &c.curator, curator.ParseConfig)
+}
+
+// IngestConfig is the ingest settings (ingest:) in the vault's config.
+func (c *container) IngestConfig(ctx context.Context) (ingest.Config, error) {
+	return section(ctx, c, &c.ingest, ingest.ParseConfig)
 }
 
 // Embeddings is the embeddings endpoint the vault's config names, or nil
@@ -155,13 +178,22 @@ func (c *container) Embeddings(ctx context.Context) (index.Embedder, error) {
 // Store is the vault's ingest state (.ctx0/state/), shared by the
 // command's parts and closed with the container.
 func (c *container) Store(ctx context.Context) (*ingest.Store, error) {
-	return c.store.get(func() (*ingest.Store, error) {
-		v, err := c.Vault(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return c.a.openStore(ctx, v.Root())
-	})
+	return c.store.get(func() (*ingest.Store, error) { return c.OpenStore(ctx) })
+}
+
+// OpenStore opens an ingest state of the vault of its own, which the
+// caller closes: for work that outlives a command's parts, such as the
+// hook's background steps or an MCP tool call.
+func (c *container) OpenStore(ctx context.Context) (*ingest.Store, error) {
+	v, err := c.Vault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := c.IngestConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ingest.Open(ctx, v.Root(), ingest.WithClock(c.a.now), ingest.WithConfig(cfg))
 }
 
 // Sessions are the past sessions the extractor searches, opened on their
@@ -184,11 +216,4 @@ func (c *container) close() {
 	if s, ok := c.sessions.opened(); ok {
 		s.Close()
 	}
-}
-
-// openStore opens an ingest state of the vault at root of its own, which
-// the caller closes: for work that outlives a command's parts, such as
-// the hook's background steps or an MCP tool call.
-func (a *app) openStore(ctx context.Context, root string) (*ingest.Store, error) {
-	return ingest.Open(ctx, root, ingest.WithClock(a.now))
 }

@@ -299,10 +299,11 @@ A file at that place that ctx0 did not write is left alone.`,
 // daemonService is the service file that runs this vault's daemon, with
 // the running ctx0.
 func (a *app) daemonService(ctx context.Context) (daemon.Service, error) {
-	root, err := a.vaultRoot(ctx)
+	v, err := a.services.Vault(ctx)
 	if err != nil {
 		return daemon.Service{}, err
 	}
+	root := v.Root()
 	exe, err := os.Executable()
 	if err != nil {
 		return daemon.Service{}, fmt.Errorf("daemon: find the ctx0 program: %w", err)

@@ -23,7 +23,6 @@ import (
 	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/vault"
 )
 
 // maxHookInput bounds what a hook reads from stdin: an agent's hook input
@@ -66,11 +65,12 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				a.note("ctx0 hook: read stdin: %v", err)
 				return nil
 			}
-			root, err := a.vaultRoot(cmd.Context())
+			v, err := a.services.Vault(cmd.Context())
 			if err != nil {
 				a.note("ctx0 hook: %v", err)
 				return nil
 			}
+			root := v.Root()
 			stateDir := filepath.Join(root, filepath.FromSlash(ingest.StateDir))
 			if err := os.MkdirAll(stateDir, 0o755); err != nil {
 				a.note("ctx0 hook: %v", err)
@@ -94,19 +94,18 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 			}
 			o := hooks.Options{
 				Deadline: deadline,
-				Store: func(ctx context.Context) (*ingest.Store, error) {
-					return a.openStore(ctx, root)
-				},
-				Context: a.sessionContext,
-				Log:     log,
+				Store:    a.services.OpenStore,
+				Context:  a.sessionContext,
+				Log:      log,
 			}
-			if vcfg, err := vault.LoadConfig(root); err == nil && vcfg.Sync.Auto {
+			if sync := v.Config().Sync; sync.Auto {
 				o.Pull = func(ctx context.Context) (string, error) { return a.sessionPull(ctx, root) }
-				o.PullBudget = vcfg.Sync.StartBudget
+				o.PullBudget = sync.StartBudget
 			}
-			cfg, err := ingest.LoadConfig(root)
+			cfg, err := a.services.IngestConfig(cmd.Context())
 			if err != nil {
 				log.Printf("hook: %v", err)
+				cfg = ingest.DefaultConfig()
 			}
 			if exe, err := os.Executable(); err == nil {
 				spawn := hooks.Background(exe, root, stateDir)
@@ -235,15 +234,15 @@ folder) you are in, shared with its other users: .claude/settings.json,
 			}
 			var ch hooks.Change
 			if verb == "install" {
-				root, err := a.vaultRoot(cmd.Context())
+				v, err := a.services.Vault(cmd.Context())
 				if err != nil {
 					return err
 				}
 				if _, err := exec.LookPath("ctx0"); err != nil {
 					a.note("ctx0: warning: ctx0 is not on your PATH; %s will not find the hook until it is (go install ./cmd/ctx0)", agent.Title)
 				}
-				defer a.noteModelCLIs(root)
-				ch, err = agent.Install(path, agent.Command("ctx0", root))
+				defer a.noteModelCLIs(v)
+				ch, err = agent.Install(path, agent.Command("ctx0", v.Root()))
 				if err != nil {
 					return err
 				}

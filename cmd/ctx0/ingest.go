@@ -24,17 +24,6 @@ func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
 	return a.services.Store(ctx)
 }
 
-// vaultRoot checks that the vault this invocation uses is one and returns
-// its root. Ingesting needs neither the vault's index nor its entries, so
-// unlike open it leaves the index alone: a hook must not wait for it.
-func (a *app) vaultRoot(ctx context.Context) (string, error) {
-	v, err := a.services.Vault(ctx)
-	if err != nil {
-		return "", err
-	}
-	return v.Root(), nil
-}
-
 // ingestReport is what ctx0 ingest --json prints: what the ingest did, and
 // how many conversations it found finished.
 type ingestReport struct {

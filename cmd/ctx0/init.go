@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,13 @@ func (a *app) newInitCmd() *cobra.Command {
 		Long: `Create a vault in DIR (default: the vault folder, see ctx0 --help): the git
 repository if there is none, .ctx0/config.yaml, .gitignore, .gitattributes,
 CONTEXT.md, me.md and the standard folders, in one commit. In an existing git
-repository, existing files and history are left as they are.`,
+repository, existing files and history are left as they are.
+
+.ctx0/config.yaml holds the vault's settings, each section read by the part
+of ctx0 it names (author, remember, types, sync, llm, extractor, embeddings,
+ingest, curator); the file ctx0 init writes shows them. A key no setting
+has, or a section none reads, is an error naming the file, the line and the
+key (.ctx0/config.yaml:12: unknown key "indx" in sync), never ignored.`,
 		Example: `  ctx0 init ~/notes
   cd my-repo && ctx0 init .`,
 		Args: cobra.MaximumNArgs(1),
@@ -39,7 +44,7 @@ repository, existing files and history are left as they are.`,
 				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
 			}
 			a.note("Initialized ctx0 vault in %s", v.Root())
-			a.noteModelCLIs(v.Root())
+			a.noteModelCLIs(v)
 			return nil
 		},
 	}
@@ -57,16 +62,16 @@ func (a *app) buildIndex(ctx context.Context, v *vault.Vault) error {
 	return ix.Close()
 }
 
-// noteModelCLIs says in one line, when the vault at root files sessions
-// offline and an agent CLI is on the PATH, how to have the model the
-// person is already signed in to file them instead.
-func (a *app) noteModelCLIs(root string) {
-	cfg, err := llm.LoadConfig(root)
+// noteModelCLIs says in one line, when vault v files sessions offline
+// and an agent CLI is on the PATH, how to have the model the person is
+// already signed in to file them instead.
+func (a *app) noteModelCLIs(v *vault.Vault) {
+	cfg, err := llm.ParseConfig(v.Settings())
 	if err != nil || cfg.Provider != "offline" {
 		return
 	}
 	found := llm.CLIsOnPath(nil)
-	file := filepath.Join(root, filepath.FromSlash(vault.ConfigFile))
+	file := v.Settings().Path()
 	switch len(found) {
 	case 0:
 	case 1:

@@ -100,9 +100,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
 		Archive: &mcp.Sessions{
 			Dirs: ingest.DefaultDirs(home, a.getenv), CWD: cwd, Started: a.now(),
-			Open: func(ctx context.Context) (*ingest.Store, error) {
-				return a.openStore(ctx, root)
-			},
+			Open: a.services.OpenStore,
 		},
 	})
 	if addr == "" {

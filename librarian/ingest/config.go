@@ -1,13 +1,10 @@
 package ingest
 
 import (
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/ctx0/ctx0/internal/config"
 )
 
 // Config is the ingest section of the vault's .ctx0/config.yaml:
@@ -39,23 +36,15 @@ func (c Config) Gap() time.Duration { return time.Duration(c.GapMinutes) * time.
 // configFile is the vault's settings file, relative to its root.
 const configFile = ".ctx0/config.yaml"
 
-// LoadConfig reads the ingest section of the config of the vault at root.
-func LoadConfig(root string) (Config, error) {
+// ConfigSection is the section of the vault's config file that Config is.
+const ConfigSection = "ingest"
+
+// ParseConfig decodes the ingest section of the vault's config file f.
+func ParseConfig(f *config.File) (Config, error) {
 	cfg := DefaultConfig()
-	p := filepath.Join(root, filepath.FromSlash(configFile))
-	data, err := os.ReadFile(p)
-	if errors.Is(err, os.ErrNotExist) {
-		return cfg, nil
-	}
-	if err != nil {
-		return cfg, fmt.Errorf("read config: %w", err)
-	}
-	var doc struct {
-		Ingest *Config `yaml:"ingest"`
-	}
-	doc.Ingest = &cfg
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return cfg, fmt.Errorf("parse config %s: %w", p, err)
+	p := f.Path()
+	if err := f.Decode(ConfigSection, &cfg); err != nil {
+		return cfg, err
 	}
 	switch {
 	case cfg.GapMinutes <= 0:

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/filelock"
 	"modernc.org/sqlite"
 )
@@ -38,11 +39,13 @@ const DBFile = "ingest.db"
 // Store is the ingest state of one vault. Its methods may be called from
 // several goroutines.
 type Store struct {
-	db    *sql.DB
-	dir   string
-	cfg   Config
-	now   func() time.Time
-	chunk int
+	db  *sql.DB
+	dir string
+	cfg Config
+	// configured is set when WithConfig gave cfg.
+	configured bool
+	now        func() time.Time
+	chunk      int
 
 	mu       sync.Mutex
 	projects map[string]string // by folder and recorded remote, see project
@@ -55,8 +58,10 @@ type Option func(*Store)
 // CTX0_NOW.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// WithConfig replaces the configuration read from the vault.
-func WithConfig(c Config) Option { return func(s *Store) { s.cfg = c } }
+// WithConfig gives the store its configuration, the ingest section of
+// the vault's config as the caller already read it; without it, Open
+// reads the file.
+func WithConfig(c Config) Option { return func(s *Store) { s.cfg, s.configured = c, true } }
 
 // WithChunkSize sets how many bytes of a file one transaction reads, so
 // tests can exercise many commits on a small file.
@@ -78,9 +83,18 @@ const pragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=
 // and returns conversations that a dead run left in processing to the
 // queue.
 func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error) {
-	cfg, err := LoadConfig(root)
-	if err != nil {
-		return nil, err
+	s = &Store{now: time.Now, chunk: defaultChunk, projects: map[string]string{}}
+	for _, o := range opts {
+		o(s)
+	}
+	if !s.configured {
+		f, err := config.Read(filepath.Join(root, filepath.FromSlash(configFile)))
+		if err != nil {
+			return nil, err
+		}
+		if s.cfg, err = ParseConfig(f); err != nil {
+			return nil, err
+		}
 	}
 	dir := filepath.Join(root, filepath.FromSlash(StateDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -95,10 +109,7 @@ func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error
 	// One connection: a CLI process does one thing at a time, and SQLite
 	// takes one writer anyway.
 	db.SetMaxOpenConns(1)
-	s = &Store{db: db, dir: dir, cfg: cfg, now: time.Now, chunk: defaultChunk, projects: map[string]string{}}
-	for _, o := range opts {
-		o(s)
-	}
+	s.db, s.dir = db, dir
 	defer func() {
 		if err != nil {
 			db.Close()
