@@ -120,7 +120,7 @@ its sample people never mix with yours or reach your agents' sessions. Give
 				return err
 			}
 			fmt.Fprintf(a.stdout, "\n$ ctx0 log -n 3   # every write is one git commit\n")
-			if err := a.printLog(false, log); err != nil {
+			if err := a.printLog(log); err != nil {
 				return err
 			}
 			if err := a.quickstartSession(ctx); err != nil {
