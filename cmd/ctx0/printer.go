@@ -18,6 +18,10 @@ type printer interface {
 	// event prints one result of a stream that goes on (a watch): v as a
 	// line of JSON on stdout, or whatever text prints.
 	event(v any, text func() error) error
+	// progress prints what a person sees while the work goes on, such as
+	// each item as it is done; for programs the result holds it, so the
+	// JSON printer prints nothing.
+	progress(text func() error) error
 }
 
 // textPrinter prints for people: the command's own text.
@@ -25,6 +29,7 @@ type textPrinter struct{}
 
 func (textPrinter) result(_ any, text func() error) error { return text() }
 func (textPrinter) event(_ any, text func() error) error  { return text() }
+func (textPrinter) progress(text func() error) error      { return text() }
 
 // jsonPrinter prints for programs: the result itself, as JSON, and no text.
 type jsonPrinter struct{ w io.Writer }
@@ -41,6 +46,8 @@ func (p jsonPrinter) event(v any, _ func() error) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+func (jsonPrinter) progress(func() error) error { return nil }
 
 var (
 	_ printer = textPrinter{}
