@@ -12,7 +12,6 @@ import (
 )
 
 func (a *app) newInitCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create a vault, or add ctx0 to an existing git repository",
@@ -28,23 +27,29 @@ repository, existing files and history are left as they are.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			v, c, err := vault.Init(cmd.Context(), dir, vault.WithClock(a.now))
+			root, c, err := a.runInit(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
-			if err := a.buildIndex(cmd.Context(), v); err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
-			}
-			a.note("Initialized ctx0 vault in %s", v.Root())
-			a.noteModelCLIs(v.Root())
-			return nil
+			return a.out().result(map[string]any{"vault": root, "commit": c}, func() error {
+				a.note("Initialized ctx0 vault in %s", root)
+				a.noteModelCLIs(root)
+				return nil
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the vault and its first commit as JSON")
+	a.jsonFlag(cmd, "print the vault and its first commit as JSON")
 	return cmd
+}
+
+// runInit creates the vault in dir, and its index, and returns the vault's
+// folder and first commit.
+func (a *app) runInit(ctx context.Context, dir string) (string, vault.Commit, error) {
+	v, c, err := vault.Init(ctx, dir, vault.WithClock(a.now))
+	if err != nil {
+		return "", c, err
+	}
+	return v.Root(), c, a.buildIndex(ctx, v)
 }
 
 // buildIndex makes the index of a vault that has just come into being (init,
