@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newCuratorCmd() *cobra.Command {
@@ -90,16 +91,12 @@ func (a *app) runCurator(ctx context.Context, opts curatorRunOptions) (res curat
 	if opts.dryRun && opts.ifDue {
 		return res, false, "", usagef("curator run: --dry-run and --if-due exclude each other")
 	}
-	v, err := a.services.Vault(ctx)
-	if err != nil {
-		return res, false, "", err
-	}
-	cfg, err := a.services.CuratorConfig(ctx)
-	if err != nil {
-		return res, false, "", err
-	}
 	if opts.ifDue {
 		return a.curateIfDue(ctx, opts.sessionEnd)
+	}
+	v, cfg, err := a.curatorVault(ctx)
+	if err != nil {
+		return res, false, "", err
 	}
 	o := curator.Options{Vault: v, Config: &cfg, DryRun: opts.dryRun, SessionEnd: opts.sessionEnd, Now: a.now}
 	if err := a.curatorHelpers(ctx, &o); err != nil {
@@ -116,11 +113,7 @@ func (a *app) runCurator(ctx context.Context, opts curatorRunOptions) (res curat
 // nor the index. For ctx0 ingest --watch after it files conversations,
 // with sessionEnd set when a session ended.
 func (a *app) curateIfDue(ctx context.Context, sessionEnd bool) (res curator.Result, ran bool, why string, err error) {
-	v, err := a.services.Vault(ctx)
-	if err != nil {
-		return res, false, "", err
-	}
-	cfg, err := a.services.CuratorConfig(ctx)
+	v, cfg, err := a.curatorVault(ctx)
 	if err != nil {
 		return res, false, "", err
 	}
@@ -133,6 +126,17 @@ func (a *app) curateIfDue(ctx context.Context, sessionEnd bool) (res curator.Res
 		return res, false, "", err
 	}
 	return curator.RunIfDue(ctx, o)
+}
+
+// curatorVault opens the vault a curator run works on, and reads the
+// curator's settings from it.
+func (a *app) curatorVault(ctx context.Context) (*vault.Vault, curator.Config, error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return nil, curator.Config{}, err
+	}
+	cfg, err := a.services.CuratorConfig(ctx)
+	return v, cfg, err
 }
 
 // curatorHelpers gives a run the configured language model and, with
