@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,23 +65,26 @@ func (a *app) printConversations(list []ingest.Conversation) error {
 		a.note("No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.")
 		return nil
 	}
+	return a.writeTable(func(tw io.Writer) {
+		fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Status, c.First.Local().Format("2006-01-02 15:04"),
+				span(c.Last.Sub(c.First)), c.Messages, c.Project, c.Note)
+		}
+	})
+}
+
+// writeTable writes the tab-separated lines fill writes as aligned
+// columns, without the padding tabwriter leaves after the last cell of a
+// line whose last column is empty.
+func (a *app) writeTable(fill func(tw io.Writer)) error {
 	var b bytes.Buffer
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
-	for _, c := range list {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Status, c.First.Local().Format("2006-01-02 15:04"),
-			span(c.Last.Sub(c.First)), c.Messages, c.Project, c.Note)
-	}
+	fill(tw)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	return a.writeTrimmed(b.String())
-}
-
-// writeTrimmed writes a table's lines without the padding tabwriter leaves
-// after the last cell of a line whose last column is empty.
-func (a *app) writeTrimmed(table string) error {
-	for _, l := range strings.Split(strings.TrimSuffix(table, "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 		if _, err := fmt.Fprintln(a.stdout, strings.TrimRight(l, " ")); err != nil {
 			return err
 		}

@@ -56,18 +56,14 @@ func (a *app) printRuns(runs []agent.Run) error {
 		a.note("No runs.")
 		return nil
 	}
-	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tBASE\tRESULT\tMODEL\tTOKENS\tTIME\tCREATED\tUPDATED\tCONFLICTS\tTRIGGER")
-	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.Status,
-			shortHash(r.Base), shortHash(r.Result), runModel(r), r.Usage.InputTokens+r.Usage.OutputTokens,
-			runTime(r), len(r.Created), len(r.Updated), r.Conflicts, r.Trigger)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	return a.writeTrimmed(b.String())
+	return a.writeTable(func(tw io.Writer) {
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tBASE\tRESULT\tMODEL\tTOKENS\tTIME\tCREATED\tUPDATED\tCONFLICTS\tTRIGGER")
+		for _, r := range runs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.Status,
+				shortHash(r.Base), shortHash(r.Result), runModel(r), r.Usage.InputTokens+r.Usage.OutputTokens,
+				runTime(r), len(r.Created), len(r.Updated), r.Conflicts, r.Trigger)
+		}
+	})
 }
 
 // shownRun is a run with what it changed, as runs show --json prints it.
