@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -19,16 +20,18 @@ type writeResult struct {
 // printWrite prints a write's result: the entry's name, or JSON. Secrets
 // the write redacted are told on stderr, so the person knows the entry
 // does not hold what they typed.
-func (a *app) printWrite(asJSON bool, name string, c vault.Commit) error {
+func (a *app) printWrite(name string, c vault.Commit) error {
 	a.noteRedacted(c)
-	if asJSON {
-		return a.printJSON(writeResult{Name: name, Commit: c})
+	return a.out().result(writeResult{Name: name, Commit: c}, func() error { return a.printName(name) })
+}
+
+// printName prints the name of the entry a write wrote, if any.
+func (a *app) printName(name string) error {
+	if name == "" {
+		return nil
 	}
-	if name != "" {
-		_, err := a.stdout.Write([]byte(name + "\n"))
-		return err
-	}
-	return nil
+	_, err := a.stdout.Write([]byte(name + "\n"))
+	return err
 }
 
 // noteRedacted tells on stderr the secrets a write replaced.
@@ -51,14 +54,16 @@ func (a *app) stdinBody() (*string, error) {
 	return &body, nil
 }
 
+// addOptions are ctx0 add's flags.
+type addOptions struct {
+	vault.AddOptions
+	tags    string // comma-separated
+	body    string
+	hasBody bool // --body was given, even empty
+}
+
 func (a *app) newAddCmd() *cobra.Command {
-	var (
-		o       vault.AddOptions
-		tags    string
-		body    string
-		asJSON  bool
-		project string
-	)
+	var opts addOptions
 	cmd := &cobra.Command{
 		Use:   "add NAME --type T",
 		Short: "Create an entry from its type's template",
@@ -69,48 +74,56 @@ else the type's template. Prints the entry's name.`,
   echo "We chose SQLite for the index." | ctx0 add "Index storage" --type decision --project ctx0`,
 		Args: args(1, "one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Name = args[0]
-			o.Tags = splitList(tags)
-			o.Project = project
-			if cmd.Flags().Changed("body") {
-				o.Body = &body
-			} else {
-				b, err := a.stdinBody()
-				if err != nil {
-					return err
-				}
-				o.Body = b
-			}
-			v, err := a.open(cmd.Context())
+			opts.hasBody = cmd.Flags().Changed("body")
+			name, c, err := a.runAdd(cmd.Context(), opts, args[0])
 			if err != nil {
 				return err
 			}
-			name, c, err := v.Add(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			return a.printWrite(asJSON, name, c)
+			return a.printWrite(name, c)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Type, "type", "note", "entry type: note, contact, project, decision, preference, fact, episode, insight, milestone, log, scratch, archive, or one declared in .ctx0/config.yaml")
-	f.StringVar(&o.Title, "title", "", "title (default: from the name)")
-	f.StringVar(&tags, "tags", "", "comma-separated tags")
-	f.StringArrayVar(&o.Aliases, "alias", nil, "another name for the entry (repeatable)")
-	f.StringVar(&project, "project", "", "the project the entry belongs to (default: global)")
-	f.BoolVar(&o.Pinned, "pin", false, "always load this entry into an agent's context")
-	f.StringVar(&o.Source, "source", "user", "who wrote it: user, agent, auto, librarian, curator")
-	f.StringVar(&body, "body", "", "the body (default: stdin, else the template)")
-	f.BoolVar(&asJSON, "json", false, "print the name and commit as JSON")
+	f.StringVar(&opts.Type, "type", "note", "entry type: note, contact, project, decision, preference, fact, episode, insight, milestone, log, scratch, archive, or one declared in .ctx0/config.yaml")
+	f.StringVar(&opts.Title, "title", "", "title (default: from the name)")
+	f.StringVar(&opts.tags, "tags", "", "comma-separated tags")
+	f.StringArrayVar(&opts.Aliases, "alias", nil, "another name for the entry (repeatable)")
+	f.StringVar(&opts.Project, "project", "", "the project the entry belongs to (default: global)")
+	f.BoolVar(&opts.Pinned, "pin", false, "always load this entry into an agent's context")
+	f.StringVar(&opts.Source, "source", "user", "who wrote it: user, agent, auto, librarian, curator")
+	f.StringVar(&opts.body, "body", "", "the body (default: stdin, else the template)")
+	a.jsonFlag(cmd, "print the name and commit as JSON")
 	return cmd
 }
 
+// runAdd creates the entry name and returns its full name and commit.
+func (a *app) runAdd(ctx context.Context, opts addOptions, name string) (string, vault.Commit, error) {
+	o := opts.AddOptions
+	o.Name = name
+	o.Tags = splitList(opts.tags)
+	if opts.hasBody {
+		o.Body = &opts.body
+	} else {
+		b, err := a.stdinBody()
+		if err != nil {
+			return "", vault.Commit{}, err
+		}
+		o.Body = b
+	}
+	v, err := a.open(ctx)
+	if err != nil {
+		return "", vault.Commit{}, err
+	}
+	return v.Add(ctx, o)
+}
+
+// rememberOptions are ctx0 remember's flags.
+type rememberOptions struct {
+	vault.RememberOptions
+	tags string // comma-separated
+}
+
 func (a *app) newRememberCmd() *cobra.Command {
-	var (
-		o      vault.RememberOptions
-		tags   string
-		asJSON bool
-	)
+	var opts rememberOptions
 	cmd := &cobra.Command{
 		Use:   "remember TEXT|-",
 		Short: "Quickly save a short, standalone memory",
@@ -122,39 +135,46 @@ already holds returns that entry and writes nothing.`,
   ctx0 remember "User prefers Bun over Node for new TypeScript projects" --type preference --pin`,
 		Args: args(1, "one TEXT (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.Text = args[0]
-			if o.Text == "-" {
-				text, err := a.readBody()
-				if err != nil {
-					return err
+			r, err := a.runRemember(cmd.Context(), opts, args[0])
+			if err != nil {
+				return err
+			}
+			// A duplicate wrote nothing, so it has nothing redacted either.
+			a.noteRedacted(r.Commit)
+			return a.out().result(r, func() error {
+				if r.Duplicate {
+					a.note("Already remembered as %s; nothing written.", r.Name)
 				}
-				o.Text = text
-			}
-			o.Tags = splitList(tags)
-			v, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			r, err := v.Remember(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				a.noteRedacted(r.Commit)
-				return a.printJSON(r)
-			}
-			if r.Duplicate {
-				a.note("Already remembered as %s; nothing written.", r.Name)
-			}
-			return a.printWrite(false, r.Name, r.Commit)
+				return a.printName(r.Name)
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Type, "type", "note", "entry type (decides the folder)")
-	f.StringVar(&tags, "tags", "", "comma-separated tags")
-	f.StringVar(&o.Project, "project", "", "the project it belongs to (default: global)")
-	f.BoolVar(&o.Pinned, "pin", false, "always load it into an agent's context; use sparingly")
-	f.StringVar(&o.Source, "source", "agent", "who wrote it: user, agent, auto, librarian, curator")
-	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	f.StringVar(&opts.Type, "type", "note", "entry type (decides the folder)")
+	f.StringVar(&opts.tags, "tags", "", "comma-separated tags")
+	f.StringVar(&opts.Project, "project", "", "the project it belongs to (default: global)")
+	f.BoolVar(&opts.Pinned, "pin", false, "always load it into an agent's context; use sparingly")
+	f.StringVar(&opts.Source, "source", "agent", "who wrote it: user, agent, auto, librarian, curator")
+	a.jsonFlag(cmd, "print the result as JSON")
 	return cmd
+}
+
+// runRemember saves text ("-": stdin) as a new entry, or finds the entry
+// that already holds it.
+func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string) (vault.Remembered, error) {
+	o := opts.RememberOptions
+	o.Text = text
+	if o.Text == "-" {
+		t, err := a.readBody()
+		if err != nil {
+			return vault.Remembered{}, err
+		}
+		o.Text = t
+	}
+	o.Tags = splitList(opts.tags)
+	v, err := a.open(ctx)
+	if err != nil {
+		return vault.Remembered{}, err
+	}
+	return v.Remember(ctx, o)
 }

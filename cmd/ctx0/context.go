@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,11 +10,7 @@ import (
 )
 
 func (a *app) newContextCmd() *cobra.Command {
-	var (
-		project string
-		budget  int
-		asJSON  bool
-	)
+	var o contextOptions
 	cmd := &cobra.Command{
 		Use:   "context",
 		Short: "Print the <memory> block an agent's session starts with",
@@ -29,32 +26,44 @@ stay warm. The Claude Code SessionStart hook prints it at every start.`,
   ctx0 context --json`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("budget") && budget < extractor.MinContextBudget {
-				return usagef("context: --budget %d: want %d or more", budget, extractor.MinContextBudget)
-			}
-			m, cfg, err := a.openMemory(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("budget") {
-				budget = cfg.Extractor.ContextBudget
-			}
+			o.budgetSet = cmd.Flags().Changed("budget")
 			if !cmd.Flags().Changed("project") {
-				project = currentProject()
+				o.Project = currentProject()
 			}
-			b, err := extractor.Context(cmd.Context(), m, extractor.ContextOptions{Project: project, Budget: budget})
+			b, err := a.runContext(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(b)
-			}
-			_, err = fmt.Fprint(a.stdout, b.Text)
-			return err
+			return a.out().result(b, func() error {
+				_, err := fmt.Fprint(a.stdout, b.Text)
+				return err
+			})
 		},
 	}
-	cmd.Flags().StringVar(&project, "project", "", "the project worked on (default: the git remote of this folder; '' for global entries only)")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultContextBudget, "the most tokens the block may take (extractor.context_budget in the config overrides the default)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the block and what is in it as JSON")
+	cmd.Flags().StringVar(&o.Project, "project", "", "the project worked on (default: the git remote of this folder; '' for global entries only)")
+	cmd.Flags().IntVar(&o.Budget, "budget", extractor.DefaultContextBudget, "the most tokens the block may take (extractor.context_budget in the config overrides the default)")
+	a.jsonFlag(cmd, "print the block and what is in it as JSON")
 	return cmd
+}
+
+// contextOptions are ctx0 context's flags.
+type contextOptions struct {
+	extractor.ContextOptions
+	budgetSet bool // --budget was given; else the config's budget
+}
+
+// runContext makes the session-start block, within o.Budget tokens or,
+// without --budget, the vault's context budget.
+func (a *app) runContext(ctx context.Context, o contextOptions) (extractor.Block, error) {
+	if o.budgetSet && o.Budget < extractor.MinContextBudget {
+		return extractor.Block{}, usagef("context: --budget %d: want %d or more", o.Budget, extractor.MinContextBudget)
+	}
+	m, cfg, err := a.openMemory(ctx)
+	if err != nil {
+		return extractor.Block{}, err
+	}
+	if !o.budgetSet {
+		o.Budget = cfg.Extractor.ContextBudget
+	}
+	return extractor.Context(ctx, m, o.ContextOptions)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,10 +20,7 @@ import (
 )
 
 func (a *app) newConversationsCmd() *cobra.Command {
-	var (
-		status string
-		asJSON bool
-	)
+	var status string
 	cmd := &cobra.Command{
 		Use:   "conversations [--status S]",
 		Short: "List the conversations ingested from agents' sessions",
@@ -37,46 +35,61 @@ insignificant to file (the note says why). Times are local.`,
   ctx0 conversations --json`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if status != "" && !slices.Contains(ingest.Statuses, ingest.Status(status)) {
-				return usagef("conversations: --status %q: want one of %s", status, statusList())
-			}
-			s, err := a.openIngest(cmd.Context())
+			list, err := a.runConversations(cmd.Context(), status)
 			if err != nil {
 				return err
 			}
-			list, err := s.Conversations(cmd.Context(), ingest.Status(status))
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
-			if len(list) == 0 {
-				a.note("No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.")
-				return nil
-			}
-			var b bytes.Buffer
-			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
-			for _, c := range list {
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Status, c.First.Local().Format("2006-01-02 15:04"),
-					span(c.Last.Sub(c.First)), c.Messages, c.Project, c.Note)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			// No padding after the last cell of a line without a note.
-			for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-				if _, err := fmt.Fprintln(a.stdout, strings.TrimRight(l, " ")); err != nil {
-					return err
-				}
-			}
-			return nil
+			return a.out().result(list, func() error { return a.printConversations(list) })
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only conversations of this status: "+statusList())
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	return cmd
+}
+
+// runConversations lists the ingested conversations of status ("": all).
+func (a *app) runConversations(ctx context.Context, status string) ([]ingest.Conversation, error) {
+	if status != "" && !slices.Contains(ingest.Statuses, ingest.Status(status)) {
+		return nil, usagef("conversations: --status %q: want one of %s", status, statusList())
+	}
+	s, err := a.openIngest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.Conversations(ctx, ingest.Status(status))
+}
+
+// printConversations prints conversations as a table, for people.
+func (a *app) printConversations(list []ingest.Conversation) error {
+	if len(list) == 0 {
+		a.note("No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.")
+		return nil
+	}
+	return a.writeTable(func(tw io.Writer) {
+		fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
+		for _, c := range list {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\n", c.ID, c.Status, c.First.Local().Format("2006-01-02 15:04"),
+				span(c.Last.Sub(c.First)), c.Messages, c.Project, c.Note)
+		}
+	})
+}
+
+// writeTable writes the tab-separated lines fill writes as aligned
+// columns, without the padding tabwriter leaves after the last cell of a
+// line whose last column is empty.
+func (a *app) writeTable(fill func(tw io.Writer)) error {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fill(tw)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if _, err := fmt.Fprintln(a.stdout, strings.TrimRight(l, " ")); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func statusList() string {
@@ -109,7 +122,6 @@ func (a *app) newConversationCmd() *cobra.Command {
 		Short:   "Show an ingested conversation",
 		Example: `  ctx0 conversation show 12`,
 	}
-	var asJSON bool
 	show := &cobra.Command{
 		Use:   "show ID",
 		Short: "Print a conversation as a readable transcript",
@@ -121,63 +133,74 @@ replaced by [REDACTED:kind] when the session was ingested.`,
   ctx0 conversation show 12 --json`,
 		Args: args(1, "one conversation ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := strconv.ParseInt(args[0], 10, 64)
-			if err != nil || id <= 0 {
-				return usagef("conversation show: %q is not a conversation ID (see ctx0 conversations)", args[0])
-			}
-			s, err := a.openIngest(cmd.Context())
+			c, err := a.runConversationShow(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			c, err := s.Conversation(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			msgs, err := s.Messages(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(shownConversation{c, msgs})
-			}
-			first, last := c.First.Local(), c.Last.Local()
-			fmt.Fprintf(a.stdout, "Conversation %d · %s · %s session %s\n", c.ID, c.Status, c.Source, c.Session)
-			fmt.Fprintf(a.stdout, "%s · %d messages · %s to %s\n", c.Project, c.Messages,
-				first.Format("2006-01-02 15:04"), last.Format("2006-01-02 15:04 MST"))
-			if c.Note != "" {
-				fmt.Fprintf(a.stdout, "Skipped: %s\n", c.Note)
-			}
-			fmt.Fprintln(a.stdout)
-			return transcript.Render(a.stdout, msgs, time.Local)
+			return a.out().result(c, func() error { return a.printConversation(c) })
 		},
 	}
-	show.Flags().BoolVar(&asJSON, "json", false, "print the conversation and its messages as JSON")
+	a.jsonFlag(show, "print the conversation and its messages as JSON")
 	cmd.AddCommand(show)
 	return cmd
+}
+
+// runConversationShow reads the conversation whose ID is arg, with its
+// messages.
+func (a *app) runConversationShow(ctx context.Context, arg string) (shownConversation, error) {
+	id, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || id <= 0 {
+		return shownConversation{}, usagef("conversation show: %q is not a conversation ID (see ctx0 conversations)", arg)
+	}
+	s, err := a.openIngest(ctx)
+	if err != nil {
+		return shownConversation{}, err
+	}
+	c, err := s.Conversation(ctx, id)
+	if err != nil {
+		return shownConversation{}, err
+	}
+	msgs, err := s.Messages(ctx, id)
+	if err != nil {
+		return shownConversation{}, err
+	}
+	return shownConversation{c, msgs}, nil
+}
+
+// printConversation prints a conversation as a transcript, for people.
+func (a *app) printConversation(s shownConversation) error {
+	c := s.Conversation
+	first, last := c.First.Local(), c.Last.Local()
+	fmt.Fprintf(a.stdout, "Conversation %d · %s · %s session %s\n", c.ID, c.Status, c.Source, c.Session)
+	fmt.Fprintf(a.stdout, "%s · %d messages · %s to %s\n", c.Project, c.Messages,
+		first.Format("2006-01-02 15:04"), last.Format("2006-01-02 15:04 MST"))
+	if c.Note != "" {
+		fmt.Fprintf(a.stdout, "Skipped: %s\n", c.Note)
+	}
+	fmt.Fprintln(a.stdout)
+	return transcript.Render(a.stdout, s.Transcript, time.Local)
 }
 
 // searchSessions is ctx0 search --sessions: what was said in past agent
 // sessions, from the ingest state, even before the librarian has filed
 // any of it. Of the vault search's filters, --project, --since and --until
 // apply.
-func (a *app) searchSessions(ctx context.Context, q index.Query, asJSON bool) error {
+func (a *app) searchSessions(ctx context.Context, q index.Query) ([]ingest.Hit, error) {
 	switch {
 	case q.Type != "", q.Tag != "", q.Scope != "", q.All:
-		return usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project, --since and --until")
+		return nil, usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project, --since and --until")
 	}
 	s, err := a.openIngest(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	hits, err := extractor.SearchSessions(ctx, s, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		return a.printJSON(hits)
-	}
+	return extractor.SearchSessions(ctx, s, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
+}
+
+// printSessionHits prints what search --sessions found, for people.
+func (a *app) printSessionHits(query string, hits []ingest.Hit) error {
 	if len(hits) == 0 {
-		a.note("Nothing said in past sessions matches %q.", q.Text)
+		a.note("Nothing said in past sessions matches %q.", query)
 		return nil
 	}
 	for i, h := range hits {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
+	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newCuratorCmd() *cobra.Command {
@@ -40,8 +41,15 @@ the entries.`,
 	return cmd
 }
 
+// curatorRunOptions are ctx0 curator run's flags.
+type curatorRunOptions struct {
+	dryRun     bool // plan, change nothing
+	ifDue      bool // run only if a run is due
+	sessionEnd bool // a session ended: summarize whatever is new
+}
+
 func (a *app) newCuratorRunCmd() *cobra.Command {
-	var dryRun, asJSON, ifDue, sessionEnd bool
+	var opts curatorRunOptions
 	cmd := &cobra.Command{
 		Use:   "run [--dry-run] [--if-due] [--session-end] [--json]",
 		Short: "Curate the vault once",
@@ -58,56 +66,45 @@ summarized.`,
   ctx0 curator run --if-due --session-end`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if dryRun && ifDue {
-				return usagef("curator run: --dry-run and --if-due exclude each other")
-			}
-			ctx := cmd.Context()
-			v, err := a.services.Vault(ctx)
+			res, ran, why, err := a.runCurator(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
-			cfg, err := a.services.CuratorConfig(ctx)
-			if err != nil {
-				return err
-			}
-			if ifDue {
-				res, ran, why, err := a.curateIfDue(ctx, sessionEnd)
-				if err != nil {
-					return err
-				}
-				if !ran {
-					if asJSON {
-						return a.printJSON(map[string]any{"ran": false, "why": why})
-					}
+			if !ran {
+				return a.out().result(map[string]any{"ran": false, "why": why}, func() error {
 					a.note("Nothing is due: %s.", why)
 					return nil
-				}
-				if asJSON {
-					return a.printJSON(res)
-				}
-				printCurated(a.stdout, res)
-				return nil
+				})
 			}
-			o := curator.Options{Vault: v, Config: &cfg, DryRun: dryRun, SessionEnd: sessionEnd, Now: a.now}
-			if err := a.curatorHelpers(ctx, &o); err != nil {
-				return err
-			}
-			res, err := curator.Run(ctx, o)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			printCurated(a.stdout, res)
-			return nil
+			return a.out().result(res, func() error { printCurated(a.stdout, res); return nil })
 		},
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the plan and change nothing")
-	cmd.Flags().BoolVar(&ifDue, "if-due", false, "run only if a run is due")
-	cmd.Flags().BoolVar(&sessionEnd, "session-end", false, "a session ended: summarize whatever is new")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the changes as JSON")
+	cmd.Flags().BoolVar(&opts.dryRun, "dry-run", false, "print the plan and change nothing")
+	cmd.Flags().BoolVar(&opts.ifDue, "if-due", false, "run only if a run is due")
+	cmd.Flags().BoolVar(&opts.sessionEnd, "session-end", false, "a session ended: summarize whatever is new")
+	a.jsonFlag(cmd, "print the changes as JSON")
 	return cmd
+}
+
+// runCurator curates the vault once, or with opts.ifDue only when a run is
+// due; ran is false, and why says why, when none is.
+func (a *app) runCurator(ctx context.Context, opts curatorRunOptions) (res curator.Result, ran bool, why string, err error) {
+	if opts.dryRun && opts.ifDue {
+		return res, false, "", usagef("curator run: --dry-run and --if-due exclude each other")
+	}
+	if opts.ifDue {
+		return a.curateIfDue(ctx, opts.sessionEnd)
+	}
+	v, cfg, err := a.curatorVault(ctx)
+	if err != nil {
+		return res, false, "", err
+	}
+	o := curator.Options{Vault: v, Config: &cfg, DryRun: opts.dryRun, SessionEnd: opts.sessionEnd, Now: a.now}
+	if err := a.curatorHelpers(ctx, &o); err != nil {
+		return res, false, "", err
+	}
+	res, err = curator.Run(ctx, o)
+	return res, err == nil, "", err
 }
 
 // curateIfDue runs the curator on the vault if a run is due (curator.Due),
@@ -117,11 +114,7 @@ summarized.`,
 // nor the index. For ctx0 ingest --watch after it files conversations,
 // with sessionEnd set when a session ended.
 func (a *app) curateIfDue(ctx context.Context, sessionEnd bool) (res curator.Result, ran bool, why string, err error) {
-	v, err := a.services.Vault(ctx)
-	if err != nil {
-		return res, false, "", err
-	}
-	cfg, err := a.services.CuratorConfig(ctx)
+	v, cfg, err := a.curatorVault(ctx)
 	if err != nil {
 		return res, false, "", err
 	}
@@ -134,6 +127,17 @@ func (a *app) curateIfDue(ctx context.Context, sessionEnd bool) (res curator.Res
 		return res, false, "", err
 	}
 	return curator.RunIfDue(ctx, o)
+}
+
+// curatorVault opens the vault a curator run works on, and reads the
+// curator's settings from it.
+func (a *app) curatorVault(ctx context.Context) (*vault.Vault, curator.Config, error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return nil, curator.Config{}, err
+	}
+	cfg, err := a.services.CuratorConfig(ctx)
+	return v, cfg, err
 }
 
 // curatorHelpers gives a run the configured language model and, with
@@ -157,6 +161,7 @@ func (a *app) curatorHelpers(ctx context.Context, o *curator.Options) (err error
 	return nil
 }
 
+// printCurated prints what a curator run did, or would do, for people.
 func printCurated(w io.Writer, res curator.Result) {
 	switch {
 	case res.DryRun && len(res.Changes) == 0:
@@ -194,7 +199,6 @@ func printCurated(w io.Writer, res curator.Result) {
 }
 
 func (a *app) newCuratorScheduleCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "schedule",
 		Short: "Print a cron line and a systemd timer that run the curator",
@@ -206,28 +210,36 @@ Nothing is installed: copy what you prefer.`,
   ctx0 curator schedule | head -1 >> mycrontab`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := a.services.Vault(cmd.Context())
+			s, err := a.runCuratorSchedule(cmd.Context())
 			if err != nil {
 				return err
 			}
-			exe, err := os.Executable()
-			if err != nil || a.getenv("CTX0_SCHEDULE_EXE") != "" {
-				exe = a.getenv("CTX0_SCHEDULE_EXE")
-			}
-			if exe == "" {
-				exe = "ctx0"
-			}
-			root, _ := filepath.Abs(v.Root())
-			s := curator.MakeSchedule(exe, root)
-			if asJSON {
-				return a.printJSON(s)
-			}
-			fmt.Fprintf(a.stdout, "# crontab -e, then add:\n%s\n", s.Cron)
-			fmt.Fprintf(a.stdout, "# or ~/.config/systemd/user/ctx0-curator.service:\n%s\n", s.Service)
-			fmt.Fprintf(a.stdout, "# and ~/.config/systemd/user/ctx0-curator.timer, then systemctl --user enable --now ctx0-curator.timer:\n%s", s.Timer)
-			return nil
+			return a.out().result(s, func() error {
+				fmt.Fprintf(a.stdout, "# crontab -e, then add:\n%s\n", s.Cron)
+				fmt.Fprintf(a.stdout, "# or ~/.config/systemd/user/ctx0-curator.service:\n%s\n", s.Service)
+				fmt.Fprintf(a.stdout, "# and ~/.config/systemd/user/ctx0-curator.timer, then systemctl --user enable --now ctx0-curator.timer:\n%s", s.Timer)
+				return nil
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the cron line and the units as JSON")
+	a.jsonFlag(cmd, "print the cron line and the units as JSON")
 	return cmd
+}
+
+// runCuratorSchedule makes the cron line and systemd units that run this
+// ctx0 ($CTX0_SCHEDULE_EXE, for tests) on the vault.
+func (a *app) runCuratorSchedule(ctx context.Context) (curator.Schedule, error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return curator.Schedule{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil || a.getenv("CTX0_SCHEDULE_EXE") != "" {
+		exe = a.getenv("CTX0_SCHEDULE_EXE")
+	}
+	if exe == "" {
+		exe = "ctx0"
+	}
+	root, _ := filepath.Abs(v.Root())
+	return curator.MakeSchedule(exe, root), nil
 }

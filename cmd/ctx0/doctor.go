@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/ctx0/ctx0/index"
 )
 
 func (a *app) newDoctorCmd() *cobra.Command {
-	var asJSON, fix bool
+	var fix bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the vault and its index for problems",
@@ -26,32 +29,18 @@ writing leaves) are staged again.`,
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, ix, err := a.openIndexed(cmd.Context())
+			d, err := a.runDoctor(cmd.Context(), fix)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			if fix {
-				fixed, err := v.Repair(cmd.Context())
-				if err != nil {
-					return err
-				}
-				for _, f := range fixed {
-					a.note("fixed: %s", f)
-				}
-			}
-			d, err := ix.Doctor(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := a.printJSON(d); err != nil {
-					return err
-				}
-			} else {
+			err = a.out().result(d, func() error {
 				for _, p := range d.Problems {
 					fmt.Fprintf(a.stdout, "%s\t%s\t%s\n", p.Kind, p.File, p.Message)
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			switch n := len(d.Problems); n {
 			case 0:
@@ -64,7 +53,27 @@ writing leaves) are staged again.`,
 			}
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the problems as JSON")
+	a.jsonFlag(cmd, "print the problems as JSON")
 	cmd.Flags().BoolVar(&fix, "fix", false, "repair what can be repaired safely first")
 	return cmd
+}
+
+// runDoctor checks the vault and its index, with fix repairing first what
+// it safely can.
+func (a *app) runDoctor(ctx context.Context, fix bool) (index.Diagnosis, error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return index.Diagnosis{}, err
+	}
+	defer ix.Close()
+	if fix {
+		fixed, err := v.Repair(ctx)
+		if err != nil {
+			return index.Diagnosis{}, err
+		}
+		for _, f := range fixed {
+			a.note("fixed: %s", f)
+		}
+	}
+	return ix.Doctor(ctx)
 }

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
@@ -13,7 +15,6 @@ import (
 const maxSessionLog = 256 << 20
 
 func (a *app) newDumpCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "dump",
 		Short: "Hand a session over as a session log on stdin",
@@ -37,29 +38,34 @@ again stores only what is new. Secrets are redacted before they are stored.`,
 			if a.ownModelRun("dump") {
 				return nil
 			}
-			data, err := io.ReadAll(io.LimitReader(a.stdin, maxSessionLog))
-			if err != nil {
-				return fmt.Errorf("dump: read stdin: %w", err)
-			}
-			lg, err := transcript.ParseSessionLog(data, a.now())
-			if err != nil {
-				return fmt.Errorf("dump: %w", err)
-			}
-			s, err := a.openIngest(cmd.Context())
+			rep, session, err := a.runDump(cmd.Context())
 			if err != nil {
 				return err
 			}
-			rep, err := s.IngestLog(cmd.Context(), lg)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(rep)
-			}
-			a.note("Stored %s of session %s; %s queued for the librarian.", count(rep.Messages, "new message"), lg.Session, count(rep.Queued, "conversation"))
-			return nil
+			return a.out().result(rep, func() error {
+				a.note("Stored %s of session %s; %s queued for the librarian.", count(rep.Messages, "new message"), session, count(rep.Queued, "conversation"))
+				return nil
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was stored as JSON")
+	a.jsonFlag(cmd, "print what was stored as JSON")
 	return cmd
+}
+
+// runDump stores the session log on stdin, and says which session it was.
+func (a *app) runDump(ctx context.Context) (rep ingest.Report, session string, err error) {
+	data, err := io.ReadAll(io.LimitReader(a.stdin, maxSessionLog))
+	if err != nil {
+		return rep, "", fmt.Errorf("dump: read stdin: %w", err)
+	}
+	lg, err := transcript.ParseSessionLog(data, a.now())
+	if err != nil {
+		return rep, "", fmt.Errorf("dump: %w", err)
+	}
+	s, err := a.openIngest(ctx)
+	if err != nil {
+		return rep, "", err
+	}
+	rep, err = s.IngestLog(ctx, lg)
+	return rep, lg.Session, err
 }

@@ -11,7 +11,6 @@ import (
 // editCmd builds a command that changes one entry and prints its name.
 func (a *app) editCmd(use, short, long, example string, nargs int, argNames string,
 	do func(cmd *cobra.Command, v *vault.Vault, args []string) (string, vault.Commit, error)) *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long, Example: example,
 		Args: args(nargs, argNames),
@@ -24,10 +23,10 @@ func (a *app) editCmd(use, short, long, example string, nargs int, argNames stri
 			if err != nil {
 				return err
 			}
-			return a.printWrite(asJSON, name, c)
+			return a.printWrite(name, c)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the name and commit as JSON")
+	a.jsonFlag(cmd, "print the name and commit as JSON")
 	return cmd
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -11,13 +12,15 @@ import (
 	"github.com/ctx0/ctx0/redact"
 )
 
+// exportOptions are ctx0 export's flags.
+type exportOptions struct {
+	export.Options
+	out, format, since string
+	scope, exclude     string // comma-separated
+}
+
 func (a *app) newExportCmd() *cobra.Command {
-	var (
-		o                  export.Options
-		out, format, since string
-		scope, exclude     string
-		asJSON             bool
-	)
+	var opts exportOptions
 	cmd := &cobra.Command{
 		Use:   "export --output DIR | --format json|md",
 		Short: "Export the vault: a folder for agents, a JSON backup, or one markdown document",
@@ -53,58 +56,64 @@ unless --all.`,
   ctx0 export --format md --redact > all.md`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			o.Scope, o.Exclude, o.Now = splitList(scope), splitList(exclude), a.now
-			if since != "" {
-				t, err := parseSince(since)
-				if err != nil {
-					return err
-				}
-				o.Since = t
-			}
-			if err := checkExportFlags(format, out, asJSON, o); err != nil {
+			res, err := a.runExport(cmd.Context(), opts)
+			if err != nil || opts.format != "folder" {
 				return err
 			}
-			v, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			o.Progress = a.stageProgress()
-			switch format {
-			case "json":
-				res, err := export.JSON(ctx, v, a.stdout, o)
+			return a.out().result(res, func() error {
 				a.noteExport(res)
-				return err
-			case "md":
-				res, err := export.Markdown(ctx, v, a.stdout, o)
-				a.noteExport(res)
-				return err
-			}
-			res, err := export.Folder(ctx, v, out, o)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			a.noteExport(res)
-			return a.printExport(res)
+				return a.printExport(res)
+			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&out, "output", "o", "", "the folder to export to")
-	f.StringVar(&format, "format", "folder", "folder (to --output), json (a backup on stdout) or md (one document on stdout)")
-	f.StringVar(&scope, "scope", "", "only these folders, entries or types, comma-separated (contacts,projects/bot0)")
-	f.StringVar(&exclude, "exclude", "", "leave out these folders, entries or types, comma-separated (inbox,scratch)")
-	f.StringVar(&since, "since", "", "only entries changed since DATE (2026-01-20 is midnight UTC; or an RFC 3339 time), by git history")
-	f.BoolVar(&o.All, "all", false, "include archived and superseded entries")
-	f.BoolVar(&o.Minimal, "minimal", false, fmt.Sprintf("keep the frontmatter and the first %d characters of each body", export.MinimalChars))
-	f.BoolVar(&o.Versions, "include-versions", false, "add each entry's earlier versions under .versions/")
-	f.BoolVar(&o.Flatten, "flatten", false, "put every entry in one folder, with names made unique")
-	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys) with [REDACTED:kind]")
-	f.BoolVar(&o.Force, "force", false, "replace a folder that is not a previous export")
-	f.BoolVar(&asJSON, "json", false, "print what was written as JSON")
+	f.StringVarP(&opts.out, "output", "o", "", "the folder to export to")
+	f.StringVar(&opts.format, "format", "folder", "folder (to --output), json (a backup on stdout) or md (one document on stdout)")
+	f.StringVar(&opts.scope, "scope", "", "only these folders, entries or types, comma-separated (contacts,projects/bot0)")
+	f.StringVar(&opts.exclude, "exclude", "", "leave out these folders, entries or types, comma-separated (inbox,scratch)")
+	f.StringVar(&opts.since, "since", "", "only entries changed since DATE (2026-01-20 is midnight UTC; or an RFC 3339 time), by git history")
+	f.BoolVar(&opts.All, "all", false, "include archived and superseded entries")
+	f.BoolVar(&opts.Minimal, "minimal", false, fmt.Sprintf("keep the frontmatter and the first %d characters of each body", export.MinimalChars))
+	f.BoolVar(&opts.Versions, "include-versions", false, "add each entry's earlier versions under .versions/")
+	f.BoolVar(&opts.Flatten, "flatten", false, "put every entry in one folder, with names made unique")
+	f.BoolVar(&opts.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys) with [REDACTED:kind]")
+	f.BoolVar(&opts.Force, "force", false, "replace a folder that is not a previous export")
+	a.jsonFlag(cmd, "print what was written as JSON")
 	return cmd
+}
+
+// runExport exports the vault as opts.format says. A JSON backup or a
+// markdown document goes to stdout as it is made, its notes to stderr; a
+// folder export returns what it wrote, for the printer.
+func (a *app) runExport(ctx context.Context, opts exportOptions) (export.Result, error) {
+	o := opts.Options
+	o.Scope, o.Exclude, o.Now = splitList(opts.scope), splitList(opts.exclude), a.now
+	if opts.since != "" {
+		t, err := parseSince(opts.since)
+		if err != nil {
+			return export.Result{}, err
+		}
+		o.Since = t
+	}
+	if err := checkExportFlags(opts.format, opts.out, a.json, o); err != nil {
+		return export.Result{}, err
+	}
+	v, err := a.open(ctx)
+	if err != nil {
+		return export.Result{}, err
+	}
+	o.Progress = a.stageProgress()
+	switch opts.format {
+	case "json":
+		res, err := export.JSON(ctx, v, a.stdout, o)
+		a.noteExport(res)
+		return res, err
+	case "md":
+		res, err := export.Markdown(ctx, v, a.stdout, o)
+		a.noteExport(res)
+		return res, err
+	}
+	return export.Folder(ctx, v, opts.out, o)
 }
 
 // checkExportFlags refuses combinations of flags that do not make sense.

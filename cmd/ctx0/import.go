@@ -1,18 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/export"
+	"github.com/ctx0/ctx0/vault"
 )
 
 func (a *app) newImportCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "import BACKUP.json",
 		Short: "Bring the entries of a JSON backup into the vault, in one commit",
@@ -27,39 +27,41 @@ first: one bad entry and nothing is written.`,
   ctx0 import - --json < backup.json`,
 		Args: args(1, "one BACKUP file (- for stdin)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			var (
-				r     io.Reader = a.stdin
-				label           = "stdin"
-			)
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return fmt.Errorf("import: %w", err)
-				}
-				defer f.Close()
-				r, label = f, filepath.Base(args[0])
-			}
-			v, err := a.open(ctx)
-			if err != nil {
-				return err
-			}
-			res, err := export.Import(ctx, v, r, label)
+			res, label, err := a.runImport(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
 			a.noteRedacted(res.Commit)
-			if asJSON {
-				return a.printJSON(res)
-			}
-			if res.Conflicts > 0 {
-				a.note("ctx0: %d conflicts kept aside: see ctx0 conflicts", res.Conflicts)
-			}
-			_, err = fmt.Fprintf(a.stdout, "imported %s: %d added, %d merged, %d unchanged, %d conflicts\n",
-				label, res.Added, res.Merged, res.Unchanged, res.Conflicts)
-			return err
+			return a.out().result(res, func() error {
+				if res.Conflicts > 0 {
+					a.note("ctx0: %d conflicts kept aside: see ctx0 conflicts", res.Conflicts)
+				}
+				_, err := fmt.Fprintf(a.stdout, "imported %s: %d added, %d merged, %d unchanged, %d conflicts\n",
+					label, res.Added, res.Merged, res.Unchanged, res.Conflicts)
+				return err
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was imported as JSON")
+	a.jsonFlag(cmd, "print what was imported as JSON")
 	return cmd
+}
+
+// runImport brings the backup in file ("-": stdin) into the vault, and
+// says how it names the backup.
+func (a *app) runImport(ctx context.Context, file string) (res vault.Imported, label string, err error) {
+	r, label := a.stdin, "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return res, "", fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		r, label = f, filepath.Base(file)
+	}
+	v, err := a.open(ctx)
+	if err != nil {
+		return res, "", err
+	}
+	res, err = export.Import(ctx, v, r, label)
+	return res, label, err
 }

@@ -11,7 +11,6 @@ import (
 )
 
 func (a *app) newInitCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create a vault, or add ctx0 to an existing git repository",
@@ -33,23 +32,29 @@ key (.ctx0/config.yaml:12: unknown key "indx" in sync), never ignored.`,
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			v, c, err := vault.Init(cmd.Context(), dir, vault.WithClock(a.now))
+			v, c, err := a.runInit(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
-			if err := a.buildIndex(cmd.Context(), v); err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"vault": v.Root(), "commit": c})
-			}
-			a.note("Initialized ctx0 vault in %s", v.Root())
-			a.noteModelCLIs(v)
-			return nil
+			return a.out().result(map[string]any{"vault": v.Root(), "commit": c}, func() error {
+				a.note("Initialized ctx0 vault in %s", v.Root())
+				a.noteModelCLIs(v)
+				return nil
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the vault and its first commit as JSON")
+	a.jsonFlag(cmd, "print the vault and its first commit as JSON")
 	return cmd
+}
+
+// runInit creates the vault in dir, and its index, and returns the vault
+// and its first commit.
+func (a *app) runInit(ctx context.Context, dir string) (*vault.Vault, vault.Commit, error) {
+	v, c, err := vault.Init(ctx, dir, vault.WithClock(a.now))
+	if err != nil {
+		return nil, c, err
+	}
+	return v, c, a.buildIndex(ctx, v)
 }
 
 // buildIndex makes the index of a vault that has just come into being (init,

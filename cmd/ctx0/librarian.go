@@ -37,11 +37,16 @@ user's corrections, errors and their fixes, files written and commands run.`,
 	return cmd
 }
 
+// librarianRunOptions are ctx0 librarian run's flags.
+type librarianRunOptions struct {
+	id     int64 // the conversation to file; 0 for the next
+	all    bool  // every ready or queued conversation
+	queued bool  // only queued ones
+	curate bool  // then the curator, if due
+}
+
 func (a *app) newLibrarianRunCmd() *cobra.Command {
-	var (
-		id                          int64
-		all, queued, curate, asJSON bool
-	)
+	var opts librarianRunOptions
 	cmd := &cobra.Command{
 		Use:   "run [--conversation ID | --all] [--queued]",
 		Short: "File the next finished conversation, one by id, or all of them",
@@ -72,55 +77,27 @@ when a session ends.`,
 			if cmd.Flags().Changed("ready") {
 				a.note("ctx0: librarian run: --ready is deprecated, use --all")
 			}
-			if id != 0 && (all || queued) {
-				return usagef("librarian run: --conversation excludes --all and --queued")
-			}
-			if id < 0 {
-				return usagef("librarian run: --conversation %d: want an id from ctx0 conversations", id)
-			}
 			ctx := cmd.Context()
-			w, err := a.openLibrarian(ctx)
+			results, err := a.runLibrarian(ctx, opts, func(res librarian.Result) error {
+				// Each as it is filed: with a model, --all over many
+				// conversations takes minutes.
+				return a.out().progress(func() error { printFiled(a.stdout, res); return nil })
+			})
 			if err != nil {
 				return err
 			}
-			w.opts.Finished = !queued
-			var results []librarian.Result
-			for {
-				res, err := w.run(ctx, id)
-				if errors.Is(err, ingest.ErrNoWork) {
-					break
-				}
-				if err != nil {
-					return err
-				}
-				results = append(results, res)
-				if !asJSON {
-					// Each as it is filed: with a model, --all over many
-					// conversations takes minutes.
-					printFiled(a.stdout, res)
-				}
-				if !all {
-					break
-				}
-			}
-			if asJSON {
-				if results == nil {
-					results = []librarian.Result{}
-				}
-				if err := a.printJSON(results); err != nil {
-					return err
-				}
-			} else {
+			err = a.out().result(results, func() error {
 				switch {
 				case len(results) > 0:
-				case queued:
+				case opts.queued:
 					a.note("No conversation is queued for the librarian (see ctx0 conversations).")
 				default:
 					a.note("No conversation is ready or queued for the librarian (see ctx0 conversations; ctx0 ingest reads sessions).")
 				}
-			}
-			if !curate || len(results) == 0 {
 				return nil
+			})
+			if err != nil || !opts.curate || len(results) == 0 {
+				return err
 			}
 			res, ran, why, err := a.curateIfDue(ctx, true)
 			switch {
@@ -128,23 +105,56 @@ when a session ends.`,
 				return err
 			case !ran:
 				a.note("The curator is not due: %s.", why)
-			case !asJSON:
-				printCurated(a.stdout, res)
+				return nil
 			}
-			return nil
+			return a.out().progress(func() error { printCurated(a.stdout, res); return nil })
 		},
 	}
-	cmd.Flags().Int64Var(&id, "conversation", 0, "file this conversation (an id from ctx0 conversations)")
-	cmd.Flags().BoolVar(&all, "all", false, "file every ready or queued conversation, one after another")
-	cmd.Flags().BoolVar(&queued, "queued", false, "file only queued conversations, not ready ones (what the hooks run)")
+	cmd.Flags().Int64Var(&opts.id, "conversation", 0, "file this conversation (an id from ctx0 conversations)")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "file every ready or queued conversation, one after another")
+	cmd.Flags().BoolVar(&opts.queued, "queued", false, "file only queued conversations, not ready ones (what the hooks run)")
 	// --ready was --all's name; it read as "the ready ones", which it was
 	// not, so it stays, hidden, only for scripts that still pass it. (Not
 	// cobra's MarkDeprecated: its notice goes to stdout, into --json.)
-	cmd.Flags().BoolVar(&all, "ready", false, "file every ready or queued conversation")
+	cmd.Flags().BoolVar(&opts.all, "ready", false, "file every ready or queued conversation")
 	_ = cmd.Flags().MarkHidden("ready")
-	cmd.Flags().BoolVar(&curate, "curate", false, "then run the curator if it is due")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was filed as JSON")
+	cmd.Flags().BoolVar(&opts.curate, "curate", false, "then run the curator if it is due")
+	a.jsonFlag(cmd, "print what was filed as JSON")
 	return cmd
+}
+
+// runLibrarian files the conversation opts.id, the next one, or with
+// opts.all every one in turn, calling filed after each. It returns what
+// was filed, an empty list when nothing was to file.
+func (a *app) runLibrarian(ctx context.Context, opts librarianRunOptions, filed func(librarian.Result) error) ([]librarian.Result, error) {
+	if opts.id != 0 && (opts.all || opts.queued) {
+		return nil, usagef("librarian run: --conversation excludes --all and --queued")
+	}
+	if opts.id < 0 {
+		return nil, usagef("librarian run: --conversation %d: want an id from ctx0 conversations", opts.id)
+	}
+	w, err := a.openLibrarian(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.opts.Finished = !opts.queued
+	results := []librarian.Result{}
+	for {
+		res, err := w.run(ctx, opts.id)
+		if errors.Is(err, ingest.ErrNoWork) {
+			return results, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+		if err := filed(res); err != nil {
+			return nil, err
+		}
+		if !opts.all {
+			return results, nil
+		}
+	}
 }
 
 // librarianWorker is what librarian runs need, opened once for a command

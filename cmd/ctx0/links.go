@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -28,41 +29,43 @@ slug, its title or an alias, as [[wikilinks]], markdown links or links: fields.`
 
 // linksCmd builds links (back false) or backlinks (back true).
 func (a *app) linksCmd(use, short, long, example string, back bool) *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use: use, Short: short, Long: long, Example: example,
 		Args: args(1, "one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, ix, err := a.openIndexed(cmd.Context())
+			links, err := a.runLinks(cmd.Context(), args[0], back)
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			name, err := v.Resolve(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			list := ix.Links
-			if back {
-				list = ix.Backlinks
-			}
-			links, err := list(cmd.Context(), name)
-			if err != nil {
-				return err
-			}
-			return a.printLinks(asJSON, links, back)
+			return a.out().result(links, func() error { return a.printLinks(links, back) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	return cmd
+}
+
+// runLinks lists the links from the entry name, or with back the links to
+// it.
+func (a *app) runLinks(ctx context.Context, name string, back bool) ([]index.Link, error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	name, err = v.Resolve(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	list := ix.Links
+	if back {
+		list = ix.Backlinks
+	}
+	return list(ctx, name)
 }
 
 // printLinks prints links, one per line: where each leads, or for
 // backlinks where each comes from, and the link as written.
-func (a *app) printLinks(asJSON bool, links []index.Link, back bool) error {
-	if asJSON {
-		return a.printJSON(links)
-	}
+func (a *app) printLinks(links []index.Link, back bool) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	for _, l := range links {
 		end := l.Status // broken or ambiguous

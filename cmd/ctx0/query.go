@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -15,13 +16,16 @@ import (
 	"github.com/ctx0/ctx0/extractor"
 )
 
+// queryOptions are ctx0 query's flags.
+type queryOptions struct {
+	params    []string // KEY=VALUE
+	budget    int
+	budgetSet bool // --budget was given; else the config's budget
+	project   string
+}
+
 func (a *app) newQueryCmd() *cobra.Command {
-	var (
-		params  []string
-		budget  int
-		project string
-		asJSON  bool
-	)
+	var opts queryOptions
 	cmd := &cobra.Command{
 		Use:   "query NAME [--param KEY=VALUE]...",
 		Short: "Run a learned query: a named plan that answers a recurring question",
@@ -46,47 +50,54 @@ The file's format is in ctx0 query save --help.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			vals := map[string]string{}
-			for _, p := range params {
-				k, v, ok := strings.Cut(p, "=")
-				if !ok || k == "" {
-					return usagef("query: --param %q: want KEY=VALUE", p)
-				}
-				vals[k] = v
+			opts.budgetSet = cmd.Flags().Changed("budget")
+			if !cmd.Flags().Changed("project") {
+				opts.project = currentProject()
 			}
-			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
-				return usagef("query: --budget %d: want %d or more", budget, extractor.MinBudget)
-			}
-			m, cfg, err := a.openMemory(cmd.Context())
+			b, err := a.runQuery(cmd.Context(), opts, args[0])
 			if err != nil {
 				return err
 			}
-			if !cmd.Flags().Changed("budget") {
-				budget = cfg.Extractor.RetrieveBudget
-			}
-			if !cmd.Flags().Changed("project") {
-				project = currentProject()
-			}
-			b, err := extractor.RunQuery(cmd.Context(), m, args[0], vals, budget, project)
-			switch {
-			case errors.Is(err, extractor.ErrNoQuery), errors.Is(err, extractor.ErrParam):
-				return usageError{err}
-			case err != nil:
+			return a.out().result(b, func() error {
+				_, err := fmt.Fprint(a.stdout, b.Text())
 				return err
-			}
-			if asJSON {
-				return a.printJSON(b)
-			}
-			_, err = fmt.Fprint(a.stdout, b.Text())
-			return err
+			})
 		},
 	}
-	cmd.Flags().StringArrayVar(&params, "param", nil, "a parameter's value, KEY=VALUE (repeat for several)")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
-	cmd.Flags().StringVar(&project, "project", "", "the value of {project} (default: the git remote of this folder)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
+	cmd.Flags().StringArrayVar(&opts.params, "param", nil, "a parameter's value, KEY=VALUE (repeat for several)")
+	cmd.Flags().IntVar(&opts.budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
+	cmd.Flags().StringVar(&opts.project, "project", "", "the value of {project} (default: the git remote of this folder)")
+	a.jsonFlag(cmd, "print the bundle as JSON")
 	cmd.AddCommand(a.newQueryListCmd(), a.newQuerySaveCmd(), a.newQueryRmCmd())
 	return cmd
+}
+
+// runQuery runs the learned query name within opts.budget tokens, or
+// without --budget the vault's retrieve budget.
+func (a *app) runQuery(ctx context.Context, opts queryOptions, name string) (extractor.Bundle, error) {
+	vals := map[string]string{}
+	for _, p := range opts.params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return extractor.Bundle{}, usagef("query: --param %q: want KEY=VALUE", p)
+		}
+		vals[k] = v
+	}
+	if opts.budgetSet && opts.budget < extractor.MinBudget {
+		return extractor.Bundle{}, usagef("query: --budget %d: want %d or more", opts.budget, extractor.MinBudget)
+	}
+	m, cfg, err := a.openMemory(ctx)
+	if err != nil {
+		return extractor.Bundle{}, err
+	}
+	if !opts.budgetSet {
+		opts.budget = cfg.Extractor.RetrieveBudget
+	}
+	b, err := extractor.RunQuery(ctx, m, name, vals, opts.budget, opts.project)
+	if errors.Is(err, extractor.ErrNoQuery) || errors.Is(err, extractor.ErrParam) {
+		return b, usageError{err}
+	}
+	return b, err
 }
 
 // queryListing is a learned query as ctx0 query list --json prints it.
@@ -98,57 +109,68 @@ type queryListing struct {
 }
 
 func (a *app) newQueryListCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "list",
 		Short:   "List the learned queries, with how often and how fast they ran here",
 		Example: "  ctx0 query list\n  ctx0 query list --json",
 		Args:    args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := a.open(cmd.Context())
+			list, err := a.runQueryList(cmd.Context())
 			if err != nil {
 				return err
 			}
-			qs, err := extractor.LoadQueries(v.Root())
-			if err != nil {
-				return err
-			}
-			usage, err := extractor.QueryUsage(v.Root())
-			if err != nil {
-				return err
-			}
-			list := []queryListing{}
-			for _, q := range qs {
-				u := usage[q.Name]
-				if q.Phrases == nil {
-					q.Phrases = []string{}
-				}
-				if q.Params == nil {
-					q.Params = []extractor.Param{}
-				}
-				list = append(list, queryListing{Query: q, Uses: u.Uses, AvgLatencyMS: u.AvgLatencyMS(), LastUsed: u.LastUsed})
-			}
-			if asJSON {
-				return a.printJSON(list)
-			}
-			if len(list) == 0 {
-				a.note("No learned queries yet; save one with ctx0 query save (see ctx0 query save --help).")
-				return nil
-			}
-			w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tUSES\tAVG MS\tLAST USED\tPHRASES")
-			for _, q := range list {
-				last := "-"
-				if !q.LastUsed.IsZero() {
-					last = q.LastUsed.Format(time.DateOnly)
-				}
-				fmt.Fprintf(w, "%s\t%d\t%.1f\t%s\t%s\n", q.Name, q.Uses, q.AvgLatencyMS, last, strings.Join(q.Phrases, "; "))
-			}
-			return w.Flush()
+			return a.out().result(list, func() error { return a.printQueries(list) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	return cmd
+}
+
+// runQueryList lists the vault's learned queries with their use on this
+// machine.
+func (a *app) runQueryList(ctx context.Context) ([]queryListing, error) {
+	v, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	qs, err := extractor.LoadQueries(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	usage, err := extractor.QueryUsage(v.Root())
+	if err != nil {
+		return nil, err
+	}
+	list := []queryListing{}
+	for _, q := range qs {
+		u := usage[q.Name]
+		if q.Phrases == nil {
+			q.Phrases = []string{}
+		}
+		if q.Params == nil {
+			q.Params = []extractor.Param{}
+		}
+		list = append(list, queryListing{Query: q, Uses: u.Uses, AvgLatencyMS: u.AvgLatencyMS(), LastUsed: u.LastUsed})
+	}
+	return list, nil
+}
+
+// printQueries prints learned queries as a table, for people.
+func (a *app) printQueries(list []queryListing) error {
+	if len(list) == 0 {
+		a.note("No learned queries yet; save one with ctx0 query save (see ctx0 query save --help).")
+		return nil
+	}
+	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tUSES\tAVG MS\tLAST USED\tPHRASES")
+	for _, q := range list {
+		last := "-"
+		if !q.LastUsed.IsZero() {
+			last = q.LastUsed.Format(time.DateOnly)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%.1f\t%s\t%s\n", q.Name, q.Uses, q.AvgLatencyMS, last, strings.Join(q.Phrases, "; "))
+	}
+	return w.Flush()
 }
 
 func (a *app) newQuerySaveCmd() *cobra.Command {

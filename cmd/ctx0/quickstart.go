@@ -107,7 +107,7 @@ its sample people never mix with yours or reach your agents' sessions. Give
 				return err
 			}
 			fmt.Fprintf(a.stdout, "$ ctx0 list\n")
-			if err := a.printSummaries(false, list); err != nil {
+			if err := a.printSummaries(list); err != nil {
 				return err
 			}
 			d, err := v.Get(ctx, "Sarah")
@@ -120,7 +120,7 @@ its sample people never mix with yours or reach your agents' sessions. Give
 				return err
 			}
 			fmt.Fprintf(a.stdout, "\n$ ctx0 log -n 3   # every write is one git commit\n")
-			if err := a.printLog(false, log); err != nil {
+			if err := a.printLog(log); err != nil {
 				return err
 			}
 			if err := a.quickstartSession(ctx); err != nil {

@@ -57,12 +57,15 @@ func currentProject() string {
 	return ingest.ProjectOf(cwd)
 }
 
+// retrieveOptions are ctx0 retrieve's flags.
+type retrieveOptions struct {
+	scope, project, since, until string
+	budget                       int
+	budgetSet                    bool // --budget was given; else the config's budget
+}
+
 func (a *app) newRetrieveCmd() *cobra.Command {
-	var (
-		scope, project, since, until string
-		budget                       int
-		asJSON                       bool
-	)
+	var opts retrieveOptions
 	cmd := &cobra.Command{
 		Use:   "retrieve QUERY",
 		Short: "Answer a question from memory: the passages that matter, within a token budget",
@@ -100,48 +103,58 @@ their time.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			scopes, err := parseScope(scope)
-			if err != nil {
-				return err
-			}
-			from, to, err := a.timeFlags(since, until)
-			if err != nil {
-				return usagef("retrieve: %v", err)
-			}
-			if cmd.Flags().Changed("budget") && budget < extractor.MinBudget {
-				return usagef("retrieve: --budget %d: want %d or more", budget, extractor.MinBudget)
-			}
-			m, cfg, err := a.openMemory(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("budget") {
-				budget = cfg.Extractor.RetrieveBudget
-			}
+			opts.budgetSet = cmd.Flags().Changed("budget")
 			if !cmd.Flags().Changed("project") {
-				project = currentProject()
+				opts.project = currentProject()
 			}
-			b, err := extractor.Retrieve(cmd.Context(), m, extractor.Request{
-				Query: strings.Join(args, " "), Scope: scopes, Budget: budget, Project: project, Since: from, Until: to,
-			})
+			b, err := a.runRetrieve(cmd.Context(), opts, strings.Join(args, " "))
 			if err != nil {
 				return err
 			}
-			a.hintWatcher(m.Index)
-			if asJSON {
-				return a.printJSON(b)
-			}
-			_, err = fmt.Fprint(a.stdout, b.Text())
-			return err
+			return a.out().result(b, func() error {
+				_, err := fmt.Fprint(a.stdout, b.Text())
+				return err
+			})
 		},
 	}
-	cmd.Flags().StringVar(&scope, "scope", "", "only these folders, comma-separated (contacts,projects/bot0); sessions for past sessions")
-	cmd.Flags().IntVar(&budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
-	cmd.Flags().StringVar(&project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the bundle as JSON")
-	cmd.Flags().StringVar(&since, "since", "", "only what happened (entries updated, sessions said) since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
-	cmd.Flags().StringVar(&until, "until", "", "only what happened before the end of this date, time or time in words")
+	cmd.Flags().StringVar(&opts.scope, "scope", "", "only these folders, comma-separated (contacts,projects/bot0); sessions for past sessions")
+	cmd.Flags().IntVar(&opts.budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
+	cmd.Flags().StringVar(&opts.project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
+	a.jsonFlag(cmd, "print the bundle as JSON")
+	cmd.Flags().StringVar(&opts.since, "since", "", "only what happened (entries updated, sessions said) since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
+	cmd.Flags().StringVar(&opts.until, "until", "", "only what happened before the end of this date, time or time in words")
 	return cmd
+}
+
+// runRetrieve answers query from memory within opts.budget tokens, or
+// without --budget the vault's retrieve budget.
+func (a *app) runRetrieve(ctx context.Context, opts retrieveOptions, query string) (extractor.Bundle, error) {
+	scopes, err := parseScope(opts.scope)
+	if err != nil {
+		return extractor.Bundle{}, err
+	}
+	from, to, err := a.timeFlags(opts.since, opts.until)
+	if err != nil {
+		return extractor.Bundle{}, usagef("retrieve: %v", err)
+	}
+	if opts.budgetSet && opts.budget < extractor.MinBudget {
+		return extractor.Bundle{}, usagef("retrieve: --budget %d: want %d or more", opts.budget, extractor.MinBudget)
+	}
+	m, cfg, err := a.openMemory(ctx)
+	if err != nil {
+		return extractor.Bundle{}, err
+	}
+	if !opts.budgetSet {
+		opts.budget = cfg.Extractor.RetrieveBudget
+	}
+	b, err := extractor.Retrieve(ctx, m, extractor.Request{
+		Query: query, Scope: scopes, Budget: opts.budget, Project: opts.project, Since: from, Until: to,
+	})
+	if err != nil {
+		return b, err
+	}
+	a.hintWatcher(m.Index)
+	return b, nil
 }
 
 // parseScope reads --scope: folders of the vault, and "sessions".

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +32,7 @@ type app struct {
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
 	vaultDir       string
+	json           bool // --json: print results, and errors, as JSON
 	// services are the vault's, opened as the command asks for them.
 	services *container
 }
@@ -67,22 +67,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	c, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
 	if unknownCommand(root, args) {
 		err = usageError{err}
 	}
-	// The one place an error is printed, so the one place that says "ctx0:";
-	// errors name commands without it (cmdName), and a message that has it
-	// anyway is not prefixed twice.
-	fmt.Fprintf(stderr, "ctx0: %s\n", strings.TrimPrefix(err.Error(), "ctx0: "))
+	code := exitFailure
 	var ue usageError
 	if errors.As(err, &ue) {
-		return exitUsage
+		code = exitUsage
 	}
-	return exitFailure
+	// The one place an error is printed, so the one place that says "ctx0:";
+	// errors name commands without it (cmdName), and a message that has it
+	// anyway is not prefixed twice. A command asked for JSON gets its error
+	// as JSON too, so a program reading it parses one format.
+	msg := "ctx0: " + strings.TrimPrefix(err.Error(), "ctx0: ")
+	printError(stderr, msg, code, c != nil && wantsJSON(c, args))
+	return code
 }
 
 // unknownCommand reports whether args name no command. cobra reports that
@@ -134,7 +137,11 @@ files with YAML frontmatter, versioned in git, that agents read with plain file
 tools and people browse in an editor such as Obsidian.
 
 The vault is --vault DIR, else $CTX0_VAULT, else the nearest folder upwards
-holding .ctx0/, else ~/.ctx0/vault.`,
+holding .ctx0/, else ~/.ctx0/vault.
+
+Commands that print data take --json. Exit codes: 0 success, 1 failure,
+2 bad usage. An error is one line on stderr, "ctx0: ..."; with --json it is
+a JSON object instead: {"error":"ctx0: ...","code":2}.`,
 		Example: `  ctx0 init ~/notes
   ctx0 remember "Sarah prefers email over calls" --tags contact
   ctx0 add contacts/sarah-chen --type contact --alias Sarah --body "Partner at Example Ventures."
@@ -241,14 +248,6 @@ func (a *app) open(ctx context.Context) (*vault.Vault, error) {
 		a.note("ctx0: %v; going on without the index", err)
 	}
 	return v, nil
-}
-
-// printJSON writes v as indented JSON on stdout.
-func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
 
 // readBody reads an entry body from stdin.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,6 +46,46 @@ func TestExitCodes(t *testing.T) {
 			if !strings.Contains(stderr.String(), tt.err) || strings.Count(stderr.String(), "\n") != 1 {
 				t.Errorf("ctx0 %s: stderr %q, want one line containing %q", strings.Join(tt.args, " "), stderr.String(), tt.err)
 			}
+		}
+	}
+}
+
+// TestJSONErrors: under --json an error is one JSON object on stderr, with
+// the message the text form prints and the same exit code.
+func TestJSONErrors(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	if code := run([]string{"init", dir}, strings.NewReader(""), io.Discard, io.Discard); code != exitOK {
+		t.Fatalf("init: exit %d", code)
+	}
+	tests := []struct {
+		args []string
+		code int
+	}{
+		{[]string{"--vault", dir, "show", "--json"}, exitUsage},
+		{[]string{"--vault", dir, "show", "nobody", "--json"}, exitFailure},
+		{[]string{"--vault", dir, "list", "--bogus", "--json"}, exitUsage},
+		{[]string{"--vault", dir, "log", "--json", "-n", "x"}, exitUsage},
+		{[]string{"--vault", dir + "/missing", "list", "--json"}, exitFailure},
+	}
+	for _, tt := range tests {
+		var text, stdout, stderr bytes.Buffer
+		textArgs := slices.DeleteFunc(slices.Clone(tt.args), func(s string) bool { return s == "--json" })
+		run(textArgs, strings.NewReader(""), io.Discard, &text)
+		code := run(tt.args, strings.NewReader(""), &stdout, &stderr)
+		if code != tt.code {
+			t.Errorf("ctx0 %s: exit %d, want %d", strings.Join(tt.args, " "), code, tt.code)
+		}
+		var got failure
+		dec := json.NewDecoder(&stderr)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&got); err != nil || dec.More() {
+			t.Errorf("ctx0 %s: stderr is not one JSON object: %v", strings.Join(tt.args, " "), err)
+			continue
+		}
+		want := failure{Error: strings.TrimSuffix(text.String(), "\n"), Code: tt.code}
+		if got != want {
+			t.Errorf("ctx0 %s: stderr %+v, want %+v", strings.Join(tt.args, " "), got, want)
 		}
 	}
 }

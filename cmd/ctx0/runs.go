@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -16,7 +16,6 @@ import (
 )
 
 func (a *app) newRunsCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs",
 		Short: "List the librarian's and curator's runs",
@@ -30,44 +29,41 @@ is input + output; CREATED and UPDATED count entries.`,
   ctx0 runs show 20260128T100000.000Z-1a2b3c4d`,
 		Args: args(0, "no arguments (or the subcommand show)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, err := a.services.Vault(cmd.Context())
+			runs, err := a.runRuns(cmd.Context())
 			if err != nil {
 				return err
 			}
-			runs, err := agent.List(cmd.Context(), v.Root())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(runs)
-			}
-			if len(runs) == 0 {
-				a.note("No runs.")
-				return nil
-			}
-			var b bytes.Buffer
-			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tBASE\tRESULT\tMODEL\tTOKENS\tTIME\tCREATED\tUPDATED\tCONFLICTS\tTRIGGER")
-			for _, r := range runs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.Status,
-					shortHash(r.Base), shortHash(r.Result), runModel(r), r.Usage.InputTokens+r.Usage.OutputTokens,
-					runTime(r), len(r.Created), len(r.Updated), r.Conflicts, r.Trigger)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			// No padding after the last cell of a line without a trigger.
-			for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-				if _, err := fmt.Fprintln(a.stdout, strings.TrimRight(l, " ")); err != nil {
-					return err
-				}
-			}
-			return nil
+			return a.out().result(runs, func() error { return a.printRuns(runs) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	cmd.AddCommand(a.newRunsShowCmd())
 	return cmd
+}
+
+// runRuns lists the vault's agent runs, newest first.
+func (a *app) runRuns(ctx context.Context) ([]agent.Run, error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return agent.List(ctx, v.Root())
+}
+
+// printRuns prints runs as a table, for people.
+func (a *app) printRuns(runs []agent.Run) error {
+	if len(runs) == 0 {
+		a.note("No runs.")
+		return nil
+	}
+	return a.writeTable(func(tw io.Writer) {
+		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tBASE\tRESULT\tMODEL\tTOKENS\tTIME\tCREATED\tUPDATED\tCONFLICTS\tTRIGGER")
+		for _, r := range runs {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.Status,
+				shortHash(r.Base), shortHash(r.Result), runModel(r), r.Usage.InputTokens+r.Usage.OutputTokens,
+				runTime(r), len(r.Created), len(r.Updated), r.Conflicts, r.Trigger)
+		}
+	})
 }
 
 // shownRun is a run with what it changed, as runs show --json prints it.
@@ -77,7 +73,6 @@ type shownRun struct {
 }
 
 func (a *app) newRunsShowCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a run's record and what it changed",
@@ -89,29 +84,34 @@ got it.`,
   ctx0 runs show 20260128T100000.000Z-1a2b3c4d --json`,
 		Args: args(1, "one run ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			v, err := a.services.Vault(ctx)
+			out, err := a.runRunsShow(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			r, err := agent.Get(ctx, v.Root(), args[0])
-			if err != nil {
-				return err
-			}
-			out := shownRun{Run: r, Changes: vault.Diff{Files: []vault.FileChange{}}}
-			if r.Result != "" {
-				if out.Changes, err = v.Diff(ctx, r.Base, r.Result); err != nil {
-					return fmt.Errorf("show run %s: %w", r.ID, err)
-				}
-			}
-			if asJSON {
-				return a.printJSON(out)
-			}
-			return a.printRun(out)
+			return a.out().result(out, func() error { return a.printRun(out) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the record and changes as JSON")
+	a.jsonFlag(cmd, "print the record and changes as JSON")
 	return cmd
+}
+
+// runRunsShow reads run id's record and what its commit changed.
+func (a *app) runRunsShow(ctx context.Context, id string) (shownRun, error) {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return shownRun{}, err
+	}
+	r, err := agent.Get(ctx, v.Root(), id)
+	if err != nil {
+		return shownRun{}, err
+	}
+	out := shownRun{Run: r, Changes: vault.Diff{Files: []vault.FileChange{}}}
+	if r.Result != "" {
+		if out.Changes, err = v.Diff(ctx, r.Base, r.Result); err != nil {
+			return shownRun{}, fmt.Errorf("show run %s: %w", r.ID, err)
+		}
+	}
+	return out, nil
 }
 
 func (a *app) printRun(s shownRun) error {

@@ -17,7 +17,6 @@ func (a *app) newSearchCmd() *cobra.Command {
 	var (
 		q            index.Query
 		since, until string
-		asJSON       bool
 		// sessions searches what was said in agents' past sessions
 		// instead of the vault: see searchSessions.
 		sessions bool
@@ -66,50 +65,22 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if q.Limit < 1 {
-				return usagef("search: --limit %d: want 1 or more", q.Limit)
-			}
 			var err error
-			if q.Since, q.Until, err = a.timeFlags(since, until); err != nil {
-				return usagef("search: %v", err)
+			if q, err = a.searchQuery(q, since, until, args); err != nil {
+				return err
 			}
-			q.Text = strings.Join(args, " ")
 			if sessions {
-				return a.searchSessions(cmd.Context(), q, asJSON)
+				hits, err := a.searchSessions(cmd.Context(), q)
+				if err != nil {
+					return err
+				}
+				return a.out().result(hits, func() error { return a.printSessionHits(q.Text, hits) })
 			}
 			res, err := a.search(cmd.Context(), q)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			if len(res) == 0 {
-				a.note("No entries match %q.", q.Text)
-				return nil
-			}
-			for i, r := range res {
-				if i > 0 {
-					fmt.Fprintln(a.stdout)
-				}
-				title := r.Title
-				if title == "" {
-					title = "(no title)"
-				}
-				meta := []string{}
-				if r.Type != "" {
-					meta = append(meta, r.Type)
-				}
-				if !r.Updated.IsZero() {
-					meta = append(meta, r.Updated.Format("2006-01-02"))
-				}
-				meta = append(meta, fmt.Sprintf("score %.3g", r.Score))
-				fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
-				if r.Snippet != "" {
-					fmt.Fprintf(a.stdout, "  %s\n", r.Snippet)
-				}
-			}
-			return nil
+			return a.out().result(res, func() error { return a.printSearch(q.Text, res) })
 		},
 	}
 	cmd.Flags().IntVarP(&q.Limit, "limit", "n", index.DefaultLimit, "at most this many results")
@@ -120,9 +91,53 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 	cmd.Flags().StringVar(&since, "since", "", "only entries updated, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
 	cmd.Flags().StringVar(&until, "until", "", "only entries updated, or sessions that began, before the end of this date, time or time in words")
 	cmd.Flags().BoolVar(&q.All, "all", false, "include superseded and archived entries")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	cmd.Flags().BoolVar(&sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
 	return cmd
+}
+
+// searchQuery completes q from the command line: the words of args, and
+// --since and --until read against the app's now.
+func (a *app) searchQuery(q index.Query, since, until string, args []string) (index.Query, error) {
+	if q.Limit < 1 {
+		return q, usagef("search: --limit %d: want 1 or more", q.Limit)
+	}
+	var err error
+	if q.Since, q.Until, err = a.timeFlags(since, until); err != nil {
+		return q, usagef("search: %v", err)
+	}
+	q.Text = strings.Join(args, " ")
+	return q, nil
+}
+
+// printSearch prints search results, best first, for people.
+func (a *app) printSearch(query string, res []index.HybridResult) error {
+	if len(res) == 0 {
+		a.note("No entries match %q.", query)
+		return nil
+	}
+	for i, r := range res {
+		if i > 0 {
+			fmt.Fprintln(a.stdout)
+		}
+		title := r.Title
+		if title == "" {
+			title = "(no title)"
+		}
+		meta := []string{}
+		if r.Type != "" {
+			meta = append(meta, r.Type)
+		}
+		if !r.Updated.IsZero() {
+			meta = append(meta, r.Updated.Format("2006-01-02"))
+		}
+		meta = append(meta, fmt.Sprintf("score %.3g", r.Score))
+		fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
+		if r.Snippet != "" {
+			fmt.Fprintf(a.stdout, "  %s\n", r.Snippet)
+		}
+	}
+	return nil
 }
 
 // search runs q: BM25, fused with vector similarity when the vault's config

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -16,11 +17,13 @@ type shownEntry struct {
 	Body        string         `json:"body"`
 }
 
+// showOptions are ctx0 show's flags.
+type showOptions struct {
+	at string // a git revision to show the entry as of; "" for now
+}
+
 func (a *app) newShowCmd() *cobra.Command {
-	var (
-		at     string
-		asJSON bool
-	)
+	var opts showOptions
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print an entry",
@@ -31,36 +34,35 @@ its aliases, ignoring case. --at shows it as it was at a git revision.`,
   ctx0 show sarah --at HEAD~3`,
 		Args: args(1, "one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.open(cmd.Context())
+			d, err := a.runShow(cmd.Context(), opts, args[0])
 			if err != nil {
 				return err
 			}
-			var d vault.Doc
-			if at != "" {
-				d, err = v.GetAt(cmd.Context(), args[0], at)
-			} else {
-				d, err = v.Get(cmd.Context(), args[0])
-			}
-			if err != nil {
+			return a.out().result(shownEntry{Summary: vault.Summarize(d.Name, d.Entry), Frontmatter: d.Entry.Fields(), Body: d.Entry.Body()}, func() error {
+				_, err := a.stdout.Write(d.Entry.Bytes())
 				return err
-			}
-			if asJSON {
-				return a.printJSON(shownEntry{Summary: vault.Summarize(d.Name, d.Entry), Frontmatter: d.Entry.Fields(), Body: d.Entry.Body()})
-			}
-			_, err = a.stdout.Write(d.Entry.Bytes())
-			return err
+			})
 		},
 	}
-	cmd.Flags().StringVar(&at, "at", "", "show the entry as of this git revision (commit, branch, HEAD~N)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the entry as JSON")
+	cmd.Flags().StringVar(&opts.at, "at", "", "show the entry as of this git revision (commit, branch, HEAD~N)")
+	a.jsonFlag(cmd, "print the entry as JSON")
 	return cmd
 }
 
+// runShow reads the entry name, as it is or as it was at opts.at.
+func (a *app) runShow(ctx context.Context, opts showOptions, name string) (vault.Doc, error) {
+	v, err := a.open(ctx)
+	if err != nil {
+		return vault.Doc{}, err
+	}
+	if opts.at != "" {
+		return v.GetAt(ctx, name, opts.at)
+	}
+	return v.Get(ctx, name)
+}
+
 func (a *app) newListCmd() *cobra.Command {
-	var (
-		f      vault.Filter
-		asJSON bool
-	)
+	var f vault.Filter
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List entries",
@@ -73,26 +75,11 @@ leaves them out: --all lists them too, --archived lists only archived ones.`,
   ctx0 list --archived`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.All && f.Archived {
-				return usagef("list: --all and --archived exclude each other")
-			}
-			v, err := a.open(cmd.Context())
+			list, err := a.runList(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
-			if f.Type != "" {
-				if err := v.CheckType(f.Type); err != nil {
-					return usagef("list: --type: %w", err)
-				}
-			}
-			list, problems, err := v.List(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			for _, p := range problems {
-				a.note("ctx0: skipped: %v", p)
-			}
-			return a.printSummaries(asJSON, list)
+			return a.printSummaries(list)
 		},
 	}
 	cmd.Flags().StringVar(&f.Type, "type", "", "only entries of this type")
@@ -101,18 +88,42 @@ leaves them out: --all lists them too, --archived lists only archived ones.`,
 	cmd.Flags().BoolVar(&f.Pinned, "pinned", false, "only pinned entries")
 	cmd.Flags().BoolVar(&f.All, "all", false, "archived and superseded entries too")
 	cmd.Flags().BoolVar(&f.Archived, "archived", false, "only archived entries")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	return cmd
 }
 
+// runList lists the entries f selects. Files it cannot read are told on
+// stderr and left out.
+func (a *app) runList(ctx context.Context, f vault.Filter) ([]vault.Summary, error) {
+	if f.All && f.Archived {
+		return nil, usagef("list: --all and --archived exclude each other")
+	}
+	v, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if f.Type != "" {
+		if err := v.CheckType(f.Type); err != nil {
+			return nil, usagef("list: --type: %w", err)
+		}
+	}
+	list, problems, err := v.List(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		a.note("ctx0: skipped: %v", p)
+	}
+	return list, nil
+}
+
 // printSummaries prints listed entries, a line each, or as a JSON array.
-func (a *app) printSummaries(asJSON bool, list []vault.Summary) error {
-	if asJSON {
-		return a.printJSON(list)
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
-	}
-	return tw.Flush()
+func (a *app) printSummaries(list []vault.Summary) error {
+	return a.out().result(list, func() error {
+		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+		for _, s := range list {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
+		}
+		return tw.Flush()
+	})
 }

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,14 +14,16 @@ import (
 	"github.com/ctx0/ctx0/vault"
 )
 
+// syncOptions are ctx0 sync's flags.
+type syncOptions struct {
+	vault.SyncOptions
+	watch      bool          // keep syncing
+	interval   time.Duration // with watch, how often to fetch
+	pushWanted bool          // push what automatic sync recorded
+}
+
 func (a *app) newSyncCmd() *cobra.Command {
-	var (
-		o        vault.SyncOptions
-		asJSON   bool
-		watch    bool
-		interval time.Duration
-		pushWant bool
-	)
+	var opts syncOptions
 	cmd := &cobra.Command{
 		Use:   "sync [REMOTE]",
 		Short: "Merge with a git remote and push",
@@ -45,73 +47,84 @@ one process, when sync.auto is on.`,
   ctx0 sync --watch --interval 30s`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.PullOnly && o.PushOnly {
-				return usagef("sync: --pull-only and --push-only exclude each other")
-			}
-			if watch && (o.PullOnly || o.PushOnly) {
-				return usagef("sync: --watch both pulls and pushes; drop --pull-only and --push-only")
-			}
 			if len(args) == 1 {
-				o.Remote = args[0]
+				opts.Remote = args[0]
 			}
-			a.noAutoPush = true // sync pushes its own merges
-			v, err := a.open(cmd.Context())
-			if err != nil {
+			res, err := a.runSync(cmd.Context(), opts)
+			if err != nil || res == nil {
 				return err
 			}
-			if pushWant {
-				return a.pushWanted(cmd.Context(), v, o)
-			}
-			if watch {
-				return v.Watch(cmd.Context(), vault.WatchOptions{Sync: o, Interval: interval, Report: a.watchReporter(asJSON)})
-			}
-			res, err := v.Sync(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			if res.External != nil {
-				a.note("Committed %d file(s) edited by other tools.", len(res.External.Paths))
-			}
-			switch res.Merge {
-			case "merged":
-				a.note("Merged %s/%s: %d file(s) changed, %d conflict(s) kept aside.", res.Remote, res.Branch, res.Changed, res.Conflicts)
-			case "fast-forward":
-				a.note("Fast-forwarded to %s/%s: %d file(s) changed.", res.Remote, res.Branch, res.Changed)
-			case "up-to-date":
-				a.note("Already up to date with %s/%s.", res.Remote, res.Branch)
-			}
-			if res.Pushed {
-				a.note("Pushed to %s/%s.", res.Remote, res.Branch)
-			}
-			if res.Conflicts > 0 {
-				a.note("See them with: ctx0 conflicts")
-			}
-			return nil
+			return a.out().result(res, func() error { a.printSynced(*res); return nil })
 		},
 	}
-	cmd.Flags().BoolVar(&o.PullOnly, "pull-only", false, "fetch and merge, do not push")
-	cmd.Flags().BoolVar(&o.PushOnly, "push-only", false, "push without fetching; fails if the remote has changes")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what sync did as JSON")
-	cmd.Flags().BoolVar(&watch, "watch", false, "keep syncing: push after local commits, fetch every --interval")
-	cmd.Flags().DurationVar(&interval, "interval", time.Minute, "with --watch, how often to fetch the remote")
-	cmd.Flags().BoolVar(&pushWant, "push-wanted", false, "push the commits automatic sync recorded (how ctx0 pushes in the background)")
+	cmd.Flags().BoolVar(&opts.PullOnly, "pull-only", false, "fetch and merge, do not push")
+	cmd.Flags().BoolVar(&opts.PushOnly, "push-only", false, "push without fetching; fails if the remote has changes")
+	a.jsonFlag(cmd, "print what sync did as JSON")
+	cmd.Flags().BoolVar(&opts.watch, "watch", false, "keep syncing: push after local commits, fetch every --interval")
+	cmd.Flags().DurationVar(&opts.interval, "interval", time.Minute, "with --watch, how often to fetch the remote")
+	cmd.Flags().BoolVar(&opts.pushWanted, "push-wanted", false, "push the commits automatic sync recorded (how ctx0 pushes in the background)")
 	cmd.Flags().MarkHidden("push-wanted")
 	return cmd
 }
 
-// watchReporter prints one line per sync of ctx0 sync --watch, to stdout:
-// a JSON object with asJSON, else a sentence.
-func (a *app) watchReporter(asJSON bool) func(vault.WatchEvent) {
-	return func(ev vault.WatchEvent) {
-		if !asJSON {
-			fmt.Fprintf(a.stdout, "%s %s\n", ev.Time.Format(time.TimeOnly), watchLine(ev))
-		} else if data, err := json.Marshal(ev); err == nil {
-			fmt.Fprintf(a.stdout, "%s\n", data)
-		}
+// runSync syncs the vault with its remote once and returns what it did;
+// with opts.watch it keeps syncing, printing an event per sync, until ctx
+// ends, and with opts.pushWanted it pushes what automatic sync recorded.
+// Those two return no result.
+func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult, error) {
+	o := opts.SyncOptions
+	if o.PullOnly && o.PushOnly {
+		return nil, usagef("sync: --pull-only and --push-only exclude each other")
 	}
+	if opts.watch && (o.PullOnly || o.PushOnly) {
+		return nil, usagef("sync: --watch both pulls and pushes; drop --pull-only and --push-only")
+	}
+	a.noAutoPush = true // sync pushes its own merges
+	v, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if opts.pushWanted {
+		return nil, a.pushWanted(ctx, v, o)
+	}
+	if opts.watch {
+		return nil, v.Watch(ctx, vault.WatchOptions{Sync: o, Interval: opts.interval, Report: a.reportWatch})
+	}
+	res, err := v.Sync(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// printSynced tells a person what a sync did, on stderr.
+func (a *app) printSynced(res vault.SyncResult) {
+	if res.External != nil {
+		a.note("Committed %d file(s) edited by other tools.", len(res.External.Paths))
+	}
+	switch res.Merge {
+	case "merged":
+		a.note("Merged %s/%s: %d file(s) changed, %d conflict(s) kept aside.", res.Remote, res.Branch, res.Changed, res.Conflicts)
+	case "fast-forward":
+		a.note("Fast-forwarded to %s/%s: %d file(s) changed.", res.Remote, res.Branch, res.Changed)
+	case "up-to-date":
+		a.note("Already up to date with %s/%s.", res.Remote, res.Branch)
+	}
+	if res.Pushed {
+		a.note("Pushed to %s/%s.", res.Remote, res.Branch)
+	}
+	if res.Conflicts > 0 {
+		a.note("See them with: ctx0 conflicts")
+	}
+}
+
+// reportWatch prints one line per sync of ctx0 sync --watch, to stdout: a
+// sentence, or a JSON object.
+func (a *app) reportWatch(ev vault.WatchEvent) {
+	_ = a.out().event(ev, func() error {
+		_, err := fmt.Fprintf(a.stdout, "%s %s\n", ev.Time.Format(time.TimeOnly), watchLine(ev))
+		return err
+	})
 }
 
 // watchLine says what one unattended sync did, in a line.
@@ -143,7 +156,6 @@ func (a *app) newRemoteCmd() *cobra.Command {
 		Args: args(0, "a subcommand: add, remove or list"),
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
-	var asJSON bool
 	list := &cobra.Command{
 		Use:     "list",
 		Short:   "List remotes",
@@ -158,17 +170,16 @@ func (a *app) newRemoteCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(rs)
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			for _, r := range rs {
-				fmt.Fprintf(tw, "%s\t%s\n", r.Name, r.URL)
-			}
-			return tw.Flush()
+			return a.out().result(rs, func() error {
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				for _, r := range rs {
+					fmt.Fprintf(tw, "%s\t%s\n", r.Name, r.URL)
+				}
+				return tw.Flush()
+			})
 		},
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(list, "print a JSON array")
 	add := &cobra.Command{
 		Use:   "add NAME URL",
 		Short: "Add a remote",
@@ -247,7 +258,6 @@ func trimGitSuffix(u string) string {
 }
 
 func (a *app) newConflictsCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "conflicts",
 		Short: "List merge conflicts kept aside",
@@ -267,23 +277,10 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(cs)
-			}
-			for _, c := range cs {
-				where := c.Field
-				if where == "" {
-					where = c.Hunk
-				}
-				fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
-			}
-			if len(cs) == 0 {
-				a.note("No conflicts.")
-			}
-			return nil
+			return a.out().result(cs, func() error { return a.printConflicts(cs) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	a.jsonFlag(cmd, "print a JSON array")
 	var force bool
 	resolve := &cobra.Command{
 		Use:   "resolve NAME|ID",
@@ -311,6 +308,22 @@ holds such a block, resolve refuses and names it, unless --force.`,
 	resolve.Flags().BoolVar(&force, "force", false, "resolve even though the entry still holds a conflict block")
 	cmd.AddCommand(resolve)
 	return cmd
+}
+
+// printConflicts prints conflict records for people: each with both
+// values.
+func (a *app) printConflicts(cs []vault.ConflictRecord) error {
+	for _, c := range cs {
+		where := c.Field
+		if where == "" {
+			where = c.Hunk
+		}
+		fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
+	}
+	if len(cs) == 0 {
+		a.note("No conflicts.")
+	}
+	return nil
 }
 
 func (a *app) newMergeDriverCmd() *cobra.Command {

@@ -54,7 +54,6 @@ type versionInfo struct {
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print ctx0's version",
@@ -67,13 +66,12 @@ prints the first line alone.`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			info := versionInfo{Version: version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-			if asJSON {
-				return a.printJSON(info)
-			}
-			_, err := fmt.Fprintf(a.stdout, "ctx0 %s\n%s %s\n", info.Version, info.Go, info.Platform)
-			return err
+			return a.out().result(info, func() error {
+				_, err := fmt.Fprintf(a.stdout, "ctx0 %s\n%s %s\n", info.Version, info.Go, info.Platform)
+				return err
+			})
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object")
+	a.jsonFlag(cmd, "print a JSON object")
 	return cmd
 }
