@@ -13,7 +13,9 @@ type WatchOptions struct {
 	// here (default 1 minute).
 	Interval time.Duration
 	// Debounce is how long a new local commit waits for more before the
-	// push, so a burst of writes makes one sync (default 2 seconds).
+	// push, so a burst of writes makes one sync (default 2 seconds, or
+	// half the interval when that is shorter: a push never waits longer
+	// than the other side's fetch does).
 	Debounce time.Duration
 	// Poll is how often the branch is looked at for new local commits:
 	// reading one ref, cheap enough to do often (default 500 ms).
@@ -59,7 +61,7 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 		o.Interval = time.Minute
 	}
 	if o.Debounce <= 0 {
-		o.Debounce = 2 * time.Second
+		o.Debounce = min(2*time.Second, o.Interval/2)
 	}
 	if o.Poll <= 0 {
 		o.Poll = 500 * time.Millisecond
