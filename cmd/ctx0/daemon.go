@@ -20,11 +20,13 @@ import (
 	"github.com/ctx0/ctx0/worker"
 )
 
+// daemonOptions are ctx0 daemon's flags.
+type daemonOptions struct {
+	interval time.Duration // how often automatic sync fetches
+}
+
 func (a *app) newDaemonCmd() *cobra.Command {
-	var (
-		asJSON   bool
-		interval time.Duration
-	)
+	var opts daemonOptions
 	cmd := &cobra.Command{
 		Use:   "daemon [install | uninstall]",
 		Short: "Run everything that keeps the vault current, in one background process",
@@ -53,11 +55,11 @@ on Linux, a launchd agent on macOS.`,
   ctx0 daemon uninstall`,
 		Args: args(0, "no arguments, or a subcommand: install, uninstall"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runDaemon(cmd.Context(), interval, asJSON)
+			return a.runDaemon(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON object per event")
-	cmd.Flags().DurationVar(&interval, "interval", time.Minute, "how often automatic sync fetches the remote")
+	a.jsonFlag(cmd, "print a JSON object per event")
+	cmd.Flags().DurationVar(&opts.interval, "interval", time.Minute, "how often automatic sync fetches the remote")
 	cmd.AddCommand(a.newDaemonInstallCmd(), a.newDaemonUninstallCmd())
 	return cmd
 }
@@ -78,15 +80,15 @@ type daemonEvent struct {
 
 // runDaemon is ctx0 daemon: the parts, wired to this vault, run until ctx
 // ends.
-func (a *app) runDaemon(ctx context.Context, interval time.Duration, asJSON bool) error {
+func (a *app) runDaemon(ctx context.Context, opts daemonOptions) error {
 	a.noAutoPush = true // the sync part pushes after commits itself
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
 		return err
 	}
-	out := &daemonPrinter{a: a, asJSON: asJSON}
+	out := &daemonPrinter{a: a, out: a.out()}
 	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out)}
-	if p, ok, err := a.syncPart(v, interval, out); err != nil {
+	if p, ok, err := a.syncPart(v, opts.interval, out); err != nil {
 		return err
 	} else if ok {
 		parts = append(parts, p)
@@ -103,9 +105,9 @@ func (a *app) runDaemon(ctx context.Context, interval time.Duration, asJSON bool
 // daemonPrinter prints the daemon's events, one at a time: its parts run
 // in their own goroutines.
 type daemonPrinter struct {
-	a      *app
-	asJSON bool
-	mu     sync.Mutex
+	a   *app
+	out printer
+	mu  sync.Mutex
 }
 
 // print prints e, or its text: the part's name, then text, after the
@@ -114,12 +116,11 @@ func (p *daemonPrinter) print(e daemonEvent, text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.a.now()
-	if p.asJSON {
-		e.Time = now.UTC().Format("2006-01-02T15:04:05Z")
-		_ = p.a.printJSONLine(e)
-		return
-	}
-	fmt.Fprintf(p.a.stdout, "%s %s: %s\n", now.Local().Format("15:04:05"), e.Part, text)
+	e.Time = now.UTC().Format("2006-01-02T15:04:05Z")
+	_ = p.out.event(e, func() error {
+		_, err := fmt.Fprintf(p.a.stdout, "%s %s: %s\n", now.Local().Format("15:04:05"), e.Part, text)
+		return err
+	})
 }
 
 // firstLine is text's first line, what the state file keeps.

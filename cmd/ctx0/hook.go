@@ -23,6 +23,7 @@ import (
 	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // maxHookInput bounds what a hook reads from stdin: an agent's hook input
@@ -220,57 +221,14 @@ folder) you are in, shared with its other users: .claude/settings.json,
   ctx0 hooks %[1]s gemini --project --json`, verb),
 		Args: args(1, "the agent: claude-code, codex, gemini or cursor"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			agent, ok := hooks.AgentNamed(args[0])
-			if !ok {
-				return usagef("hooks %s: agent %q: ctx0 has hooks for %s", verb, args[0], strings.Join(hooks.AgentNames(), ", "))
+			e, err := a.runHooksEdit(cmd.Context(), verb, args[0], flags)
+			if e.vault != nil {
+				defer a.noteModelCLIs(e.vault)
 			}
-			scope, err := flags.scope("hooks "+verb, agent.Name)
 			if err != nil {
 				return err
 			}
-			path, err := a.hookSettingsPath(agent, scope)
-			if err != nil {
-				return err
-			}
-			var ch hooks.Change
-			if verb == "install" {
-				v, err := a.services.Vault(cmd.Context())
-				if err != nil {
-					return err
-				}
-				if _, err := exec.LookPath("ctx0"); err != nil {
-					a.note("ctx0: warning: ctx0 is not on your PATH; %s will not find the hook until it is (go install ./cmd/ctx0)", agent.Title)
-				}
-				defer a.noteModelCLIs(v)
-				ch, err = agent.Install(path, agent.Command("ctx0", v.Root()))
-				if err != nil {
-					return err
-				}
-			} else if ch, err = agent.Uninstall(path); err != nil {
-				return err
-			}
-			if flags.asJSON {
-				return a.printJSON(ch)
-			}
-			switch {
-			case !ch.Changed() && verb == "install":
-				a.note("ctx0's hooks are already in %s.", path)
-			case !ch.Changed():
-				a.note("No ctx0 hooks in %s.", path)
-			default:
-				for _, c := range []struct {
-					what   string
-					events []string
-				}{{"Added", ch.Added}, {"Updated", ch.Updated}, {"Removed", ch.Removed}} {
-					if len(c.events) > 0 {
-						a.note("%s ctx0's hook for %v in %s.", c.what, c.events, path)
-					}
-				}
-				if verb == "install" && agent.Name == hooks.CodexAgent.Name {
-					a.note("Codex runs a new hook once you trust it: open /hooks in Codex.")
-				}
-			}
-			return nil
+			return a.out().result(e.Change, func() error { a.printHooksEdit(e); return nil })
 		},
 	}
 	flags.add(cmd, scopeHelp{
@@ -278,7 +236,74 @@ folder) you are in, shared with its other users: .claude/settings.json,
 		project: "edit the project's shared settings",
 		local:   "edit the project's .claude/settings.local.json, for you alone (Claude Code)",
 	})
+	a.jsonFlag(cmd, "print what changed as JSON")
 	return cmd
+}
+
+// hooksEdit is what hooks install or uninstall changed, and where.
+type hooksEdit struct {
+	hooks.Change
+	verb  string
+	agent hooks.Agent
+	path  string // the settings file edited
+	// vault is the vault the installed hooks serve: after installing,
+	// ctx0 says how it could file sessions with a model already at hand.
+	vault *vault.Vault
+}
+
+// runHooksEdit merges ctx0's hooks into the settings of the agent named
+// name, or with verb "uninstall" removes them, in the file the scope flags
+// name. Its edit holds the vault, once opened, even when it fails.
+func (a *app) runHooksEdit(ctx context.Context, verb, name string, flags scopeFlags) (hooksEdit, error) {
+	agent, ok := hooks.AgentNamed(name)
+	if !ok {
+		return hooksEdit{}, usagef("hooks %s: agent %q: ctx0 has hooks for %s", verb, name, strings.Join(hooks.AgentNames(), ", "))
+	}
+	scope, err := flags.scope("hooks "+verb, agent.Name)
+	if err != nil {
+		return hooksEdit{}, err
+	}
+	e := hooksEdit{verb: verb, agent: agent}
+	if e.path, err = a.hookSettingsPath(agent, scope); err != nil {
+		return e, err
+	}
+	if verb != "install" {
+		e.Change, err = agent.Uninstall(e.path)
+		return e, err
+	}
+	v, err := a.services.Vault(ctx)
+	if err != nil {
+		return e, err
+	}
+	e.vault = v
+	if _, err := exec.LookPath("ctx0"); err != nil {
+		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not find the hook until it is (go install ./cmd/ctx0)", agent.Title)
+	}
+	e.Change, err = agent.Install(e.path, agent.Command("ctx0", e.vault.Root()))
+	return e, err
+}
+
+// printHooksEdit tells a person what hooks install or uninstall changed,
+// on stderr.
+func (a *app) printHooksEdit(e hooksEdit) {
+	switch {
+	case !e.Changed() && e.verb == "install":
+		a.note("ctx0's hooks are already in %s.", e.path)
+	case !e.Changed():
+		a.note("No ctx0 hooks in %s.", e.path)
+	default:
+		for _, c := range []struct {
+			what   string
+			events []string
+		}{{"Added", e.Added}, {"Updated", e.Updated}, {"Removed", e.Removed}} {
+			if len(c.events) > 0 {
+				a.note("%s ctx0's hook for %v in %s.", c.what, c.events, e.path)
+			}
+		}
+		if e.verb == "install" && e.agent.Name == hooks.CodexAgent.Name {
+			a.note("Codex runs a new hook once you trust it: open /hooks in Codex.")
+		}
+	}
 }
 
 // hookSettingsPath is the file holding agent's hooks to edit in scope:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -101,8 +100,27 @@ func (a *app) progress(what string) func(done, total int) {
 	}
 }
 
+// indexOptions are ctx0 index's flags.
+type indexOptions struct {
+	rebuild bool // build the index from nothing
+	watch   bool // keep following the files
+	embed   bool // also embed what changed
+}
+
+// indexed is what ctx0 index did: the check or rebuild, and with --embed
+// the embedding.
+type indexed struct {
+	index.Report
+	Embed *index.EmbedReport `json:"embed,omitempty"`
+}
+
+// embedded is one embedding of ctx0 index --watch --embed, as it prints it.
+type embedded struct {
+	Embed index.EmbedReport `json:"embed"`
+}
+
 func (a *app) newIndexCmd() *cobra.Command {
-	var rebuild, watch, embed, asJSON bool
+	var opts indexOptions
 	cmd := &cobra.Command{
 		Use:   "index [--rebuild] [--watch] [--embed]",
 		Short: "Bring the search index up to date with the files",
@@ -125,81 +143,79 @@ few at a time by themselves; this does all of them now.`,
   ctx0 index --watch --embed &`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			v, ix, err := a.openIndexed(ctx)
-			if err != nil {
+			res, err := a.runIndex(cmd.Context(), opts)
+			if err != nil || res == nil {
 				return err
 			}
-			var embedder index.Embedder
-			if embed {
-				if embedder, err = a.embedder(ctx); err != nil {
+			if res.Embed == nil {
+				return a.out().result(res.Report, func() error { return printReport(a.stdout, res.Report) })
+			}
+			return a.out().result(res, func() error {
+				if err := printReport(a.stdout, res.Report); err != nil {
 					return err
 				}
-			}
-			var rep index.Report
-			switch {
-			case ix.LastCheck().Check == index.CheckRebuild:
-				rep = ix.LastCheck() // Open just built it
-			case rebuild:
-				rep, err = ix.Rebuild(ctx)
-			default:
-				rep, err = ix.Refresh(ctx)
-			}
-			if err != nil {
-				return err
-			}
-			if !watch {
-				if embedder == nil {
-					if asJSON {
-						return a.printJSON(rep)
-					}
-					return printReport(a.stdout, rep)
-				}
-				erep, err := ix.Embed(ctx, embedder, 0)
-				if err != nil {
-					return err
-				}
-				if asJSON {
-					return a.printJSON(struct {
-						index.Report
-						Embed index.EmbedReport `json:"embed"`
-					}{rep, erep})
-				}
-				if err := printReport(a.stdout, rep); err != nil {
-					return err
-				}
-				return printEmbedReport(a.stdout, erep)
-			}
-			// One line per check, batch or embedding, JSON Lines with --json.
-			// The first embedding catches up; the others follow changes.
-			print := ix.EmbedAfter(ctx, embedder, func(rep index.Report) {
-				if asJSON {
-					_ = json.NewEncoder(a.stdout).Encode(rep)
-				} else {
-					_ = printReport(a.stdout, rep)
-				}
-			}, func(erep index.EmbedReport, err error) {
-				switch {
-				case err != nil:
-					a.note("ctx0: %v", err)
-				case asJSON:
-					_ = json.NewEncoder(a.stdout).Encode(struct {
-						Embed index.EmbedReport `json:"embed"`
-					}{erep})
-				default:
-					_ = printEmbedReport(a.stdout, erep)
-				}
+				return printEmbedReport(a.stdout, *res.Embed)
 			})
-			print(rep)
-			a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
-			return ix.Watch(ctx, print)
 		},
 	}
-	cmd.Flags().BoolVar(&rebuild, "rebuild", false, "build the index from nothing")
-	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and follow changes to the files")
-	cmd.Flags().BoolVar(&embed, "embed", false, "also embed what changed, with the configured embeddings endpoint")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was done as JSON (one object per line with --watch)")
+	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "build the index from nothing")
+	cmd.Flags().BoolVar(&opts.watch, "watch", false, "keep running and follow changes to the files")
+	cmd.Flags().BoolVar(&opts.embed, "embed", false, "also embed what changed, with the configured embeddings endpoint")
+	a.jsonFlag(cmd, "print what was done as JSON (one object per line with --watch)")
 	return cmd
+}
+
+// runIndex brings the index up to date, or rebuilds it, and with
+// opts.embed embeds what changed, and returns what it did; with opts.watch
+// it keeps following the files, printing an event per check, batch or
+// embedding, until ctx ends, and returns no result.
+func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var embedder index.Embedder
+	if opts.embed {
+		if embedder, err = a.embedder(ctx); err != nil {
+			return nil, err
+		}
+	}
+	var rep index.Report
+	switch {
+	case ix.LastCheck().Check == index.CheckRebuild:
+		rep = ix.LastCheck() // Open just built it
+	case opts.rebuild:
+		rep, err = ix.Rebuild(ctx)
+	default:
+		rep, err = ix.Refresh(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !opts.watch {
+		if embedder == nil {
+			return &indexed{Report: rep}, nil
+		}
+		erep, err := ix.Embed(ctx, embedder, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &indexed{Report: rep, Embed: &erep}, nil
+	}
+	// The first embedding catches up; the others follow changes.
+	out := a.out()
+	print := ix.EmbedAfter(ctx, embedder, func(rep index.Report) {
+		_ = out.event(rep, func() error { return printReport(a.stdout, rep) })
+	}, func(erep index.EmbedReport, err error) {
+		if err != nil {
+			a.note("ctx0: %v", err)
+			return
+		}
+		_ = out.event(embedded{erep}, func() error { return printEmbedReport(a.stdout, erep) })
+	})
+	print(rep)
+	a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
+	return nil, ix.Watch(ctx, print)
 }
 
 // embedder is the embeddings endpoint of the vault's config.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -31,12 +30,16 @@ type ingestReport struct {
 	Finished int `json:"finished"`
 }
 
+// ingestOptions are ctx0 ingest's flags.
+type ingestOptions struct {
+	ingest.Options
+	files []string // session files to read
+	dirs  []string // folders to read every session file in
+	watch bool     // keep following dirs
+}
+
 func (a *app) newIngestCmd() *cobra.Command {
-	var (
-		files, dirs   []string
-		o             ingest.Options
-		watch, asJSON bool
-	)
+	var opts ingestOptions
 	cmd := &cobra.Command{
 		Use:   "ingest [--file F | --dir D] [--reimport] [--watch]",
 		Short: "Read agents' session transcripts into conversations",
@@ -66,63 +69,12 @@ one process.`,
   ctx0 ingest --watch`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if watch && (len(files) > 0 || o.Reimport || o.Queue || o.End) {
-				return usagef("ingest: --watch follows folders (--dir); it takes no --file, --reimport, --queue or --end")
-			}
-			if a.ownModelRun("ingest") {
-				return nil
-			}
-			s, err := a.openIngest(ctx)
-			if err != nil {
+			rep, err := a.runIngest(cmd.Context(), opts)
+			if err != nil || rep == nil {
 				return err
 			}
-			for _, d := range dirs {
-				if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
-					return fmt.Errorf("ingest: --dir %s: not a folder", d)
-				}
-			}
-			if len(files) == 0 && len(dirs) == 0 {
-				home, err := os.UserHomeDir()
-				if err != nil {
-					return fmt.Errorf("ingest: find the session folders: %w", err)
-				}
-				dirs = ingest.DefaultDirs(home, a.getenv)
-			}
-			if watch {
-				return a.watchSessions(ctx, s, dirs, asJSON)
-			}
-			var all []ingest.File
-			for _, f := range files {
-				file, err := ingest.FileAt(f)
-				if err != nil {
-					return err
-				}
-				all = append(all, file)
-			}
-			for _, d := range dirs {
-				found, err := ingest.FindFiles(ctx, d)
-				if err != nil {
-					return err
-				}
-				all = append(all, found...)
-			}
-			o.Progress = a.progress("ingesting")
-			rep, err := s.Ingest(ctx, all, o)
-			if err != nil {
+			if err := a.out().result(rep, func() error { a.note("%s", rep.summary()); return nil }); err != nil {
 				return err
-			}
-			finished, err := s.Refresh(ctx)
-			if err != nil {
-				return err
-			}
-			out := ingestReport{rep, len(finished)}
-			if asJSON {
-				if err := a.printJSON(out); err != nil {
-					return err
-				}
-			} else {
-				a.note("%s", out.summary())
 			}
 			for _, e := range rep.Errors {
 				a.note("ctx0: %s", e)
@@ -133,14 +85,73 @@ one process.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringArrayVar(&files, "file", nil, "read this session file (repeatable)")
-	cmd.Flags().StringArrayVar(&dirs, "dir", nil, "read every *.jsonl session file in this folder, at any depth (repeatable)")
-	cmd.Flags().BoolVar(&o.Reimport, "reimport", false, "read the files again from the start")
-	cmd.Flags().BoolVar(&o.Queue, "queue", false, "hand the files' finished conversations to the librarian")
-	cmd.Flags().BoolVar(&o.End, "end", false, "the sessions are over: finish and queue all their conversations")
-	cmd.Flags().BoolVar(&watch, "watch", false, "keep running and follow the sessions as they are written")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was read as JSON (with --watch, a JSON object per event)")
+	cmd.Flags().StringArrayVar(&opts.files, "file", nil, "read this session file (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.dirs, "dir", nil, "read every *.jsonl session file in this folder, at any depth (repeatable)")
+	cmd.Flags().BoolVar(&opts.Reimport, "reimport", false, "read the files again from the start")
+	cmd.Flags().BoolVar(&opts.Queue, "queue", false, "hand the files' finished conversations to the librarian")
+	cmd.Flags().BoolVar(&opts.End, "end", false, "the sessions are over: finish and queue all their conversations")
+	cmd.Flags().BoolVar(&opts.watch, "watch", false, "keep running and follow the sessions as they are written")
+	a.jsonFlag(cmd, "print what was read as JSON (with --watch, a JSON object per event)")
 	return cmd
+}
+
+// runIngest reads the session files of opts (by default, the agents'
+// folders) and returns what it read; with opts.watch it follows the
+// folders, printing an event per change, until ctx ends, and returns no
+// report, nor when a model run of this command files instead.
+func (a *app) runIngest(ctx context.Context, opts ingestOptions) (*ingestReport, error) {
+	if opts.watch && (len(opts.files) > 0 || opts.Reimport || opts.Queue || opts.End) {
+		return nil, usagef("ingest: --watch follows folders (--dir); it takes no --file, --reimport, --queue or --end")
+	}
+	if a.ownModelRun("ingest") {
+		return nil, nil
+	}
+	s, err := a.openIngest(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dirs := opts.dirs
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("ingest: --dir %s: not a folder", d)
+		}
+	}
+	if len(opts.files) == 0 && len(dirs) == 0 {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("ingest: find the session folders: %w", err)
+		}
+		dirs = ingest.DefaultDirs(home, a.getenv)
+	}
+	if opts.watch {
+		return nil, a.watchSessions(ctx, dirs)
+	}
+	var all []ingest.File
+	for _, f := range opts.files {
+		file, err := ingest.FileAt(f)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, file)
+	}
+	for _, d := range dirs {
+		found, err := ingest.FindFiles(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, found...)
+	}
+	o := opts.Options
+	o.Progress = a.progress("ingesting")
+	rep, err := s.Ingest(ctx, all, o)
+	if err != nil {
+		return nil, err
+	}
+	finished, err := s.Refresh(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &ingestReport{rep, len(finished)}, nil
 }
 
 // summary is the report in a line for people.
@@ -208,18 +219,10 @@ type watchEvent struct {
 	Error    string                `json:"error,omitempty"`
 }
 
-// printJSONLine writes v as one line of JSON on stdout, for a stream of
-// events.
-func (a *app) printJSONLine(v any) error {
-	enc := json.NewEncoder(a.stdout)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
 // watchSessions follows dirs until Ctrl-C, printing a line per event, and
 // files conversations into the vault as they are queued, one at a time,
 // running the curator when it is due: the worker, run in the foreground.
-func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string, asJSON bool) error {
+func (a *app) watchSessions(ctx context.Context, dirs []string) error {
 	w, err := a.openLibrarian(ctx)
 	if err != nil {
 		return err
@@ -229,7 +232,7 @@ func (a *app) watchSessions(ctx context.Context, s *ingest.Store, dirs []string,
 		Dirs:      dirs,
 		Curate:    a.curateFunc(),
 		Now:       a.now,
-		Report:    a.workerReporter(dirs, asJSON),
+		Report:    a.workerReporter(dirs),
 	})
 }
 
@@ -241,15 +244,12 @@ func (a *app) curateFunc() worker.CurateFunc {
 	}
 }
 
-// workerReporter prints the worker's events, one line each (a JSON object
-// per line with asJSON), for ctx0 ingest --watch and ctx0 daemon.
-func (a *app) workerReporter(dirs []string, asJSON bool) func(worker.Event) {
+// workerReporter prints the worker's events of ctx0 ingest --watch, one
+// line each (a JSON object per line with --json).
+func (a *app) workerReporter(dirs []string) func(worker.Event) {
+	out := a.out()
 	return func(e worker.Event) {
-		if asJSON {
-			_ = a.printJSONLine(newWatchEvent(e))
-			return
-		}
-		printWorkerEvent(a.stdout, e, dirs)
+		_ = out.event(newWatchEvent(e), func() error { printWorkerEvent(a.stdout, e, dirs); return nil })
 	}
 }
 

@@ -152,68 +152,11 @@ is left empty. --user (the default), --local and --project as for install.`
 		Example: fmt.Sprintf("  ctx0 mcp %[1]s claude-code\n  ctx0 mcp %[1]s claude-code --project --json\n  ctx0 mcp %[1]s codex", verb),
 		Args:    args(1, "the agent: claude-code, cursor, gemini or codex"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch args[0] {
-			case claudecode.Name, cursor.Name, gemini.Name, codex.Name:
-			default:
-				return usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, cursor, gemini and codex", verb, args[0])
-			}
-			scope, err := flags.scope("mcp "+verb, args[0])
+			e, err := a.runMCPInstall(cmd.Context(), verb, args[0], flags)
 			if err != nil {
 				return err
 			}
-			if args[0] != claudecode.Name {
-				return a.mcpAgentInstall(cmd, verb, args[0], scope == integration.Project, flags.asJSON)
-			}
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return fmt.Errorf("find Claude Code's configuration: %w", err)
-			}
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			config := mcp.ClaudeCodeConfig(scope, home, projectRoot(cwd), a.getenv)
-			where := config.Path
-			if scope == mcp.Local {
-				where += " for " + projectRoot(cwd)
-			}
-			if verb == "uninstall" {
-				ch, err := mcp.Uninstall(config)
-				if err != nil {
-					return err
-				}
-				if flags.asJSON {
-					return a.printJSON(ch)
-				}
-				if ch.Action == "removed" {
-					a.note("Removed the ctx0 MCP server from %s.", where)
-				} else {
-					a.note("No ctx0 MCP server in %s.", where)
-				}
-				return nil
-			}
-			entry, err := a.mcpEntry(cmd.Context(), "stdio", scope != mcp.Project)
-			if err != nil {
-				return err
-			}
-			if _, err := exec.LookPath("ctx0"); err != nil {
-				a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
-			}
-			ch, err := mcp.Install(config, entry)
-			if err != nil {
-				return err
-			}
-			if flags.asJSON {
-				return a.printJSON(ch)
-			}
-			switch ch.Action {
-			case "unchanged":
-				a.note("The ctx0 MCP server is already in %s.", where)
-			default:
-				a.note("%s the ctx0 MCP server in %s; Claude Code starts it in its next session (check with /mcp).", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], where)
-			}
-			_, err = fmt.Fprintf(a.stdout, "For other agents:\n\n%s", mcp.Snippets(entry))
-			return err
+			return a.out().result(e.Change, func() error { return a.printMCPEdit(e) })
 		},
 	}
 	flags.add(cmd, scopeHelp{
@@ -221,69 +164,130 @@ is left empty. --user (the default), --local and --project as for install.`
 		project: "edit the project's shared .mcp.json",
 		local:   "edit your configuration for this project alone",
 	})
+	a.jsonFlag(cmd, "print what changed as JSON")
 	return cmd
+}
+
+// mcpEdit is what mcp install or uninstall changed, and what its text
+// says it with.
+type mcpEdit struct {
+	mcp.Change
+	verb  string
+	where string // the file edited, for people
+	title string // the agent's name, for people
+	// snippets, after installing in Claude Code, are the lines that
+	// register the server in other agents.
+	snippets string
+}
+
+// runMCPInstall registers ctx0's MCP server in agent's configuration, or
+// with verb "uninstall" removes it, in the file the scope flags name.
+func (a *app) runMCPInstall(ctx context.Context, verb, agent string, flags scopeFlags) (mcpEdit, error) {
+	switch agent {
+	case claudecode.Name, cursor.Name, gemini.Name, codex.Name:
+	default:
+		return mcpEdit{}, usagef("mcp %s: agent %q: ctx0 registers itself in claude-code, cursor, gemini and codex", verb, agent)
+	}
+	scope, err := flags.scope("mcp "+verb, agent)
+	if err != nil {
+		return mcpEdit{}, err
+	}
+	if agent != claudecode.Name {
+		return a.mcpAgentInstall(ctx, verb, agent, scope == integration.Project)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return mcpEdit{}, fmt.Errorf("find Claude Code's configuration: %w", err)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return mcpEdit{}, err
+	}
+	config := mcp.ClaudeCodeConfig(scope, home, projectRoot(cwd), a.getenv)
+	e := mcpEdit{verb: verb, where: config.Path, title: claudecode.Title}
+	if scope == mcp.Local {
+		e.where += " for " + projectRoot(cwd)
+	}
+	if verb == "uninstall" {
+		e.Change, err = mcp.Uninstall(config)
+		return e, err
+	}
+	entry, err := a.mcpEntry(ctx, "stdio", scope != mcp.Project)
+	if err != nil {
+		return mcpEdit{}, err
+	}
+	if _, err := exec.LookPath("ctx0"); err != nil {
+		a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
+	}
+	e.Change, err = mcp.Install(config, entry)
+	e.snippets = mcp.Snippets(entry)
+	return e, err
 }
 
 // mcpAgentInstall is mcp install or uninstall for Cursor, Gemini CLI or
 // Codex CLI, in the agent's own config file.
-func (a *app) mcpAgentInstall(cmd *cobra.Command, verb, agent string, project, asJSON bool) error {
+func (a *app) mcpAgentInstall(ctx context.Context, verb, agent string, project bool) (mcpEdit, error) {
 	title := map[string]string{cursor.Name: cursor.Title, gemini.Name: gemini.Title, codex.Name: codex.Title}[agent]
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return fmt.Errorf("find %s's configuration: %w", title, err)
+		return mcpEdit{}, fmt.Errorf("find %s's configuration: %w", title, err)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return err
+		return mcpEdit{}, err
 	}
 	config, err := mcp.AgentConfig(agent, project, home, projectRoot(cwd), a.getenv)
 	if err != nil {
-		return err
+		return mcpEdit{}, err
 	}
-	var ch mcp.Change
+	e := mcpEdit{verb: verb, where: config.Path, title: title}
 	if verb == "uninstall" {
 		if agent == codex.Name {
-			ch, err = mcp.UninstallCodex(config.Path)
+			e.Change, err = mcp.UninstallCodex(config.Path)
 		} else {
-			ch, err = mcp.Uninstall(config)
+			e.Change, err = mcp.Uninstall(config)
 		}
-		if err != nil {
-			return err
-		}
-		if asJSON {
-			return a.printJSON(ch)
-		}
-		if ch.Action == "removed" {
-			a.note("Removed the ctx0 MCP server from %s.", config.Path)
-		} else {
-			a.note("No ctx0 MCP server in %s.", config.Path)
-		}
-		return nil
+		return e, err
 	}
-	entry, err := a.mcpEntry(cmd.Context(), "", !project)
+	entry, err := a.mcpEntry(ctx, "", !project)
 	if err != nil {
-		return err
+		return mcpEdit{}, err
 	}
 	if _, err := exec.LookPath("ctx0"); err != nil {
 		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not start the server until it is (go install ./cmd/ctx0)", title)
 	}
 	if agent == codex.Name {
-		ch, err = mcp.InstallCodex(config.Path, entry)
+		e.Change, err = mcp.InstallCodex(config.Path, entry)
 	} else {
-		ch, err = mcp.Install(config, entry)
+		e.Change, err = mcp.Install(config, entry)
 	}
-	if err != nil {
-		return err
+	return e, err
+}
+
+// printMCPEdit tells a person what mcp install or uninstall changed, on
+// stderr, and after installing in Claude Code prints the lines for other
+// agents on stdout.
+func (a *app) printMCPEdit(e mcpEdit) error {
+	registered := map[string]string{"added": "Registered", "updated": "Updated"}[e.Action]
+	switch {
+	case e.verb == "uninstall" && e.Action == "removed":
+		a.note("Removed the ctx0 MCP server from %s.", e.where)
+		return nil
+	case e.verb == "uninstall":
+		a.note("No ctx0 MCP server in %s.", e.where)
+		return nil
+	case e.Action == "unchanged":
+		a.note("The ctx0 MCP server is already in %s.", e.where)
+	case e.snippets != "":
+		a.note("%s the ctx0 MCP server in %s; Claude Code starts it in its next session (check with /mcp).", registered, e.where)
+	default:
+		a.note("%s the ctx0 MCP server in %s; %s starts it in its next session.", registered, e.where, e.title)
 	}
-	if asJSON {
-		return a.printJSON(ch)
-	}
-	if ch.Action == "unchanged" {
-		a.note("The ctx0 MCP server is already in %s.", config.Path)
+	if e.snippets == "" {
 		return nil
 	}
-	a.note("%s the ctx0 MCP server in %s; %s starts it in its next session.", map[string]string{"added": "Registered", "updated": "Updated"}[ch.Action], config.Path, title)
-	return nil
+	_, err := fmt.Fprintf(a.stdout, "For other agents:\n\n%s", e.snippets)
+	return err
 }
 
 // mcpEntry is how an agent starts ctx0's server: ctx0 mcp, with this

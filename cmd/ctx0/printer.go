@@ -69,11 +69,6 @@ func (a *app) out() printer {
 	return textPrinter{}
 }
 
-// printJSON writes v as indented JSON on stdout.
-func (a *app) printJSON(v any) error {
-	return jsonPrinter{a.stdout}.result(v, nil)
-}
-
 // failure is an error as it is printed under --json: one JSON object on
 // stderr, with the message as the text form prints it and the exit code.
 type failure struct {

@@ -8,9 +8,9 @@ import (
 )
 
 // scopeFlags are the flags mcp install and hooks install (and their
-// uninstalls) share: whose file to edit, and --json.
+// uninstalls) share: whose file to edit.
 type scopeFlags struct {
-	user, project, local, asJSON bool
+	user, project, local bool
 }
 
 // scopeHelp says what each scope edits, in one command's words.
@@ -21,7 +21,6 @@ func (f *scopeFlags) add(cmd *cobra.Command, h scopeHelp) {
 	cmd.Flags().BoolVar(&f.user, "user", false, h.user)
 	cmd.Flags().BoolVar(&f.project, "project", false, h.project)
 	cmd.Flags().BoolVar(&f.local, "local", false, h.local)
-	cmd.Flags().BoolVar(&f.asJSON, "json", false, "print what changed as JSON")
 }
 
 // scope checks the flags for agent, named in errors as command (such as

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -26,8 +27,15 @@ func syncSummary(r *vault.SyncRecord) string {
 	return fmt.Sprintf("%s with %s/%s, %s", r.Result.Merge, r.Result.Remote, r.Result.Branch, pushed)
 }
 
+// vaultStatus is what ctx0 status reports: the index's status, the last
+// sync and the daemon's.
+type vaultStatus struct {
+	index.Status
+	Sync   *vault.SyncRecord `json:"last_sync,omitempty"`
+	Daemon *daemon.Status    `json:"daemon"`
+}
+
 func (a *app) newStatusCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show what the vault holds and how fresh its index is",
@@ -40,35 +48,38 @@ ctx0 daemon runs and what each of its parts last did.`,
   ctx0 status --json`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v, ix, err := a.openIndexed(cmd.Context())
+			st, err := a.runStatus(cmd.Context())
 			if err != nil {
 				return err
 			}
-			defer ix.Close()
-			st, err := ix.Status(cmd.Context())
-			if err != nil {
-				return err
-			}
-			last, err := vault.LastSync(v.Root())
-			if err != nil {
-				return err
-			}
-			d, err := daemon.ReadStatus(v.Root())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(struct {
-					index.Status
-					Sync   *vault.SyncRecord `json:"last_sync,omitempty"`
-					Daemon *daemon.Status    `json:"daemon"`
-				}{st, last, d})
-			}
-			return a.printStatus(st, last, d)
+			return a.out().result(st, func() error { return a.printStatus(st.Status, st.Sync, st.Daemon) })
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON")
+	a.jsonFlag(cmd, "print the status as JSON")
 	return cmd
+}
+
+// runStatus gathers the vault's status: its index's, its last sync and its
+// daemon's.
+func (a *app) runStatus(ctx context.Context) (vaultStatus, error) {
+	v, ix, err := a.openIndexed(ctx)
+	if err != nil {
+		return vaultStatus{}, err
+	}
+	defer ix.Close()
+	st, err := ix.Status(ctx)
+	if err != nil {
+		return vaultStatus{}, err
+	}
+	last, err := vault.LastSync(v.Root())
+	if err != nil {
+		return vaultStatus{}, err
+	}
+	d, err := daemon.ReadStatus(v.Root())
+	if err != nil {
+		return vaultStatus{}, err
+	}
+	return vaultStatus{st, last, d}, nil
 }
 
 func (a *app) printStatus(st index.Status, last *vault.SyncRecord, d *daemon.Status) error {
