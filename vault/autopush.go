@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/clock"
 	"github.com/ctx0/ctx0/internal/filelock"
 )
 
@@ -91,7 +92,7 @@ func (v *Vault) PushWanted(ctx context.Context, o PushOptions) error {
 		o.Now = time.Now
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = clock.Sleep
 	}
 	if o.Report == nil {
 		o.Report = func(WatchEvent) {}

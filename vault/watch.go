@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/clock"
 )
 
 // WatchOptions says how Watch keeps the vault in sync.
@@ -70,7 +72,7 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 		o.Now = time.Now
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = clock.Sleep
 	}
 	if o.Report == nil {
 		o.Report = func(WatchEvent) {}
@@ -142,17 +144,5 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 			o.Report(ev)
 		}
 		failed = ev.Status
-	}
-}
-
-// sleepCtx waits d, or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/clock"
 )
 
 // RetryPolicy says how WithRetry retries.
@@ -39,7 +41,7 @@ func (policy RetryPolicy) withDefaults() RetryPolicy {
 		policy.MaxDelay = time.Minute
 	}
 	if policy.Sleep == nil {
-		policy.Sleep = sleep
+		policy.Sleep = clock.Sleep
 	}
 	return policy
 }
@@ -93,15 +95,4 @@ func (policy RetryPolicy) wait(attempt int, retryAfter time.Duration) time.Durat
 	}
 	d = min(d, policy.MaxDelay)
 	return d/2 + rand.N(d/2+1)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
