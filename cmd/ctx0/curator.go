@@ -34,7 +34,7 @@ the entries.`,
 		Example: `  ctx0 curator run --dry-run
   ctx0 curator run --if-due
   ctx0 curator schedule`,
-		Args: args(0, "a subcommand (see ctx0 curator --help)"),
+		Args: args(0, "a subcommand: run or schedule"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.newCuratorRunCmd(), a.newCuratorScheduleCmd())

@@ -30,7 +30,7 @@ the user asked to remember, preferences and standing rules, decisions, the
 user's corrections, errors and their fixes, files written and commands run.`,
 		Example: `  ctx0 ingest && ctx0 librarian run --all
   ctx0 librarian run --conversation 12 --json`,
-		Args: args(0, "a subcommand (see ctx0 librarian --help)"),
+		Args: args(0, "a subcommand: run"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.newLibrarianRunCmd())
