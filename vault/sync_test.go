@@ -39,6 +39,21 @@ func bareRemote(t *testing.T) string {
 	return dir
 }
 
+// sharedVault is a vault whose branch is on a bare remote, origin: the
+// first machine of a sync test, from which the others clone.
+func sharedVault(t *testing.T) (*Vault, string) {
+	t.Helper()
+	url := bareRemote(t)
+	a := testVault(t)
+	if err := a.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sync(t.Context(), SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return a, url
+}
+
 // gitDaemon serves dir over git:// on 127.0.0.1 with pushes allowed, for
 // the test's lifetime, and returns its base URL.
 func gitDaemon(t *testing.T, dir string) string {
@@ -182,14 +197,7 @@ func testConverge(t *testing.T, remoteDir, url string) {
 // with everything.
 func TestSyncConcurrentPushers(t *testing.T) {
 	ctx := t.Context()
-	url := bareRemote(t)
-	a := testVault(t)
-	if err := a.AddRemote("origin", url); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Sync(ctx, SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	a, url := sharedVault(t)
 	b, err := Clone(ctx, url, filepath.Join(t.TempDir(), "b"))
 	if err != nil {
 		t.Fatal(err)
@@ -258,14 +266,7 @@ func TestSyncRemoteWithoutTheBranch(t *testing.T) {
 // b1 is the watch, opened once, and b2 the pusher.
 func TestSyncSeesPacksOtherProcessesFetched(t *testing.T) {
 	ctx := t.Context()
-	url := bareRemote(t)
-	a := testVault(t)
-	if err := a.AddRemote("origin", url); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Sync(ctx, SyncOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	a, url := sharedVault(t)
 	dir := filepath.Join(t.TempDir(), "b")
 	if _, err := Clone(ctx, url, dir); err != nil {
 		t.Fatal(err)
