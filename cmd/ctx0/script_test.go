@@ -27,6 +27,7 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"repofile": cmdRepofile},
 		Setup: func(env *testscript.Env) error {
 			// A home of the test's own, so ~/.ctx0/vault and git's global
 			// config never touch the developer's.
