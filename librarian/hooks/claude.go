@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/ctx0/ctx0/librarian/ingest"
@@ -77,16 +78,10 @@ func ClaudeCode(ctx context.Context, input []byte, o Options) string {
 // hook prints the context block the session starts with, in the form a
 // takes it.
 func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
-	var in Input
-	if err := json.Unmarshal(input, &in); err != nil {
-		o.Log.Printf("hook: input is not %s's hook JSON: %v", a.Title, err)
+	in, err := a.parseInput(input)
+	if err != nil {
+		o.Log.Printf("hook: %v", err)
 		return ""
-	}
-	if in.SessionID == "" {
-		in.SessionID = in.ConversationID
-	}
-	if in.CWD == "" && len(in.WorkspaceRoots) > 0 {
-		in.CWD = in.WorkspaceRoots[0]
 	}
 	if in.TranscriptPath == "" && a.Name == CursorAgent.Name {
 		in.TranscriptPath = cursorTranscript(in.CWD, in.SessionID)
@@ -141,6 +136,22 @@ func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 		o.Log.Printf("%s: not done within %v; continuing in the background", what, o.Deadline)
 	}
 	return ""
+}
+
+// parseInput reads the hook input of agent a, with the session's id and
+// working folder where Cursor gives them under other names.
+func (a Agent) parseInput(input []byte) (Input, error) {
+	var in Input
+	if err := json.Unmarshal(input, &in); err != nil {
+		return Input{}, fmt.Errorf("input is not %s's hook JSON: %w", a.Title, err)
+	}
+	if in.SessionID == "" {
+		in.SessionID = in.ConversationID
+	}
+	if in.CWD == "" && len(in.WorkspaceRoots) > 0 {
+		in.CWD = in.WorkspaceRoots[0]
+	}
+	return in, nil
 }
 
 // sessionStart returns the session's context block, if it is ready in

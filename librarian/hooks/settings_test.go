@@ -56,15 +56,7 @@ func TestInstallOverOtherHooks(t *testing.T) {
 		t.Errorf("install: %+v", ch)
 	}
 	installed := read(t, p)
-	golden := filepath.Join("testdata", "settings.installed.json")
-	if *update {
-		if err := os.WriteFile(golden, installed, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(installed, want) {
-		t.Errorf("installed settings differ from %s (%v):\n%s", golden, err, installed)
-	}
+	checkGolden(t, filepath.Join("testdata", "settings.installed.json"), installed)
 	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode after install: %v %v, want 0600 kept", fi.Mode(), err)
 	}
