@@ -14,15 +14,19 @@ const (
 )
 
 // Hooks are Codex CLI's hook events (checked against openai/codex
-// codex-rs/hooks at commit 0082977c, 2026): hooks.json in $CODEX_HOME (or
-// a project's .codex/) with the same layout as Claude Code's; events
-// SessionStart, PreCompact, Stop (after every turn) and no session end;
-// SessionStart stdout is context, as JSON with
-// hookSpecificOutput.additionalContext or as plain text, but stdout that
-// looks like JSON and is not valid fails the hook.
+// codex-rs/hooks, and against the payloads Codex CLI 0.145.0 wrote, in
+// integration/testdata/payloads): hooks.json in $CODEX_HOME (or a trusted
+// project's .codex/) with the same layout as Claude Code's; events
+// SessionStart, PreCompact, Stop (after every turn) and, since 0.145.0,
+// SessionEnd (at a graceful exit, waited for at most 1 s; not at a crash,
+// so Stop still reads every turn). An older Codex skips event names it does
+// not know, so installing SessionEnd breaks nothing there. SessionStart
+// stdout is context, as JSON with hookSpecificOutput.additionalContext or
+// as plain text, but stdout that looks like JSON and is not valid fails
+// the hook. A hook the person did not approve in /hooks does not run.
 var Hooks = integration.Hooks{
-	Events: []string{"SessionStart", "PreCompact", "Stop"},
-	Start:  "SessionStart", End: []string{"PreCompact"}, Turn: []string{"Stop"},
+	Events: []string{"SessionStart", "PreCompact", "Stop", "SessionEnd"},
+	Start:  "SessionStart", End: []string{"PreCompact", "SessionEnd"}, Turn: []string{"Stop"},
 	JSONContext: true,
 }
 
