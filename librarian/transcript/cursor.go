@@ -14,12 +14,17 @@ import (
 // <id>/<id>.jsonl (the editor). A line is {"role": "user"|"assistant",
 // "message": {"content": [blocks]}} with text and tool_use blocks shaped
 // like Claude Code's (Write, StrReplace, Read, Grep, Glob, Shell, whose
-// file argument is "path"). It records no time, no session id, no tool
-// call ids and no tool results (checked against the layout entireio/cli
-// documents for Cursor 2026.02 in cmd/entire/cli/agent/cursor/AGENT.md):
-// so the reader keeps words and tool calls but no outcomes, and takes the
-// session from the file name and the time from State, which ingestion
-// sets to the time the file was written (see CursorFile).
+// file argument is "path"), or a marker with a type and no role, such as
+// {"type": "turn_ended", "status": "success"} at the end of each turn.
+// Where Cursor withholds text (the model's reasoning) it writes
+// "[REDACTED]": as a text block of its own or after the visible text. It
+// records no time, no session id, no tool call ids and no tool results
+// (checked against the layout entireio/cli documents for Cursor 2026.02 in
+// cmd/entire/cli/agent/cursor/AGENT.md, and against a real editor
+// transcript of August 2026 in testdata/cursor): so the reader keeps words
+// and tool calls but no outcomes, and takes the session from the file name
+// and the time from State, which ingestion sets to the time the file was
+// written (see CursorFile).
 
 // CursorFile reports whether name is a Cursor agent transcript.
 func CursorFile(name string) bool {
@@ -32,13 +37,18 @@ func CursorFile(name string) bool {
 }
 
 type cursorLine struct {
-	Role    string `json:"role"`
+	Role string `json:"role"`
+	// Type names a marker line, which has no role.
+	Type    string `json:"type"`
 	Message struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
 }
 
 var cursorUserQuery = lazy.Regexp(`(?s)<user_query>\s*(.*?)\s*</user_query>`)
+
+// cursorRedacted is what Cursor writes in place of text it withholds.
+const cursorRedacted = "[REDACTED]"
 
 // parseCursorLine reads one line of a Cursor agent transcript.
 func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
@@ -48,11 +58,15 @@ func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
 		return
 	}
 	var role Role
-	switch l.Role {
-	case "user":
+	switch {
+	case l.Role == "user":
 		role = User
-	case "assistant":
+	case l.Role == "assistant":
 		role = Assistant
+	case l.Role == "" && l.Type != "":
+		// A marker (the end of a turn), not something said.
+		c.Skipped[l.Type]++
+		return
 	default:
 		c.Skipped["malformed"]++
 		return
@@ -82,7 +96,18 @@ func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
 					continue
 				}
 			}
-			if t = strings.TrimSpace(t); t != "" {
+			t = strings.TrimSpace(t)
+			if role == Assistant {
+				if t == cursorRedacted {
+					c.Skipped["redacted"]++
+					continue
+				}
+				if visible, ok := strings.CutSuffix(t, "\n\n"+cursorRedacted); ok {
+					c.Skipped["redacted"]++
+					t = strings.TrimSpace(visible)
+				}
+			}
+			if t != "" {
 				texts = append(texts, t)
 			}
 		case "tool_use":
@@ -109,5 +134,19 @@ func cursorTool(name string, input json.RawMessage) Tool {
 	if kind == "" {
 		kind = Other
 	}
-	return Tool{Name: name, Kind: kind, Target: targetLine(firstStr(in, "path", "command", "pattern", "glob_pattern", "query", "url", "description"))}
+	target := firstStr(in, "path", "command", "pattern", "glob_pattern", "query", "url", "description")
+	switch name {
+	case "Grep", "Glob":
+		// What was searched for, and where, as for Claude Code's Grep.
+		what, where := firstStr(in, "pattern", "glob_pattern"), firstStr(in, "path", "target_directory")
+		switch {
+		case what == "":
+			target = where
+		case where != "":
+			target = what + " in " + where
+		default:
+			target = what
+		}
+	}
+	return Tool{Name: name, Kind: kind, Target: targetLine(target)}
 }

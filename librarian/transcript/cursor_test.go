@@ -52,6 +52,42 @@ func TestCursorParse(t *testing.T) {
 	}
 }
 
+// TestCursorMarkers: lines of the shapes Cursor 2026.08 writes besides the
+// conversation (the real transcript in testdata/cursor has them): a marker
+// at the end of each turn, which is counted by its type and is not a
+// broken line, and "[REDACTED]" where Cursor withholds text, which is left
+// out of what the assistant said.
+func TestCursorMarkers(t *testing.T) {
+	const lines = `{"role":"assistant","message":{"content":[{"type":"text","text":"Checking the repo first.\n\n[REDACTED]"},{"type":"tool_use","name":"Grep","input":{"pattern":"CLAUDE\\.md","path":"/src/app"}}]}}
+{"role":"assistant","message":{"content":[{"type":"text","text":"[REDACTED]"},{"type":"tool_use","name":"Glob","input":{"glob_pattern":"**/AGENTS.md","target_directory":"/src/app"}}]}}
+{"type":"turn_ended","status":"success"}
+{"role":"assistant","message":{"content":[{"type":"text","text":"[REDACTED]"}]}}
+{"type":"turn_ended","status":"error","error":"You've hit your usage limit."}
+`
+	st := State{Session: "3f1e", Time: time.Date(2026, 8, 13, 3, 31, 22, 0, time.UTC)}
+	c := Parse(Cursor, []byte(lines), 0, &st, false)
+	type msg struct{ text, tools string }
+	want := []msg{
+		{"Checking the repo first.", "Grep search CLAUDE\\.md in /src/app"},
+		{"", "Glob search **/AGENTS.md in /src/app"},
+	}
+	if len(c.Messages) != len(want) {
+		t.Fatalf("got %d messages %+v, want %d", len(c.Messages), c.Messages, len(want))
+	}
+	for i, m := range c.Messages {
+		tools := ""
+		for _, tl := range m.Tools {
+			tools = tl.Name + " " + string(tl.Kind) + " " + tl.Target
+		}
+		if got := (msg{m.Text, tools}); got != want[i] {
+			t.Errorf("message %d = %+v, want %+v", i, got, want[i])
+		}
+	}
+	if c.Skipped["turn_ended"] != 2 || c.Skipped["redacted"] != 3 || c.Skipped["malformed"] != 0 {
+		t.Errorf("skipped %v, want 2 turn_ended, 3 redacted, none malformed", c.Skipped)
+	}
+}
+
 func FuzzCursorLine(f *testing.F) {
 	fuzzLines(f, Cursor, `{"role":"user","message":{"content":[{"type":"text","text":"<user_query>hi</user_query>"}]}}`,
 		`{"role":"assistant","message":{"content":[{"type":"tool_use","name":"Read","input":{"path":"a"}}]}}`)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite the golden files from the actua
 func sessionFiles(t testing.TB) map[string]Source {
 	t.Helper()
 	files := map[string]Source{}
-	for pattern, src := range map[string]Source{"claude-code/*.jsonl": ClaudeCode, "codex/*.jsonl": Codex, "gemini/chats/session-*": Gemini} {
+	for pattern, src := range map[string]Source{"claude-code/*.jsonl": ClaudeCode, "codex/*.jsonl": Codex, "gemini/chats/session-*": Gemini, "cursor/agent-transcripts/*.jsonl": Cursor} {
 		dir := filepath.Dir(pattern)
 		names, err := filepath.Glob(filepath.Join("testdata", pattern))
 		if err != nil || len(names) == 0 {
@@ -33,6 +34,20 @@ func sessionFiles(t testing.TB) map[string]Source {
 		}
 	}
 	return files
+}
+
+// startState is the state a session file's first read starts from. A
+// Cursor transcript records no session id and no time, so it gets what
+// ingestion gives it: the session from the file's name and, for the time,
+// a fixed stand-in for the file's modification time.
+func startState(name string, src Source) State {
+	if src != Cursor {
+		return State{}
+	}
+	return State{
+		Session: strings.TrimSuffix(filepath.Base(name), ".jsonl"),
+		Time:    time.Date(2026, 8, 13, 3, 31, 22, 0, time.UTC),
+	}
 }
 
 // TestGolden parses every session file whole and compares the messages,
@@ -48,10 +63,12 @@ func TestGolden(t *testing.T) {
 			if got := Detect(name, first); got != src {
 				t.Errorf("Detect = %s, want %s", got, src)
 			}
-			if got := Detect("session.jsonl", first); got != src && !WholeFile(name) {
+			// A legacy Gemini document and a Cursor transcript are known by
+			// their file's name and folder alone.
+			if got := Detect("session.jsonl", first); got != src && !WholeFile(name) && !CursorFile(name) {
 				t.Errorf("Detect by the first line alone = %s, want %s", got, src)
 			}
-			var st State
+			st := startState(name, src)
 			c := Parse(src, data, 0, &st, true)
 			Mark(c.Messages, c.Outcomes)
 			if c.Used != len(data) {
@@ -111,10 +128,10 @@ func TestPieces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var whole State
+		whole := startState(name, src)
 		want := Parse(src, data, 0, &whole, true)
 		for round := range 5 {
-			var st State
+			st := startState(name, src)
 			var got []Message
 			skipped := Skipped{}
 			outcomes := map[string]Outcome{}
