@@ -52,12 +52,8 @@ file[gemini]=$t
 for e in SessionStart AfterAgent SessionEnd; do payload "$payloads/gemini/0.46.0/$e.json" "$work/gemini-$e.json" "$t"; done
 start[gemini]=SessionStart turn[gemini]=AfterAgent end[gemini]=SessionEnd
 
-t=$work/home/.cursor/projects/src-app/agent-transcripts/491550db-0a81-4cd0-a248-89254960295e.jsonl
-mkdir -p "$(dirname "$t")"
-for i in 1 2 3; do
-	printf '%s\n' '{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\nRun the tests and fix what fails.\n</user_query>"}]}}' \
-		'{"role":"assistant","message":{"content":[{"type":"text","text":"Running the tests."},{"type":"tool_use","name":"Shell","input":{"command":"go test ./..."}}]}}' >>"$t"
-done
+t=$work/home/.cursor/projects/src-app/agent-transcripts/b1393ec9-28fa-4580-86fc-3c8e4b826bcc.jsonl
+place cursor "$transcripts/cursor/agent-transcripts/$(basename "$t")" "$t"
 file[cursor]=$t
 for e in sessionStart stop sessionEnd; do payload "$payloads/cursor/2026.07.23-e383d2b/$e.json" "$work/cursor-$e.json" "$t"; done
 start[cursor]=sessionStart turn[cursor]=stop end[cursor]=sessionEnd
