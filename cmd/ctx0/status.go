@@ -33,6 +33,7 @@ type vaultStatus struct {
 	index.Status
 	Sync   *vault.SyncRecord `json:"last_sync,omitempty"`
 	Daemon *daemon.Status    `json:"daemon"`
+	Hooks  []agentHooks      `json:"hooks"`
 }
 
 func (a *app) newStatusCmd() *cobra.Command {
@@ -42,8 +43,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Long: `Show the vault's entries by type, pinned, superseded and archived counts, its
 size, its oldest and newest entries, its last commit, its last sync (when and how it ended), and its index: where it
 is, when it was built, what the check made before this status found, and
-whether a watcher (ctx0 index --watch) keeps it up to date; and whether
-ctx0 daemon runs and what each of its parts last did.`,
+whether a watcher (ctx0 index --watch) keeps it up to date; whether
+ctx0 daemon runs and what each of its parts last did; and for which events
+each agent's hooks (yours and this project's) run ctx0, and which they miss.`,
 		Example: `  ctx0 status
   ctx0 status --json`,
 		Args: args(0, "no arguments"),
@@ -52,7 +54,7 @@ ctx0 daemon runs and what each of its parts last did.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(st, func() error { return a.printStatus(st.Status, st.Sync, st.Daemon) })
+			return a.out().result(st, func() error { return a.printStatus(st) })
 		},
 	}
 	a.jsonFlag(cmd, "print the status as JSON")
@@ -79,10 +81,11 @@ func (a *app) runStatus(ctx context.Context) (vaultStatus, error) {
 	if err != nil {
 		return vaultStatus{}, err
 	}
-	return vaultStatus{st, last, d}, nil
+	return vaultStatus{st, last, d, a.installedHooks()}, nil
 }
 
-func (a *app) printStatus(st index.Status, last *vault.SyncRecord, d *daemon.Status) error {
+func (a *app) printStatus(vs vaultStatus) error {
+	st, last := vs.Status, vs.Sync
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "vault\t%s\n", st.Vault)
 	types := make([]string, 0, len(st.ByType))
@@ -126,7 +129,8 @@ func (a *app) printStatus(st index.Status, last *vault.SyncRecord, d *daemon.Sta
 	} else {
 		fmt.Fprintf(tw, "watcher\tnone (reads check every file; ctx0 index --watch saves that)\n")
 	}
-	printDaemon(tw, d)
+	printDaemon(tw, vs.Daemon)
+	printHooks(tw, vs.Hooks)
 	return tw.Flush()
 }
 

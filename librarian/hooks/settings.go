@@ -163,6 +163,27 @@ func (a Agent) Uninstall(path string) (Change, error) {
 	})
 }
 
+// Installed returns the events among a's Events for which the hook file
+// at path holds one of ctx0's hooks (for any vault). A missing file holds
+// none. It reads the file and writes nothing.
+func (a Agent) Installed(path string) ([]string, error) {
+	var events []string
+	_, err := a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+		for _, g := range groups {
+			found := false
+			if _, err := a.eachOurs(&g, g, func(*jsonobj.Object) (bool, error) { found = true; return true, nil }); err != nil {
+				return nil, "", err
+			}
+			if found {
+				events = append(events, event)
+				break
+			}
+		}
+		return groups, "", nil
+	})
+	return events, err
+}
+
 // eachOurs calls fn for each of ctx0's hooks in the group g, which it
 // may change; fn says whether to keep it. The group, rewritten if anything
 // changed, goes to *out.
