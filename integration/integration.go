@@ -38,6 +38,10 @@ type Hooks struct {
 	// Turn are the events after each turn: what the turn added is read,
 	// and conversations silent for the gap are handed over.
 	Turn []string
+	// Retired are events an older ctx0 installed its hook for and no
+	// longer does: install and uninstall take ctx0's hook off them, and
+	// the hook does nothing at them.
+	Retired []string
 	// JSONContext says the context block is printed as the hook output
 	// JSON's hookSpecificOutput.additionalContext (Cursor: additional_context);
 	// otherwise it is printed as plain text.

@@ -12,14 +12,16 @@ import (
 )
 
 // agentHooks is where ctx0's hooks are installed for one agent, in one
-// of its hook files: the events they run at, and those of the agent's
-// events they miss (an install by an older ctx0, or edited by hand).
+// of its hook files: the events they run at, those of the agent's events
+// they miss, and those ctx0 no longer uses (an install by an older ctx0,
+// or one edited by hand).
 type agentHooks struct {
 	Agent   string            `json:"agent"`
 	Scope   integration.Scope `json:"scope"`
 	File    string            `json:"file"`
 	Events  []string          `json:"events"`
 	Missing []string          `json:"missing,omitempty"`
+	Retired []string          `json:"retired,omitempty"`
 	Error   string            `json:"error,omitempty"`
 }
 
@@ -43,13 +45,24 @@ func (a *app) installedHooks() []agentHooks {
 				continue
 			}
 			h := agentHooks{Agent: agent.Name, Scope: scope, File: path}
-			if h.Events, err = agent.Installed(path); err != nil {
+			installed, err := agent.Installed(path)
+			if err != nil {
 				h.Error = err.Error()
-			} else if len(h.Events) == 0 {
+				found = append(found, h)
 				continue
 			}
+			if len(installed) == 0 {
+				continue
+			}
+			for _, e := range installed {
+				if slices.Contains(agent.Retired, e) {
+					h.Retired = append(h.Retired, e)
+				} else {
+					h.Events = append(h.Events, e)
+				}
+			}
 			for _, e := range agent.Events {
-				if h.Error == "" && !slices.Contains(h.Events, e) {
+				if !slices.Contains(installed, e) {
 					h.Missing = append(h.Missing, e)
 				}
 			}
@@ -67,18 +80,26 @@ func printHooks(w io.Writer, found []agentHooks) {
 		return
 	}
 	for _, h := range found {
-		switch {
-		case h.Error != "":
+		if h.Error != "" {
 			fmt.Fprintf(w, "hooks\t%s\tunreadable: %s\n", h.Agent, h.Error)
-		case len(h.Missing) > 0:
-			flag := ""
-			if h.Scope != integration.User {
-				flag = " --" + string(h.Scope)
-			}
-			fmt.Fprintf(w, "hooks\t%s\t%s in %s; not at %s: run ctx0 hooks install %s%s\n",
-				h.Agent, strings.Join(h.Events, " "), h.File, strings.Join(h.Missing, " "), h.Agent, flag)
-		default:
-			fmt.Fprintf(w, "hooks\t%s\t%s in %s\n", h.Agent, strings.Join(h.Events, " "), h.File)
+			continue
 		}
+		var wrong []string
+		if len(h.Missing) > 0 {
+			wrong = append(wrong, "not at "+strings.Join(h.Missing, " "))
+		}
+		if len(h.Retired) > 0 {
+			wrong = append(wrong, "also at "+strings.Join(h.Retired, " ")+", which ctx0 no longer uses")
+		}
+		if len(wrong) == 0 {
+			fmt.Fprintf(w, "hooks\t%s\t%s in %s\n", h.Agent, strings.Join(h.Events, " "), h.File)
+			continue
+		}
+		flag := ""
+		if h.Scope != integration.User {
+			flag = " --" + string(h.Scope)
+		}
+		fmt.Fprintf(w, "hooks\t%s\t%s in %s; %s: run ctx0 hooks install %s%s\n",
+			h.Agent, strings.Join(h.Events, " "), h.File, strings.Join(wrong, "; "), h.Agent, flag)
 	}
 }

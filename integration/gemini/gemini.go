@@ -15,14 +15,23 @@ const (
 
 // Hooks are Gemini CLI's hook events (checked against
 // google-gemini/gemini-cli 0.56.0-nightly, docs/hooks/reference.md and
-// packages/core/src/hooks/types.ts): "hooks" in ~/.gemini/settings.json
-// (or a project's .gemini/settings.json) with the same layout as Claude
-// Code's; events SessionStart, PreCompress, AfterAgent (after every turn),
-// SessionEnd (not waited for); stdout must be JSON only, plain text is
-// shown to the person as a system message, not given to the model.
+// packages/core/src/hooks/types.ts, and against the payloads Gemini CLI
+// 0.37.0 and 0.46.0 wrote, in integration/testdata/payloads): "hooks" in
+// ~/.gemini/settings.json (or a trusted project's .gemini/settings.json)
+// with the same layout as Claude Code's; events SessionStart, AfterAgent
+// (after every turn) and SessionEnd (fired more than once on one quit);
+// stdout must be JSON only, plain text is shown to the person as a system
+// message, not given to the model.
+//
+// PreCompress is retired: Gemini CLI fires it before every model request,
+// before it checks whether the history needs compressing
+// (ChatCompressionService.compress), and waits for it. Taken as a
+// compaction, it ended the conversation at every turn; and a compaction
+// loses nothing ctx0 reads, since the session file keeps every message.
 var Hooks = integration.Hooks{
-	Events: []string{"SessionStart", "PreCompress", "AfterAgent", "SessionEnd"},
-	Start:  "SessionStart", End: []string{"PreCompress", "SessionEnd"}, Turn: []string{"AfterAgent"},
+	Events: []string{"SessionStart", "AfterAgent", "SessionEnd"},
+	Start:  "SessionStart", End: []string{"SessionEnd"}, Turn: []string{"AfterAgent"},
+	Retired:     []string{"PreCompress"},
 	JSONContext: true,
 }
 

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
@@ -87,6 +88,9 @@ func Uninstall(path string) (Change, error) { return ClaudeCodeAgent.Uninstall(p
 // changes nothing. The file and its folder are created if needed.
 func (a Agent) Install(path, command string) (Change, error) {
 	return a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
+		if slices.Contains(a.Retired, event) {
+			return a.removeOurs(groups)
+		}
 		found, updated := false, false
 		for gi, g := range groups {
 			changed, err := a.eachOurs(&groups[gi], g, func(hook *jsonobj.Object) (keep bool, err error) {
@@ -136,36 +140,42 @@ func (a Agent) Install(path, command string) (Change, error) {
 // removal. Everything else is kept as written.
 func (a Agent) Uninstall(path string) (Change, error) {
 	return a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
-		removed := false
-		kept := groups[:0]
-		for _, g := range groups {
-			var emptied bool
-			changed, err := a.eachOurs(&g, g, func(*jsonobj.Object) (bool, error) { return false, nil })
-			if err != nil {
-				return nil, "", err
-			}
-			if changed {
-				removed = true
-				var o jsonobj.Object
-				if json.Unmarshal(g, &o) == nil {
-					hs, _ := o.Get("hooks")
-					emptied = string(hs) == "[]"
-				}
-			}
-			if !emptied {
-				kept = append(kept, g)
-			}
-		}
-		if !removed {
-			return groups, "", nil
-		}
-		return kept, "removed", nil
+		return a.removeOurs(groups)
 	})
 }
 
-// Installed returns the events among a's Events for which the hook file
-// at path holds one of ctx0's hooks (for any vault). A missing file holds
-// none. It reads the file and writes nothing.
+// removeOurs takes ctx0's hooks out of an event's groups, and the groups
+// they leave empty.
+func (a Agent) removeOurs(groups []json.RawMessage) ([]json.RawMessage, string, error) {
+	removed := false
+	kept := groups[:0]
+	for _, g := range groups {
+		var emptied bool
+		changed, err := a.eachOurs(&g, g, func(*jsonobj.Object) (bool, error) { return false, nil })
+		if err != nil {
+			return nil, "", err
+		}
+		if changed {
+			removed = true
+			var o jsonobj.Object
+			if json.Unmarshal(g, &o) == nil {
+				hs, _ := o.Get("hooks")
+				emptied = string(hs) == "[]"
+			}
+		}
+		if !emptied {
+			kept = append(kept, g)
+		}
+	}
+	if !removed {
+		return groups, "", nil
+	}
+	return kept, "removed", nil
+}
+
+// Installed returns the events among a's Events and Retired for which the
+// hook file at path holds one of ctx0's hooks (for any vault). A missing
+// file holds none. It reads the file and writes nothing.
 func (a Agent) Installed(path string) ([]string, error) {
 	var events []string
 	_, err := a.edit(path, func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error) {
@@ -240,8 +250,8 @@ func (a Agent) eachOurs(out *json.RawMessage, g json.RawMessage, fn func(hook *j
 	return true, err
 }
 
-// edit applies fn to the hook groups of each of a's Events in the settings
-// file at path; fn returns the new groups and what it did ("added",
+// edit applies fn to the hook groups of each of a's Events and Retired in
+// the settings file at path; fn returns the new groups and what it did ("added",
 // "updated", "removed" or ""). The file is written, atomically, only if
 // something changed.
 func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage) ([]json.RawMessage, string, error)) (ch Change, err error) {
@@ -260,7 +270,7 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 	if had && json.Unmarshal(raw, &hooks) != nil {
 		return ch, fmt.Errorf("edit %s: \"hooks\" is not an object", path)
 	}
-	for _, event := range a.Events {
+	for _, event := range slices.Concat(a.Events, a.Retired) {
 		var groups []json.RawMessage
 		raw, ok := hooks.Get(event)
 		if ok && json.Unmarshal(raw, &groups) != nil {
