@@ -18,8 +18,8 @@ const (
 // integration/testdata/payloads): hooks.json in $CODEX_HOME (or a trusted
 // project's .codex/) with the same layout as Claude Code's; events
 // SessionStart, PreCompact, Stop (after every turn) and, since 0.145.0,
-// SessionEnd (at a graceful exit, waited for at most 1 s; not at a crash,
-// so Stop still reads every turn). An older Codex skips event names it does
+// SessionEnd (at a graceful exit, waited for 1 s unless the hook asks for
+// up to 3 s; not after a crash, so Stop still reads every turn). An older Codex skips event names it does
 // not know, so installing SessionEnd breaks nothing there. SessionStart
 // stdout is context, as JSON with hookSpecificOutput.additionalContext or
 // as plain text, but stdout that looks like JSON and is not valid fails
