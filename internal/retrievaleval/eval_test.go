@@ -121,3 +121,29 @@ func TestLoadQuestions(t *testing.T) {
 		t.Errorf("%d labelled questions, want 30 or more", len(qs))
 	}
 }
+
+// TestSynthesizeWritesNoFormattingJunk checks that every generated text
+// reads as a person or an assistant would write it: no fmt error such as
+// "%!(EXTRA string=Lisbon)" and no placeholder left unfilled, whichever
+// of the names, places and tools a template uses.
+func TestSynthesizeWritesNoFormattingJunk(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		o := DefaultSynth
+		o.Seed = seed
+		ds := Synthesize(o)
+		texts := []string{ds.Name}
+		for _, s := range ds.Sessions {
+			for _, m := range s.Messages {
+				texts = append(texts, m.Text)
+			}
+		}
+		for _, q := range ds.Questions {
+			texts = append(texts, q.Text, q.Answer)
+		}
+		for _, text := range texts {
+			if strings.Contains(text, "%!") || strings.ContainsAny(text, "{}") {
+				t.Errorf("seed %d: %q", seed, text)
+			}
+		}
+	}
+}

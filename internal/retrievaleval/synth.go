@@ -101,27 +101,29 @@ var (
 		"trail running", "woodworking", "sailing", "watercolour painting"}
 	channels = []string{"email", "a phone call", "Slack", "text messages", "a video call", "WhatsApp"}
 	projects = []string{"Atlas", "Beacon", "Cinder", "Drift", "Ember", "Fable", "Garnet", "Harbor"}
-	// smallTalk are the user's messages between the facts; %s are names,
-	// places and tools of the person's world, used in other roles.
+	// smallTalk are the user's messages between the facts. {person},
+	// {place} and {component} stand for a name, a place and a kind of tool
+	// of the person's world, used in other roles; a message may use any of
+	// them or none (see synth.smallTalk).
 	smallTalk = []string{
-		"Can you help me rename the handlers in the %[3]s module? The names are confusing.",
-		"I had lunch with %[1]s today, we talked about the %[2]s office and the new coffee machine.",
-		"%[1]s reviewed my pull request and asked for more tests around the %[3]s code.",
-		"The build broke again this morning, something about the %[3]s config. Can you look?",
+		"Can you help me rename the handlers in the {component} module? The names are confusing.",
+		"I had lunch with {person} today, we talked about the {place} office and the new coffee machine.",
+		"{person} reviewed my pull request and asked for more tests around the {component} code.",
+		"The build broke again this morning, something about the {component} config. Can you look?",
 		"Remind me what the difference is between a mutex and a channel in Go.",
-		"I'm tired today, the train from %[2]s was late again.",
+		"I'm tired today, the train from {place} was late again.",
 		"Write a short summary of the changes we made yesterday for the changelog.",
-		"%[1]s sent me an article about %[2]s startups, it was interesting but long.",
+		"{person} sent me an article about {place} startups, it was interesting but long.",
 		"Let's refactor the retry logic, it's duplicated in three places.",
 		"What's a good name for a function that merges two sorted lists?",
-		"The weather in %[2]s is terrible this week, all rain.",
-		"Can you draft a polite reply to %[1]s saying I'll look at it next week?",
+		"The weather in {place} is terrible this week, all rain.",
+		"Can you draft a polite reply to {person} saying I'll look at it next week?",
 		"I keep forgetting how to squash commits, walk me through it again.",
-		"We should add logging to the %[3]s client before the next release.",
-		"%[1]s thinks we should rewrite the parser, I'm not convinced.",
+		"We should add logging to the {component} client before the next release.",
+		"{person} thinks we should rewrite the parser, I'm not convinced.",
 		"How do I profile memory usage in a long-running service?",
-		"Please explain the error message about the nil pointer in the %[3]s layer.",
-		"I watched a documentary about %[2]s last night, beautiful city.",
+		"Please explain the error message about the nil pointer in the {component} layer.",
+		"I watched a documentary about {place} last night, beautiful city.",
 	}
 	replies = []string{
 		"Sure. Here is a plan: first we look at the current code, then we change one piece at a time and run the tests after each step.",
@@ -218,12 +220,24 @@ func (g *synth) person(ds *Dataset, p int, start time.Time, o SynthOptions) {
 				}
 				continue
 			}
-			msg := fmt.Sprintf(g.pick(smallTalk), g.pick(w.people), g.pick(w.places), g.pick(components))
-			sess.add("user", msg)
+			sess.add("user", g.smallTalk(&w))
 			sess.add("assistant", g.pick(replies))
 		}
 		ds.Sessions = append(ds.Sessions, sess)
 	}
+}
+
+// smallTalk draws one message of small talk in w's world. A person, a
+// place and a component are drawn for every message, whichever of them its
+// template uses, so that what a seed draws next does not depend on which
+// template came up.
+func (g *synth) smallTalk(w *world) string {
+	tmpl := g.pick(smallTalk)
+	return strings.NewReplacer(
+		"{person}", g.pick(w.people),
+		"{place}", g.pick(w.places),
+		"{component}", g.pick(components),
+	).Replace(tmpl)
 }
 
 // fact draws one fact of w's world said on day, and updates w.
