@@ -163,6 +163,13 @@ func TestRetrieveSuggestsLearnedQuery(t *testing.T) {
 	if !strings.Contains(b.Text(), want.Command) {
 		t.Errorf("the text does not offer the command:\n%s", b.Text())
 	}
+	// Forgotten, the question is asked for the first time again.
+	if err := ForgetQuestions(t.Context(), m.Vault.Root()); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := Retrieve(t.Context(), m, Request{Query: q}); err != nil || again.Suggest != nil {
+		t.Fatalf("after ForgetQuestions: suggest %+v, %v", again.Suggest, err)
+	}
 	lq, err := FromQuestion(want.Name, q, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -147,6 +147,14 @@ func suggestName(t terms, qs Queries) string {
 	}
 }
 
+// ForgetQuestions clears what the vault at root remembers of the retrieve
+// questions asked on this machine, so that each is again asked for the
+// first time (an evaluation asks the questions of a kept vault again).
+// The use counts of learned queries are kept.
+func ForgetQuestions(ctx context.Context, root string) error {
+	return updateState(ctx, root, func(st *state) { clear(st.Plans) })
+}
+
 func statePath(root, file string) string {
 	return filepath.Join(root, filepath.FromSlash(ingest.StateDir), file)
 }
