@@ -14,16 +14,17 @@ const (
 )
 
 // Hooks are Codex CLI's hook events (checked against openai/codex
-// codex-rs/hooks, and against the payloads Codex CLI 0.145.0 wrote, in
-// integration/testdata/payloads): hooks.json in $CODEX_HOME (or a trusted
-// project's .codex/) with the same layout as Claude Code's; events
-// SessionStart, PreCompact, Stop (after every turn) and, since 0.145.0,
-// SessionEnd (at a graceful exit, waited for 1 s unless the hook asks for
-// up to 3 s; not after a crash, so Stop still reads every turn). An older Codex skips event names it does
-// not know, so installing SessionEnd breaks nothing there. SessionStart
-// stdout is context, as JSON with hookSpecificOutput.additionalContext or
-// as plain text, but stdout that looks like JSON and is not valid fails
-// the hook. A hook the person did not approve in /hooks does not run.
+// codex-rs/hooks, and against the payloads Codex CLI 0.145.0, 0.147.0 and
+// 0.152.1 wrote, in integration/testdata/payloads): hooks.json in
+// $CODEX_HOME (or a trusted project's .codex/) with the same layout as
+// Claude Code's; events SessionStart, PreCompact, Stop (after every turn)
+// and, since 0.145.0, SessionEnd (at a graceful exit, waited for 1 s unless
+// the hook asks for up to 3 s; not after a crash, so Stop still reads every
+// turn). An older Codex skips event names it does not know, so installing
+// SessionEnd breaks nothing there. SessionStart stdout is context, as JSON
+// with hookSpecificOutput.additionalContext or as plain text, but stdout
+// that looks like JSON and is not valid fails the hook. A hook the person
+// did not approve in /hooks does not run.
 var Hooks = integration.Hooks{
 	Events: []string{"SessionStart", "PreCompact", "Stop", "SessionEnd"},
 	Start:  "SessionStart", End: []string{"PreCompact", "SessionEnd"}, Turn: []string{"Stop"},
