@@ -39,8 +39,8 @@ func (a *app) newHookCmd() *cobra.Command {
 		Use:   "hook claude-code|codex|gemini|cursor",
 		Short: "Handle an agent's hook event (run by the agent)",
 		Long: `Handle the hook event an agent passes as JSON on stdin (see ctx0 hooks
-install). Before a compaction (Claude Code and Codex: PreCompact; Gemini CLI:
-PreCompress) and at the end of a session (SessionEnd), the session's
+install). Before a compaction (Claude Code and Codex: PreCompact; Cursor:
+preCompact) and at the end of a session (SessionEnd), the session's
 transcript is ingested and its conversations are finished and queued for the
 librarian; after each turn (Stop; Gemini CLI: AfterAgent), what the turn
 added is ingested and conversations silent for the gap are queued. At
@@ -48,7 +48,8 @@ SessionStart it prints the context block of the session's folder (see ctx0
 context) in the form the agent adds to the session: plain text for Claude
 Code, hookSpecificOutput.additionalContext JSON for Codex and Gemini CLI,
 additional_context JSON for Cursor (whose sessionStart, preCompact, stop and
-sessionEnd events it handles alike). In a
+sessionEnd events it handles alike). Gemini CLI's PreCompress, which comes
+before every model request whether or not it compresses, does nothing. In a
 session that ctx0 itself started to ask a model ($CTX0_CHILD is set), it does
 nothing.
 
@@ -184,25 +185,17 @@ func (a *app) newHooksEditCmd(verb string) *cobra.Command {
 	short := "Add ctx0's hooks to an agent's settings"
 	long := `Merge ctx0's hook (see ctx0 hook) into an agent's hook settings, so that the
 agent starts each session with the vault's context block and hands every
-session to this vault:
-  claude-code  settings.json: SessionStart, PreCompact, Stop, SessionEnd
-  codex        hooks.json: SessionStart, PreCompact, Stop (Codex asks you to
-               trust a new hook once, in /hooks; releases before hooks were
-               on by default need [features] codex_hooks = true in
-               config.toml)
-  gemini       settings.json: SessionStart, PreCompress, AfterAgent, SessionEnd
-               (hooks are on by default since hooksConfig.enabled; older
-               releases need them enabled in settings)
-  cursor       hooks.json: sessionStart, preCompact, stop, sessionEnd (Cursor
-               records no times in its transcripts: a message is dated when
-               ctx0 reads it, and no tool outcomes)
+session to this vault. The events it installs for:
+` + hookEventsHelp() + `
 Every other hook and setting is kept as it is; installing again changes
-nothing, or updates ctx0's hooks in place for another vault. The hook runs
-"ctx0", which must be on the PATH the agent runs with.`
+nothing, or updates ctx0's hooks in place for another vault, and takes
+ctx0's hook off events an older ctx0 used and this one does not. The hook
+runs "ctx0", which must be on the PATH the agent runs with.`
 	if verb == "uninstall" {
 		short = "Remove ctx0's hooks from an agent's settings"
-		long = `Remove from an agent's hook settings exactly what ctx0 hooks install added:
-ctx0's hooks, and the groups and events left empty without them.`
+		long = `Remove from an agent's hook settings exactly what ctx0 hooks install added
+(and what an older ctx0 added): ctx0's hooks, and the groups and events left
+empty without them.`
 	}
 	cmd := &cobra.Command{
 		Use:   verb + " claude-code|codex|gemini|cursor [--user | --project | --local]",
@@ -238,6 +231,52 @@ folder) you are in, shared with its other users: .claude/settings.json,
 	})
 	a.jsonFlag(cmd, "print what changed as JSON")
 	return cmd
+}
+
+// hookNotes is what a person should know of an agent's hooks beyond
+// their events.
+var hookNotes = map[string]string{
+	hooks.CodexAgent.Name: "Codex runs a new hook once you approve it in /hooks; SessionEnd " +
+		"comes from 0.145.0 on; releases before 0.124 need [features] codex_hooks = true",
+	hooks.GeminiAgent.Name: "hooks are on by default since hooksConfig.enabled; older releases " +
+		"need them enabled in settings",
+	hooks.CursorAgent.Name: "Cursor records no times in its transcripts: a message is dated " +
+		"when ctx0 reads it, and no tool outcomes",
+}
+
+// hookEventsHelp lists, for the help of hooks install, the events ctx0
+// installs its hook for in each agent, from the agents' own lists.
+func hookEventsHelp() string {
+	var b strings.Builder
+	for _, agent := range hooks.Agents {
+		fmt.Fprintf(&b, "  %-12s %s", agent.Name, strings.Join(agent.Events, ", "))
+		if n := hookNotes[agent.Name]; n != "" {
+			b.WriteString("\n" + wrapIndent("("+n+")", 15, 78))
+		}
+		b.WriteString("\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// wrapIndent wraps text in lines of at most width columns, each indented
+// by indent spaces.
+func wrapIndent(text string, indent, width int) string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(text) {
+		if line != "" && indent+len(line)+1+len(w) > width {
+			lines = append(lines, strings.Repeat(" ", indent)+line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += w
+	}
+	if line != "" {
+		lines = append(lines, strings.Repeat(" ", indent)+line)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // hooksEdit is what hooks install or uninstall changed, and where.
