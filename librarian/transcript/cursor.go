@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
@@ -50,6 +51,14 @@ var cursorUserQuery = lazy.Regexp(`(?s)<user_query>\s*(.*?)\s*</user_query>`)
 // cursorRedacted is what Cursor writes in place of text it withholds.
 const cursorRedacted = "[REDACTED]"
 
+// cursorOwnPrompts begin the prompts Cursor itself writes as the user's:
+// when a background task (a shell command the agent left running)
+// finishes, Cursor adds a system notification and asks the agent, as the
+// user, to report on it. They are not the person's words.
+var cursorOwnPrompts = []string{
+	"Briefly inform the user about the task result",
+}
+
 // parseCursorLine reads one line of a Cursor agent transcript.
 func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
 	var l cursorLine
@@ -92,6 +101,10 @@ func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
 				if m := cursorUserQuery().FindStringSubmatch(t); m != nil {
 					t = m[1]
 				} else if strings.HasPrefix(strings.TrimSpace(t), "<") {
+					c.Skipped["injected"]++
+					continue
+				}
+				if slices.ContainsFunc(cursorOwnPrompts, func(p string) bool { return strings.HasPrefix(t, p) }) {
 					c.Skipped["injected"]++
 					continue
 				}

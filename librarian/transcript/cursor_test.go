@@ -55,10 +55,12 @@ func TestCursorParse(t *testing.T) {
 // TestCursorMarkers: lines of the shapes Cursor 2026.08 writes besides the
 // conversation (the real transcript in testdata/cursor has them): a marker
 // at the end of each turn, which is counted by its type and is not a
-// broken line, and "[REDACTED]" where Cursor withholds text, which is left
-// out of what the assistant said.
+// broken line, "[REDACTED]" where Cursor withholds text, which is left
+// out of what the assistant said, and the prompt Cursor writes as the
+// user's when a background task ends, which is not the person's.
 func TestCursorMarkers(t *testing.T) {
-	const lines = `{"role":"assistant","message":{"content":[{"type":"text","text":"Checking the repo first.\n\n[REDACTED]"},{"type":"tool_use","name":"Grep","input":{"pattern":"CLAUDE\\.md","path":"/src/app"}}]}}
+	const lines = `{"role":"user","message":{"content":[{"type":"text","text":"<timestamp>Tuesday, May 5, 2026, 3:52 PM (UTC+6)</timestamp>\n<system_notification>\nThe following task has finished.\n<task>\nkind: shell\nstatus: error\n</task>\n</system_notification>\n<user_query>Briefly inform the user about the task result and perform any follow-up actions (if needed).</user_query>"}]}}
+{"role":"assistant","message":{"content":[{"type":"text","text":"Checking the repo first.\n\n[REDACTED]"},{"type":"tool_use","name":"Grep","input":{"pattern":"CLAUDE\\.md","path":"/src/app"}}]}}
 {"role":"assistant","message":{"content":[{"type":"text","text":"[REDACTED]"},{"type":"tool_use","name":"Glob","input":{"glob_pattern":"**/AGENTS.md","target_directory":"/src/app"}}]}}
 {"type":"turn_ended","status":"success"}
 {"role":"assistant","message":{"content":[{"type":"text","text":"[REDACTED]"}]}}
@@ -83,8 +85,8 @@ func TestCursorMarkers(t *testing.T) {
 			t.Errorf("message %d = %+v, want %+v", i, got, want[i])
 		}
 	}
-	if c.Skipped["turn_ended"] != 2 || c.Skipped["redacted"] != 3 || c.Skipped["malformed"] != 0 {
-		t.Errorf("skipped %v, want 2 turn_ended, 3 redacted, none malformed", c.Skipped)
+	if c.Skipped["turn_ended"] != 2 || c.Skipped["redacted"] != 3 || c.Skipped["injected"] != 1 || c.Skipped["malformed"] != 0 {
+		t.Errorf("skipped %v, want 2 turn_ended, 3 redacted, 1 injected (Cursor's own prompt), none malformed", c.Skipped)
 	}
 }
 
