@@ -493,9 +493,13 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 	if total == 0 {
 		return 1
 	}
-	text := c.title + "\n" + c.passage.text
+	heading := c.title
+	if restates(heading, c.passage.text) {
+		heading = ""
+	}
+	text := heading + "\n" + c.passage.text
 	norm := 1 - evidenceB + evidenceB*float64(Tokens(text))/evidenceLen
-	title := r.match.counts(c.title)
+	title := r.match.counts(heading)
 	e := 0.0
 	for i, tf := range r.match.counts(c.passage.text) {
 		// A word of the title counts as much as titleWeight words of the
@@ -505,6 +509,18 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 		}
 	}
 	return e / total
+}
+
+// restates reports whether title is the first words of passage, cut
+// short or not: an entry titled by its first sentence. A passage that
+// starts with a heading has a title of its own.
+func restates(title, passage string) bool {
+	if strings.HasPrefix(passage, "#") {
+		return false
+	}
+	t := words.Split(strings.ToLower(strings.TrimSuffix(title, "…")))
+	p := words.Split(strings.ToLower(passage))
+	return len(t) > 0 && len(p) >= len(t) && slices.Equal(t, p[:len(t)])
 }
 
 // dated reports whether an entry is about a time rather than timeless:
