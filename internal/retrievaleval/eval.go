@@ -361,7 +361,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			bm = append(bm, order[i])
 		}
 		a.sessionsBM25.add(rankOf(bm, evidence))
-		if rk, bmRk := rankOf(got, evidence), rankOf(bm, evidence); (rk == 0 || rk > 5) && bmRk > 0 && bmRk <= 5 {
+		if rk, bmRk := rankOf(got, evidence), rankOf(bm, evidence); inTop5(rk) != inTop5(bmRk) {
 			a.sessionMisses = append(a.sessionMisses, fmt.Sprintf("%q (evidence %q): search --sessions at %d, plain BM25 at %d; search --sessions gave %q, BM25 %q",
 				q.Text, q.Sessions, rk, bmRk, got[:min(len(got), 5)], bm[:min(len(bm), 5)]))
 		}
@@ -439,6 +439,8 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	}
 	return a, nil
 }
+
+func inTop5(rank int) bool { return rank > 0 && rank <= 5 }
 
 // rankOf returns the 1-based rank of the first of got that is relevant, 0
 // if none is.

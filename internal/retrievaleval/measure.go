@@ -193,8 +193,9 @@ type Report struct {
 	// from the evidence with the librarian's entries and not without
 	// them, or the other way round.
 	FirstChanged []string
-	// SessionMisses are the questions whose evidence plain BM25 has in
-	// its first 5 sessions and search --sessions does not.
+	// SessionMisses are the questions whose evidence one of plain BM25
+	// and search --sessions has in its first 5 sessions and the other
+	// does not.
 	SessionMisses []string
 }
 
@@ -230,7 +231,7 @@ func (r *Report) Write(w io.Writer) {
 		}
 	}
 	if len(r.SessionMisses) > 0 {
-		fmt.Fprintf(w, "\n`search --sessions`, evidence not in the first 5 where plain BM25 has it there (%d):\n\n", len(r.SessionMisses))
+		fmt.Fprintf(w, "\n`search --sessions`, evidence in the first 5 of one of `search --sessions` and plain BM25 and not of the other (%d):\n\n", len(r.SessionMisses))
 		for _, m := range r.SessionMisses {
 			fmt.Fprintf(w, "- %s\n", m)
 		}
