@@ -344,6 +344,9 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	if restates("Deploy key", "# Deploy key\n\nThe staging deploy key is in the team vault.") {
 		t.Error("a heading that repeats the title is taken for the passage's first words")
 	}
+	if !restates("Use Postgres for the billing datab…", "Use Postgres for the billing database, it has the extensions we need.") {
+		t.Error("a title cut within a word is not taken for the passage's first words")
+	}
 }
 
 // claudeSession is a Claude Code session file of one conversation: the
