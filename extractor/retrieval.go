@@ -493,9 +493,16 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 	if total == 0 {
 		return 1
 	}
-	text := c.title + "\n" + c.passage.text
+	// A title cut from the passage's own first sentence is that sentence
+	// again, not a heading: counted as one, a name said there in passing
+	// would outweigh a passage that answers.
+	heading := c.title
+	if restates(heading, c.passage.text) {
+		heading = ""
+	}
+	text := heading + "\n" + c.passage.text
 	norm := 1 - evidenceB + evidenceB*float64(Tokens(text))/evidenceLen
-	title := r.match.counts(c.title)
+	title := r.match.counts(heading)
 	e := 0.0
 	for i, tf := range r.match.counts(c.passage.text) {
 		// A word of the title counts as much as titleWeight words of the
@@ -505,6 +512,23 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 		}
 	}
 	return e / total
+}
+
+// restates reports whether title is the first words of passage: an entry
+// titled by its first sentence, whole or cut short ("…", maybe within a
+// word). A passage that starts with a heading has a title of its own.
+func restates(title, passage string) bool {
+	if strings.HasPrefix(passage, "#") {
+		return false
+	}
+	cut := strings.HasSuffix(title, "…")
+	t := words.Split(strings.ToLower(strings.TrimSuffix(title, "…")))
+	p := words.Split(strings.ToLower(passage))
+	if len(t) == 0 || len(p) < len(t) {
+		return false
+	}
+	last := len(t) - 1
+	return slices.Equal(t[:last], p[:last]) && (t[last] == p[last] || cut && strings.HasPrefix(p[last], t[last]))
 }
 
 // dated reports whether an entry is about a time rather than timeless:

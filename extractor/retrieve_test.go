@@ -1,6 +1,7 @@
 package extractor
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/internal/vaulttest"
@@ -261,4 +263,111 @@ func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	if n := len(byConversation([]ingest.Hit{question, {Conversation: 2}, answer})); n != 2 {
 		t.Errorf("byConversation: %d conversations, want 2", n)
 	}
+}
+
+// TestRetrieveTitleCutFromFirstSentence checks that an entry titled by
+// its own first sentence, as the librarian titles what it files, counts
+// that sentence's words once: a name said there in passing must not put
+// the entry above the past conversation that answers the question.
+func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	decision := "---\ntitle: For Beacon we decided to go with GitHub Actions as the CI, Sofia agreed after…\ntype: decision\nproject: beacon\n" +
+		"conversation: s-ci@2026-01-10T09:00:00Z\n---\n" +
+		"For Beacon we decided to go with GitHub Actions as the CI, Sofia agreed after the review\n\n## Why\n\nthe CI, Sofia agreed after the review\n"
+	if err := writeFile(filepath.Join(v.Root(), "decisions/for-beacon-we-decided-to-go-with-github-actions.md"), []byte(decision)); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, v.Root())
+	m := open(t, v)
+	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The conversation the decision was filed from, the one that tells
+	// where Sofia moved, one more that names her, and others.
+	dir := t.TempDir()
+	sessions := []struct {
+		id    string
+		at    time.Time
+		texts []string
+	}{
+		{"s-ci", time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC), []string{
+			"For Beacon we decided to go with GitHub Actions as the CI, Sofia agreed after the review.",
+			"Understood, GitHub Actions it is for the CI of Beacon."}},
+		{"s-move", time.Date(2025, 12, 20, 11, 0, 0, 0, time.UTC), []string{
+			"Big news from my sister Sofia: she just moved to Seville for a new job, so I'll visit her there in the summer.",
+			"That's exciting for Sofia! Seville is a lovely place to visit in summer."}},
+		{"s-reply", time.Date(2025, 12, 28, 10, 0, 0, 0, time.UTC), []string{
+			"Can you draft a polite reply to Sofia saying I'll look at it next week?",
+			"Here is a draft you can send as it is."}},
+		{"s-profile", time.Date(2025, 12, 22, 10, 0, 0, 0, time.UTC), []string{
+			"How do I profile memory usage in a long-running service?",
+			"Start with the heap profile of the service under load."}},
+		{"s-squash", time.Date(2025, 12, 24, 10, 0, 0, 0, time.UTC), []string{
+			"I keep forgetting how to squash commits, walk me through it again.",
+			"Run an interactive rebase and mark the commits to fold as squash."}},
+		{"s-parser", time.Date(2026, 1, 4, 10, 0, 0, 0, time.UTC), []string{
+			"Felix thinks we should rewrite the parser, I'm not convinced.",
+			"Measure first, then decide."}},
+		{"s-weather", time.Date(2026, 1, 6, 10, 0, 0, 0, time.UTC), []string{
+			"The weather in Bergen is terrible this week, all rain.",
+			"Sorry to hear that; a good week to stay in and write tests."}},
+	}
+	var files []ingest.File
+	for _, s := range sessions {
+		p := filepath.Join(dir, s.id+".jsonl")
+		if err := writeFile(p, claudeSession(t, s.id, "/home/felix/src/beacon", s.at, s.texts...)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := ingest.FileAt(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if _, err := st.Ingest(t.Context(), files, ingest.Options{End: true}); err != nil {
+		t.Fatal(err)
+	}
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "where does Sofia live now?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 || b.Items[0].Kind != "session" || !strings.Contains(b.Items[0].Passage, "Seville") {
+		t.Errorf("first item %+v, want the conversation that tells where Sofia moved:\n%s", b.Items[:min(len(b.Items), 1)], b.Text())
+	}
+	// A title of its own still counts as a title.
+	if restates("Deploy key for staging", "The staging deploy key is in the team vault.") {
+		t.Error("a title of its own is taken for the passage's first words")
+	}
+	if restates("Deploy key", "# Deploy key\n\nThe staging deploy key is in the team vault.") {
+		t.Error("a heading that repeats the title is taken for the passage's first words")
+	}
+	if !restates("Use Postgres for the billing datab…", "Use Postgres for the billing database, it has the extensions we need.") {
+		t.Error("a title cut within a word is not taken for the passage's first words")
+	}
+}
+
+// claudeSession is a Claude Code session file of one conversation: the
+// texts in turn from the user and the assistant, a minute apart from
+// start.
+func claudeSession(t *testing.T, id, cwd string, start time.Time, texts ...string) []byte {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for i, text := range texts {
+		line := map[string]any{"sessionId": id, "cwd": cwd, "uuid": fmt.Sprintf("%s-%d", id, i),
+			"timestamp": start.Add(time.Duration(i) * time.Minute).Format("2006-01-02T15:04:05.000Z")}
+		if i%2 == 0 {
+			line["type"], line["message"] = "user", map[string]any{"role": "user", "content": text}
+		} else {
+			line["type"], line["message"] = "assistant", map[string]any{"id": fmt.Sprintf("m-%d", i), "role": "assistant",
+				"content": []map[string]string{{"type": "text", "text": text}}}
+		}
+		if err := enc.Encode(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []byte(b.String())
 }

@@ -175,6 +175,13 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.Docs, rep.Entryc = before.docs, after.entryc
 	rep.Misses = after.misses
 	rep.RetrieveMisses = after.retrieveMisses
+	rep.SessionMisses = before.sessionMisses
+	for i, f := range after.firsts {
+		if g := before.firsts[i]; g.evidence != f.evidence {
+			rep.FirstChanged = append(rep.FirstChanged, fmt.Sprintf("%q: from the evidence %v → %v; without entries %s %.2f, with them %s %.2f",
+				f.question, g.evidence, f.evidence, g.item, g.score, f.item, f.score))
+		}
+	}
 	return rep, nil
 }
 
@@ -217,6 +224,17 @@ type answers struct {
 	docs, entryc           int
 	misses                 []string
 	retrieveMisses         []string
+	sessionMisses          []string
+	// firsts are retrieve's first item per question, in order, and
+	// whether it is from the evidence.
+	firsts []first
+}
+
+// first is the first item of a question's bundle.
+type first struct {
+	question, item string
+	score          float64
+	evidence       bool
 }
 
 // refRE finds the conversations an entry was filed from: its
@@ -343,6 +361,10 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			bm = append(bm, order[i])
 		}
 		a.sessionsBM25.add(rankOf(bm, evidence))
+		if rk, bmRk := rankOf(got, evidence), rankOf(bm, evidence); inTop5(rk) != inTop5(bmRk) {
+			a.sessionMisses = append(a.sessionMisses, fmt.Sprintf("%q (evidence %q): search --sessions at %d, plain BM25 at %d; search --sessions gave %q, BM25 %q",
+				q.Text, q.Sessions, rk, bmRk, got[:min(len(got), 5)], bm[:min(len(bm), 5)]))
+		}
 
 		// search over entries: those that hold the answer and were filed
 		// from an evidence session.
@@ -387,6 +409,14 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			return slices.ContainsFunc(from[it.Name], evidence)
 		}
 		a.retrieve.add(b, isEvidence)
+		f := first{question: q.Text}
+		if len(b.Items) > 0 {
+			f.item, f.score, f.evidence = b.Items[0].Name, b.Items[0].Score, isEvidence(b.Items[0])
+		}
+		if len(b.Items) > 1 {
+			f.item += fmt.Sprintf(" (then %s %.2f)", b.Items[1].Name, b.Items[1].Score)
+		}
+		a.firsts = append(a.firsts, f)
 		if !slices.ContainsFunc(b.Items, isEvidence) {
 			var items []string
 			for _, it := range b.Items {
@@ -409,6 +439,8 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	}
 	return a, nil
 }
+
+func inTop5(rank int) bool { return rank > 0 && rank <= 5 }
 
 // rankOf returns the 1-based rank of the first of got that is relevant, 0
 // if none is.

@@ -189,6 +189,14 @@ type Report struct {
 	// RetrieveMisses are the questions, with the librarian's entries,
 	// whose bundle holds no item from their evidence.
 	RetrieveMisses []string
+	// FirstChanged are the questions whose first item of retrieve is
+	// from the evidence with the librarian's entries and not without
+	// them, or the other way round.
+	FirstChanged []string
+	// SessionMisses are the questions whose evidence one of plain BM25
+	// and search --sessions has in its first 5 sessions and the other
+	// does not.
+	SessionMisses []string
 }
 
 // Write prints r as Markdown tables.
@@ -219,6 +227,18 @@ func (r *Report) Write(w io.Writer) {
 	if len(r.RetrieveMisses) > 0 {
 		fmt.Fprintf(w, "\n`retrieve` with the librarian's entries, no item from the evidence (%d of %d):\n\n", len(r.RetrieveMisses), r.Questions)
 		for _, m := range r.RetrieveMisses {
+			fmt.Fprintf(w, "- %s\n", m)
+		}
+	}
+	if len(r.SessionMisses) > 0 {
+		fmt.Fprintf(w, "\n`search --sessions`, evidence in the first 5 of one of `search --sessions` and plain BM25 and not of the other (%d):\n\n", len(r.SessionMisses))
+		for _, m := range r.SessionMisses {
+			fmt.Fprintf(w, "- %s\n", m)
+		}
+	}
+	if len(r.FirstChanged) > 0 {
+		fmt.Fprintf(w, "\n`retrieve`'s first item, from the evidence without the librarian's entries and not with them or the other way round (%d):\n\n", len(r.FirstChanged))
+		for _, m := range r.FirstChanged {
 			fmt.Fprintf(w, "- %s\n", m)
 		}
 	}
