@@ -493,9 +493,10 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 	if total == 0 {
 		return 1
 	}
-	// A title cut from the passage's own first sentence is that sentence
-	// again, not a heading: counted as one, a name said there in passing
-	// would outweigh a passage that answers.
+	// A title cut short from the passage's own first sentence was made
+	// from it, not written as a heading: counted as one, a name said there
+	// in passing would outweigh a passage that answers. A short sentence
+	// kept whole as the title (a fact's) is the entry's heading.
 	heading := c.title
 	if restates(heading, c.passage.text) {
 		heading = ""
@@ -514,21 +515,21 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 	return e / total
 }
 
-// restates reports whether title is the first words of passage: an entry
-// titled by its first sentence, whole or cut short ("…", maybe within a
-// word). A passage that starts with a heading has a title of its own.
+// restates reports whether title is the first words of passage cut short
+// ("…", maybe within a word): an entry titled by the start of its first
+// sentence. A passage that starts with a heading has a title of its own.
 func restates(title, passage string) bool {
-	if strings.HasPrefix(passage, "#") {
+	cut := strings.HasSuffix(title, "…")
+	if !cut || strings.HasPrefix(passage, "#") {
 		return false
 	}
-	cut := strings.HasSuffix(title, "…")
 	t := words.Split(strings.ToLower(strings.TrimSuffix(title, "…")))
 	p := words.Split(strings.ToLower(passage))
 	if len(t) == 0 || len(p) < len(t) {
 		return false
 	}
 	last := len(t) - 1
-	return slices.Equal(t[:last], p[:last]) && (t[last] == p[last] || cut && strings.HasPrefix(p[last], t[last]))
+	return slices.Equal(t[:last], p[:last]) && strings.HasPrefix(p[last], t[last])
 }
 
 // dated reports whether an entry is about a time rather than timeless:
