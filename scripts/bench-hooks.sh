@@ -26,14 +26,14 @@ payloads=$root/integration/testdata/payloads
 transcripts=$root/librarian/transcript/testdata
 cwd=/src/app
 
-# place AGENT SRC DST: the agent's transcript, where the agent keeps it.
-place() { mkdir -p "$(dirname "$3")"; cp "$2" "$3"; }
+# place SRC DST: the agent's transcript, where the agent keeps it.
+place() { mkdir -p "$(dirname "$2")"; cp "$1" "$2"; }
 # payload SRC DST TRANSCRIPT: a published payload with the test's paths.
 payload() { sed -e "s#<TRANSCRIPT>#$3#g" -e "s#<CWD>#$cwd#g" "$1" >"$2"; }
 
 declare -A start turn end file
 t=$work/home/.claude/projects/-src-app/agentlogs-compact.jsonl
-place claude-code "$transcripts/claude-code/agentlogs-compact-v2.0.13.jsonl" "$t"
+place "$transcripts/claude-code/agentlogs-compact-v2.0.13.jsonl" "$t"
 file[claude-code]=$t
 for e in SessionStart Stop SessionEnd; do
 	printf '{"session_id":"c1","transcript_path":"%s","cwd":"%s","hook_event_name":"%s"}' "$t" "$cwd" "$e" >"$work/claude-code-$e.json"
@@ -41,19 +41,19 @@ done
 start[claude-code]=SessionStart turn[claude-code]=Stop end[claude-code]=SessionEnd
 
 t=$work/home/.codex/sessions/2026/04/14/rollout-2026-04-14T16-21-44-019d8c27-aea2-7ae0-bf0a-1f8bde758747.jsonl
-place codex "$transcripts/codex/$(basename "$t")" "$t"
+place "$transcripts/codex/$(basename "$t")" "$t"
 file[codex]=$t
 for e in SessionStart Stop SessionEnd; do payload "$payloads/codex/0.145.0/$e.json" "$work/codex-$e.json" "$t"; done
 start[codex]=SessionStart turn[codex]=Stop end[codex]=SessionEnd
 
 t=$work/home/.gemini/tmp/2d33ff91/chats/session-2025-10-21T20-04-0b23371a.json
-place gemini "$transcripts/gemini/chats/$(basename "$t")" "$t"
+place "$transcripts/gemini/chats/$(basename "$t")" "$t"
 file[gemini]=$t
 for e in SessionStart AfterAgent SessionEnd; do payload "$payloads/gemini/0.46.0/$e.json" "$work/gemini-$e.json" "$t"; done
 start[gemini]=SessionStart turn[gemini]=AfterAgent end[gemini]=SessionEnd
 
 t=$work/home/.cursor/projects/src-app/agent-transcripts/b1393ec9-28fa-4580-86fc-3c8e4b826bcc.jsonl
-place cursor "$transcripts/cursor/agent-transcripts/$(basename "$t")" "$t"
+place "$transcripts/cursor/agent-transcripts/$(basename "$t")" "$t"
 file[cursor]=$t
 for e in sessionStart stop sessionEnd; do payload "$payloads/cursor/2026.07.23-e383d2b/$e.json" "$work/cursor-$e.json" "$t"; done
 start[cursor]=sessionStart turn[cursor]=stop end[cursor]=sessionEnd

@@ -1,12 +1,13 @@
 package hooks
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 // payloads is the folder of the hook payloads the agents wrote, captured
@@ -63,18 +64,5 @@ func TestRealPayloads(t *testing.T) {
 			t.Errorf("%s: no published payload of %s", a.Name, a.Start)
 		}
 	}
-	checkGolden(t, filepath.Join("testdata", "payloads.golden"), []byte(got.String()))
-}
-
-// checkGolden compares got with the golden file, which -update rewrites.
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if want, err := os.ReadFile(golden); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("differs from %s (%v):\n%s", golden, err, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "payloads.golden"), []byte(got.String()), *update)
 }

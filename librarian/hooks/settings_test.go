@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the actual output")
@@ -56,7 +58,7 @@ func TestInstallOverOtherHooks(t *testing.T) {
 		t.Errorf("install: %+v", ch)
 	}
 	installed := read(t, p)
-	checkGolden(t, filepath.Join("testdata", "settings.installed.json"), installed)
+	golden.Check(t, filepath.Join("testdata", "settings.installed.json"), installed, *update)
 	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode after install: %v %v, want 0600 kept", fi.Mode(), err)
 	}
