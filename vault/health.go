@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
@@ -21,8 +22,9 @@ import (
 // using git, in the vault's repository: a HEAD that does not lead to a
 // readable commit, objects of HEAD's tree that are missing, lock files left
 // behind, a merge in progress, conflicts that sync kept aside, commits
-// whose files git's staging area lacks, and what opening the vault
-// repaired of a killed ctx0 writer. It returns one problem per finding,
+// whose files git's staging area lacks, what a killed fetch left, pack
+// indexes that cannot be read, and what opening the vault repaired of a
+// killed ctx0 writer. It returns one problem per finding,
 // each with the file that holds it.
 func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 	var problems []GitProblem
@@ -59,6 +61,7 @@ func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 	for _, t := range temps {
 		problems = append(problems, GitProblem{t, "a temporary file left by a ctx0 process that was killed while writing; run ctx0 doctor --fix"})
 	}
+	problems = append(problems, v.checkFetches()...)
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, GitProblem{".git/MERGE_HEAD", "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)"})
 	}
@@ -164,16 +167,22 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 }
 
 // Repair fixes what CheckGit reports that ctx0 can fix safely, under the
-// vault lock: it removes temporary files left by killed writers
-// (strayTemps) and stages the files of commits that git's staging area
-// lacks (unstagedCommits). It returns one line per repair.
+// vault lock: it removes what killed fetches left and rebuilds pack
+// indexes that cannot be read (repairFetches), removes temporary files
+// left by killed writers (strayTemps) and stages the files of commits that
+// git's staging area lacks (unstagedCommits). It returns one line per
+// repair.
 func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	unlock, err := v.lock(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	var done []string
+	// Packs first: an index that cannot be read hides every object.
+	done, err := v.repairFetches(ctx)
+	if err != nil {
+		return done, err
+	}
 	ups, err := v.unstagedCommits(ctx)
 	if err != nil {
 		return nil, err
@@ -195,6 +204,58 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 		for _, u := range ups {
 			done = append(done, "staged "+u.Path+" as HEAD has it")
 		}
+	}
+	return done, nil
+}
+
+// checkFetches reports what killed fetches left (fetchLeftovers) and the
+// pack indexes that cannot be read. It looks only while no ctx0 fetch
+// runs: a running one's files are not yet whole.
+func (v *Vault) checkFetches() []GitProblem {
+	l, ok, err := filelock.TryExclusive(filepath.Join(v.root, filepath.FromSlash(fetchLockFile)))
+	if err != nil || !ok {
+		return nil
+	}
+	defer l.Unlock()
+	var problems []GitProblem
+	left, err := v.fetchLeftovers()
+	if err != nil {
+		return []GitProblem{{".git/objects/pack", err.Error()}}
+	}
+	for _, p := range left {
+		problems = append(problems, GitProblem{p, "left by a ctx0 fetch that was killed midway; the next sync removes it, or run ctx0 doctor --fix"})
+	}
+	broken, err := v.brokenPackIndexes()
+	if err != nil {
+		return append(problems, GitProblem{".git/objects/pack", err.Error()})
+	}
+	for _, p := range broken {
+		problems = append(problems, GitProblem{p, "the pack index cannot be read, so neither can the objects of its pack (a fetch kept an index a killed fetch had half written); run ctx0 doctor --fix to rebuild it from the pack"})
+	}
+	return problems
+}
+
+// repairFetches, under the fetch lock, removes what killed fetches left
+// and rebuilds the pack indexes that cannot be read from their packs.
+func (v *Vault) repairFetches(ctx context.Context) ([]string, error) {
+	unlock, removed, err := v.lockFetch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var done []string
+	for _, p := range removed {
+		done = append(done, "removed "+p+", left by a killed fetch")
+	}
+	broken, err := v.brokenPackIndexes()
+	if err != nil {
+		return done, err
+	}
+	for _, p := range broken {
+		if err := v.rebuildPackIndex(p); err != nil {
+			return done, err
+		}
+		done = append(done, "rebuilt "+p+" from its pack")
 	}
 	return done, nil
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
+
+	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // ErrUnrelated is returned when a remote's branch shares no commit with the
@@ -302,6 +304,11 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 // does not contain what it held before: the remote-tracking branch is put
 // back, so every later sync refuses it too until a person decides.
 func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod, refuseRewrite bool) error {
+	unlock, _, err := v.lockFetch(ctx)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	defer unlock()
 	old, err := v.repo.Storer.Reference(tracking)
 	if !refuseRewrite || err != nil {
 		return v.fetch(ctx, r, branch, tracking, auth)
@@ -320,18 +327,27 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 	}
 	kept := false
 	if now != nil {
-		oc, err1 := object.GetCommit(v.repo.Storer, old.Hash())
-		nc, err2 := object.GetCommit(v.repo.Storer, now.Hash())
-		if err1 == nil && err2 == nil {
-			if kept, err = oc.IsAncestor(nc); err != nil {
-				return fmt.Errorf("sync %s: compare %s with its last fetch: %w", r.Name, tracking.Short(), err)
-			}
+		// A commit that cannot be read is a damaged repository, not a
+		// rewritten remote: say so, and leave the refusal to rewrites.
+		oc, err := object.GetCommit(v.repo.Storer, old.Hash())
+		if err != nil {
+			return fmt.Errorf("sync %s: read %s's last fetch %s: %w (ctx0 doctor checks the repository)", r.Name, tracking.Short(), old.Hash().String()[:10], err)
+		}
+		nc, err := object.GetCommit(v.repo.Storer, now.Hash())
+		if err != nil {
+			return fmt.Errorf("sync %s: read the fetched %s %s: %w (ctx0 doctor checks the repository)", r.Name, tracking.Short(), now.Hash().String()[:10], err)
+		}
+		if kept, err = oc.IsAncestor(nc); err != nil {
+			return fmt.Errorf("sync %s: compare %s with its last fetch: %w", r.Name, tracking.Short(), err)
 		}
 	}
 	if kept {
 		return nil
 	}
-	if err := v.repo.Storer.SetReference(old); err != nil {
+	// Put back through a temporary file: go-git's own ref write truncates
+	// the file first, and a kill there would leave it empty.
+	refPath := filepath.Join(v.gitDir, filepath.FromSlash(tracking.String()))
+	if err := atomicfile.WriteFile(refPath, []byte(old.Hash().String()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("restore %s: %w", tracking, err)
 	}
 	newHash := "deleted"
