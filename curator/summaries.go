@@ -103,9 +103,17 @@ func (w *work) summarize(ctx context.Context, m model, sessionEnd bool) error {
 }
 
 func (w *work) incremental(ctx context.Context, m model, pending []*doc, sessionEnd bool) error {
-	from, to := pending[0].lastChange(), pending[len(pending)-1].lastChange()
+	// An entry without dates (a file made by hand) sorts first and says
+	// nothing of when: the period starts at the first one that does.
+	from, to := w.now, pending[len(pending)-1].lastChange()
 	if to.IsZero() {
 		to = w.now
+	}
+	for _, d := range pending {
+		if c := d.lastChange(); !c.IsZero() {
+			from = c
+			break
+		}
 	}
 	text := extractive(pending)
 	if m.on && !m.dry() {
@@ -280,7 +288,7 @@ func extractive(docs []*doc) string {
 	for i, d := range sorted {
 		l := "- " + lineOf(d)
 		if size+len(l)+1 > maxIncrementalChars {
-			lines = append(lines, fmt.Sprintf("- and %d more entries.", len(sorted)-i))
+			lines = append(lines, "- and "+words.Plural(len(sorted)-i, "more entry.", "more entries."))
 			break
 		}
 		size += len(l) + 1
@@ -400,7 +408,7 @@ func compactLines(parts []*doc) string {
 	for _, d := range parts {
 		for _, l := range strings.Split(d.e.Body(), "\n") {
 			l = strings.TrimSpace(l)
-			if l == "" || strings.HasPrefix(l, "- and ") && strings.HasSuffix(l, " more entries.") {
+			if l == "" || isMoreLine(l) {
 				continue
 			}
 			if !strings.HasPrefix(l, "- ") {
@@ -467,4 +475,10 @@ func (w *work) modelCompaction(ctx context.Context, m model, docs []*doc) (strin
 		return "", fmt.Errorf("compact summaries with %s: the summary is empty", m.p.Name())
 	}
 	return clipText(strings.TrimSpace(reply.Summary), maxCompactedChars), nil
+}
+
+// isMoreLine tells the last line of an extractive summary that did not
+// fit every entry ("- and 3 more entries.").
+func isMoreLine(l string) bool {
+	return strings.HasPrefix(l, "- and ") && (strings.HasSuffix(l, " more entries.") || strings.HasSuffix(l, " more entry."))
 }

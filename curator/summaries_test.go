@@ -286,3 +286,23 @@ func TestSummariesSkipTemplates(t *testing.T) {
 		t.Errorf("covered %v, want me and not the untouched contact", covered)
 	}
 }
+
+// TestSummaryOfUndatedEntries: a file made by hand has no dates; the
+// summary's period starts at the first entry that has one, never at the
+// year 1.
+func TestSummaryOfUndatedEntries(t *testing.T) {
+	c := &clock{t: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)}
+	v := vaulttest.New(t, vault.WithClock(c.Now))
+	put(t, v, "knowledge/by-hand", "---\ntitle: By hand\ntype: note\n---\nWritten in an editor, without dates.\n")
+	c.Add(time.Hour)
+	note(t, v, c, "knowledge/billing", "The billing service retries a failed charge three times.")
+	curate(t, v, c, true)
+	sums := liveSummaries(t, v)[TagIncremental]
+	if len(sums) != 1 {
+		t.Fatalf("summaries %v, want one", sums)
+	}
+	s := entryFiles(t, v)[sums[0]+".md"]
+	if strings.Contains(s, "0001-01-01") || !strings.Contains(s, "Summary of 2 entries, 2026-03-01 to 2026-03-01") {
+		t.Errorf("the summary's period:\n%s", s)
+	}
+}

@@ -52,7 +52,7 @@ type TypeInfo struct {
 	// Episodes add a YYYY-MM subfolder.
 	Folder string `yaml:"folder"`
 	// Merge is how concurrent edits of the body combine: field-merge,
-	// append-only or last-write-wins.
+	// append-only, last-write-wins or rebuilt (see merge.Strategy).
 	Merge string `yaml:"merge,omitempty"`
 }
 
@@ -70,7 +70,7 @@ var builtinTypes = map[string]TypeInfo{
 	"milestone":  {Folder: "milestones"},
 	"log":        {Folder: "logs", Merge: "append-only"},
 	"scratch":    {Folder: "inbox", Merge: "last-write-wins"},
-	"summary":    {Folder: "summaries"},
+	"summary":    {Folder: "summaries", Merge: "rebuilt"},
 }
 
 // Sources are the values the source field may take.
@@ -124,9 +124,9 @@ func ParseConfig(f *config.File) (Config, error) {
 			}
 		}
 		switch t.Merge {
-		case "", "field-merge", "append-only", "last-write-wins":
+		case "", "field-merge", "append-only", "last-write-wins", "rebuilt":
 		default:
-			return cfg, fmt.Errorf("parse config %s: type %q: merge %q: want field-merge, append-only or last-write-wins", p, name, t.Merge)
+			return cfg, fmt.Errorf("parse config %s: type %q: merge %q: want field-merge, append-only, last-write-wins or rebuilt", p, name, t.Merge)
 		}
 	}
 	if cfg.Sync.StartBudget < 0 {

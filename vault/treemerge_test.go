@@ -60,6 +60,12 @@ func TestMergeTrees(t *testing.T) {
 		theirs: map[string]string{"n.md": "---\ntitle: N\ntags: [y]\n---\ntheirs line\n"},
 		want:   map[string]string{"n.md": "---\ntitle: N\ntags: [y, x]\n---\nours line\ntheirs line\n"}, // a union: nothing lost
 	}, {
+		name:   "a summary made on both sides: the later wins whole, with no conflict to resolve",
+		base:   map[string]string{},
+		ours:   map[string]string{"summaries/2026-11-28-incremental.md": "---\ntitle: Summary of 1 entry\ntype: summary\nupdated: 2026-11-28T10:00:00Z\ncovers: [a]\n---\n- A.\n"},
+		theirs: map[string]string{"summaries/2026-11-28-incremental.md": "---\ntitle: Summary of 1 entry\ntype: summary\nupdated: 2026-11-28T10:05:00Z\ncovers: [b]\n---\n- B.\n"},
+		want:   map[string]string{"summaries/2026-11-28-incremental.md": "---\ntitle: Summary of 1 entry\ntype: summary\nupdated: 2026-11-28T10:05:00Z\ncovers: [b]\n---\n- B.\n"},
+	}, {
 		name:   "renamed here, edited there: both survive",
 		base:   map[string]string{"contacts/sarah.md": sarah},
 		ours:   map[string]string{"contacts/sarah-chen.md": sarah},

@@ -63,7 +63,7 @@ func TestBlocksOfMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 		opt := options(a.Comment)
-		if opt.Strategy == LastWriteWins || !parses(file(a, "ours"), file(a, "theirs")) {
+		if wholeWins(opt.Strategy) || !parses(file(a, "ours"), file(a, "theirs")) {
 			continue
 		}
 		got, cs, err := Entry(file(a, "base"), file(a, "ours"), file(a, "theirs"), opt)

@@ -34,6 +34,12 @@ func checkMerge(t *testing.T, base, ours, theirs []byte, opt Options, got []byte
 			t.Fatalf("merged file has a conflict marker line %q:\n%s", l, got)
 		}
 	}
+	if opt.Strategy == Rebuilt && parsed {
+		if !bytes.Equal(got, ours) && !bytes.Equal(got, theirs) || len(cs) > 0 {
+			t.Fatalf("rebuilt = %q with conflicts %+v, want one side whole and none", got, cs)
+		}
+		return
+	}
 	if opt.Strategy == LastWriteWins && parsed {
 		changed := !bytes.Equal(ours, theirs) && !bytes.Equal(base, ours) && !bytes.Equal(base, theirs)
 		if changed && (len(cs) != 1 || cs[0].Ours != string(ours) || cs[0].Theirs != string(theirs)) {
@@ -74,3 +80,7 @@ func lines(s string) []string {
 func isMarker(l string) bool {
 	return strings.HasPrefix(l, "<<<<<<<") || strings.HasPrefix(l, "=======") || strings.HasPrefix(l, ">>>>>>>")
 }
+
+// wholeWins tells the strategies under which one version wins whole, so
+// that a side's additions may be dropped.
+func wholeWins(s Strategy) bool { return s == LastWriteWins || s == Rebuilt }

@@ -28,7 +28,7 @@ func FuzzEntry(f *testing.F) {
 		}
 		f.Add(file(a, "base"), file(a, "ours"), file(a, "theirs"), uint8(i), i%2 == 0)
 	}
-	strategies := []Strategy{FieldMerge, AppendOnly, LastWriteWins}
+	strategies := []Strategy{FieldMerge, AppendOnly, LastWriteWins, Rebuilt}
 	f.Fuzz(func(t *testing.T, base, ours, theirs []byte, strategy uint8, theirsWin bool) {
 		opt := Options{Strategy: strategies[int(strategy)%len(strategies)]}
 		if theirsWin {
@@ -48,7 +48,7 @@ func FuzzEntry(f *testing.F) {
 				}
 			}
 		}
-		if opt.Strategy == LastWriteWins || !parses(base, ours, theirs) {
+		if wholeWins(opt.Strategy) || !parses(base, ours, theirs) {
 			return
 		}
 		for _, side := range [][]byte{ours, theirs} {

@@ -50,6 +50,13 @@ const (
 	// LastWriteWins is for scratch entries: the version with the later
 	// updated field wins whole, frontmatter and body.
 	LastWriteWins Strategy = "last-write-wins"
+	// Rebuilt is for entries a program makes from other entries, such as
+	// the curator's summaries: the version with the later updated field
+	// wins whole, as with LastWriteWins, but the other is not kept as a
+	// conflict. Nothing is lost, since the entries it was made from are
+	// still there and the program makes again what only it covered; a
+	// conflict would ask a person to choose between two machine outputs.
+	Rebuilt Strategy = "rebuilt"
 )
 
 // Side is one of the two versions being merged.
@@ -143,6 +150,11 @@ func Entry(base, ours, theirs []byte, opt Options) ([]byte, []Conflict, error) {
 		return m.fallback(texts, errs), m.conflicts, nil
 	case opt.Strategy == LastWriteWins:
 		return bytes.Clone(m.lastWriteWins(base, ours, theirs, es[1], es[2])), m.conflicts, nil
+	case opt.Strategy == Rebuilt:
+		if m.later(es[1], es[2]) == Ours {
+			return bytes.Clone(ours), nil, nil
+		}
+		return bytes.Clone(theirs), nil, nil
 	}
 	return m.entries(es[0], es[1], es[2]), m.conflicts, nil
 }
@@ -160,9 +172,9 @@ func (opt *Options) check() error {
 	switch opt.Strategy {
 	case "":
 		opt.Strategy = FieldMerge
-	case FieldMerge, AppendOnly, LastWriteWins:
+	case FieldMerge, AppendOnly, LastWriteWins, Rebuilt:
 	default:
-		return fmt.Errorf("merge: strategy %q: want %s, %s or %s", opt.Strategy, FieldMerge, AppendOnly, LastWriteWins)
+		return fmt.Errorf("merge: strategy %q: want %s, %s, %s or %s", opt.Strategy, FieldMerge, AppendOnly, LastWriteWins, Rebuilt)
 	}
 	switch opt.Winner {
 	case "":

@@ -26,7 +26,7 @@ import (
 func TestProperties(t *testing.T) {
 	for seed := range uint64(100) {
 		g := &gen{r: rand.New(rand.NewPCG(seed, 42))}
-		for _, strategy := range []Strategy{FieldMerge, AppendOnly, LastWriteWins} {
+		for _, strategy := range []Strategy{FieldMerge, AppendOnly, LastWriteWins, Rebuilt} {
 			base := g.entry(strategy)
 			ours, theirs := g.edit(base, "ours", strategy), g.edit(base, "theirs", strategy)
 			name := fmt.Sprintf("seed %d, %s", seed, strategy)
@@ -41,7 +41,7 @@ func TestProperties(t *testing.T) {
 					name, fmt.Sprintf(format, args...), base, ours, theirs, got, cs)
 			}
 			checkMerge(t, base, ours, theirs, opt, got, cs)
-			if strategy != LastWriteWins {
+			if !wholeWins(strategy) {
 				for _, side := range [][]byte{ours, theirs} {
 					if err := fieldsKept(base, side, got, cs); err != nil {
 						report("%v", err)
@@ -49,7 +49,7 @@ func TestProperties(t *testing.T) {
 				}
 			}
 			for _, x := range [][]byte{ours, theirs} {
-				if strategy == LastWriteWins {
+				if wholeWins(strategy) {
 					break // without the shortcut, it picks by time
 				}
 				for _, in := range [][3][]byte{{base, x, x}, {base, base, x}, {base, x, base}} {
@@ -58,7 +58,7 @@ func TestProperties(t *testing.T) {
 					}
 				}
 			}
-			if strategy != LastWriteWins {
+			if !wholeWins(strategy) {
 				swapped, _, _ := Entry(base, theirs, ours, Options{Strategy: strategy, Winner: Theirs, OursLabel: "theirs", TheirsLabel: "ours"})
 				if a, b := content(t, got), content(t, swapped); !reflect.DeepEqual(a, b) {
 					report("with the sides swapped:\n%s", swapped)

@@ -89,7 +89,7 @@ func TestOptions(t *testing.T) {
 func TestUnchangedSide(t *testing.T) {
 	base := []byte("---\ntitle: x\n---\nbody\n")
 	x := []byte("---\r\ntitle: 'x'\r\n---\r\nbody\r\nmore")
-	for _, strategy := range []Strategy{FieldMerge, AppendOnly, LastWriteWins} {
+	for _, strategy := range []Strategy{FieldMerge, AppendOnly, LastWriteWins, Rebuilt} {
 		opt := Options{Strategy: strategy}
 		for _, in := range [][3][]byte{{base, x, x}, {base, base, x}, {base, x, base}, {nil, x, x}} {
 			got, cs, err := Entry(in[0], in[1], in[2], opt)
