@@ -64,7 +64,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 	if fi, err := os.Stat(filepath.Join(root, ".ctx0")); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open vault %s: %w (run `ctx0 init %s` to create one)", root, ErrNotVault, dir)
 	}
-	repo, err := git.PlainOpen(root)
+	repo, err := openRepo(root)
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
 	}

@@ -1,0 +1,129 @@
+package vault
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// openRepo opens the git repository of the vault at root, whose .git is a
+// folder, with its storage safe for the goroutines of one process
+// (sharedStorage).
+func openRepo(root string) (*git.Repository, error) {
+	dot := filepath.Join(root, ".git")
+	if fi, err := os.Stat(dot); err != nil || !fi.IsDir() {
+		return nil, git.ErrRepositoryNotExists
+	}
+	st := filesystem.NewStorage(osfs.New(dot), cache.NewObjectLRUDefault())
+	return git.Open(&sharedStorage{Storage: st}, osfs.New(root))
+}
+
+// sharedStorage is a repository's storage shared by the goroutines of one
+// process: the daemon's parts, the MCP server's requests. go-git's object
+// storage keeps a map of the pack indexes that it fills on the first read
+// of an object, again on the first read after Reindex (reloadPacks), and
+// as a fetch adds a pack. Two goroutines filling it at once, or one
+// emptying it while another fills it, write the map concurrently and crash
+// the process ("assignment to entry in nil map"). So reads share mu and
+// the map is only ever filled, emptied or added to by one holding it
+// alone; once filled, concurrent reads of it are safe.
+type sharedStorage struct {
+	*filesystem.Storage
+	mu     sync.RWMutex
+	filled bool // the map of pack indexes is filled (guarded by mu)
+}
+
+// read holds mu shared with the map filled, and returns the unlock.
+func (s *sharedStorage) read() (unlock func()) {
+	for {
+		s.mu.RLock()
+		if s.filled {
+			return s.mu.RUnlock
+		}
+		s.mu.RUnlock()
+		s.mu.Lock()
+		s.fill()
+		s.mu.Unlock()
+	}
+}
+
+// fill fills the map of pack indexes, under mu held alone. go-git fills it
+// on the first object it cannot find loose; an error leaves it as go-git
+// does, and the read that follows reports it.
+func (s *sharedStorage) fill() {
+	if !s.filled {
+		_ = s.Storage.HasEncodedObject(plumbing.ZeroHash)
+		s.filled = true
+	}
+}
+
+// Reindex makes the storage list the packs again on the next read.
+func (s *sharedStorage) Reindex() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Storage.Reindex()
+	s.filled = false
+}
+
+func (s *sharedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	defer s.read()()
+	return s.Storage.EncodedObject(t, h)
+}
+
+func (s *sharedStorage) HasEncodedObject(h plumbing.Hash) error {
+	defer s.read()()
+	return s.Storage.HasEncodedObject(h)
+}
+
+func (s *sharedStorage) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	defer s.read()()
+	return s.Storage.EncodedObjectSize(h)
+}
+
+func (s *sharedStorage) DeltaObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	defer s.read()()
+	return s.Storage.DeltaObject(t, h)
+}
+
+func (s *sharedStorage) IterEncodedObjects(t plumbing.ObjectType) (storer.EncodedObjectIter, error) {
+	defer s.read()()
+	return s.Storage.IterEncodedObjects(t)
+}
+
+func (s *sharedStorage) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error) {
+	defer s.read()()
+	return s.Storage.HashesWithPrefix(prefix)
+}
+
+// PackfileWriter is the writer a fetch stores its pack with: go-git adds
+// the pack's index to the map when the writer is closed, so the close
+// holds mu alone.
+func (s *sharedStorage) PackfileWriter() (io.WriteCloser, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fill()
+	w, err := s.Storage.PackfileWriter()
+	if err != nil {
+		return nil, err
+	}
+	return &packfileWriter{WriteCloser: w, s: s}, nil
+}
+
+type packfileWriter struct {
+	io.WriteCloser
+	s *sharedStorage
+}
+
+func (w *packfileWriter) Close() error {
+	w.s.mu.Lock()
+	defer w.s.mu.Unlock()
+	return w.WriteCloser.Close()
+}
