@@ -168,16 +168,16 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return hits, nil
 }
 
-// pooled is what the second best passage of a conversation adds to its
-// best, in pool; each further one adds this share of what the one before
-// added.
+// pooled is the share of its score a conversation's second best passage
+// adds to its best, in pool; each further passage counts this share of
+// the one before's.
 const pooled = 0.5
 
 // pool lifts the best passage of each conversation by the conversation's
 // other passages among those ranked (scores[i] is the passage of
 // conversation convs[i]): the second best adds half its score, the third
-// a quarter of its, and so on, so that the others can at most double the
-// best ("max plus decayed sum", the classic passage-to-document rule).
+// a quarter of its, and so on ("max plus decayed sum", the classic
+// passage-to-document rule).
 //
 // Why: a conversation that says the question's words in many passages is
 // more likely about them than one that says them once, which a ranking by
@@ -186,11 +186,12 @@ const pooled = 0.5
 // moved to Lyon"), every passage that says the name holds the same share
 // of the question, and the best passage alone puts short passages of any
 // conversation first; a whole-session ranking counts every mention. The
-// decay keeps one passage that holds the question well ahead of many that
-// hold a little of it. Only the best passage is lifted, and so the order
-// of conversations changes while their other passages stay where they
-// were, below the best, and do not crowd other conversations out of the
-// first hits.
+// decay bounds the lift: however many passages a conversation has, its
+// best at most doubles, so a passage that scores more than twice another
+// conversation's best still goes before it. Only the best passage is
+// lifted: the order of conversations changes, while their other passages
+// stay where they were, below the best, and do not crowd other
+// conversations out of the first hits.
 func pool(convs []int64, scores []float64) {
 	by := map[int64][]int{}
 	for i, c := range convs {
