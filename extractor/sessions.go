@@ -81,7 +81,10 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until}
+	// Each conversation is quoted by its best passage and judged by what
+	// that passage holds: its other passages, which the bundle does not
+	// quote, do not lift it.
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {

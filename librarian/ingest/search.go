@@ -55,6 +55,10 @@ type Query struct {
 	// Snippet is the length of a hit's snippet in tokens; 0 means
 	// DefaultSnippet.
 	Snippet int
+	// PassageOnly ranks each passage by itself, not lifted by the other
+	// passages of its conversation (see pool): for a caller that quotes
+	// one passage and judges what that passage holds.
+	PassageOnly bool
 }
 
 // DefaultSnippet is the length of a snippet, in tokens, unless asked.
@@ -68,7 +72,8 @@ func (h Hit) Ref() string { return Ref(h.Session, h.First) }
 // them (a field: means nothing in a transcript, so title:x searches x). A
 // message counts with the few around it, so the words of a question and of
 // its answer match together. A natural query's best passages are ranked
-// again by how much of it each holds, and how close together.
+// again by how much of it each holds, and how close together, and the
+// best passage of each conversation is lifted by the others (see pool).
 func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	hits := []Hit{}
 	plan := q.Plan
@@ -136,6 +141,16 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 			rows[i].hit.Score *= marker.Cover(texts[i]).Boost()
 		}
 	}
+	if plan.Natural() && !q.PassageOnly {
+		convs, scores := make([]int64, len(rows)), make([]float64, len(rows))
+		for i, f := range rows {
+			convs[i], scores[i] = f.hit.Conversation, f.hit.Score
+		}
+		pool(convs, scores)
+		for i := range rows {
+			rows[i].hit.Score = scores[i]
+		}
+	}
 	order := make([]int, len(rows))
 	for i := range order {
 		order[i] = i
@@ -151,6 +166,46 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, f.hit)
 	}
 	return hits, nil
+}
+
+// pooled is the share of its score a conversation's second best passage
+// adds to its best, in pool; each further passage counts this share of
+// the one before's.
+const pooled = 0.5
+
+// pool lifts the best passage of each conversation by the conversation's
+// other passages among those ranked (scores[i] is the passage of
+// conversation convs[i]): the second best adds half its score, the third
+// a quarter of its, and so on ("max plus decayed sum", the classic
+// passage-to-document rule).
+//
+// Why: a conversation that says the question's words in many passages is
+// more likely about them than one that says them once, which a ranking by
+// each passage alone cannot see. When the only word of a question the
+// answer holds is a name ("where does Mei live now?", answered by "she
+// moved to Lyon"), every passage that says the name holds the same share
+// of the question, and the best passage alone puts short passages of any
+// conversation first; a whole-session ranking counts every mention. The
+// decay bounds the lift: however many passages a conversation has, its
+// best at most doubles, so a passage that scores more than twice another
+// conversation's best still goes before it. Only the best passage is
+// lifted: the order of conversations changes, while their other passages
+// stay where they were, below the best, and do not crowd other
+// conversations out of the first hits.
+func pool(convs []int64, scores []float64) {
+	by := map[int64][]int{}
+	for i, c := range convs {
+		by[c] = append(by[c], i)
+	}
+	for _, idx := range by {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(scores[b], scores[a]) })
+		add, w := 0.0, pooled
+		for _, i := range idx[1:] {
+			add += w * scores[i]
+			w *= pooled
+		}
+		scores[idx[0]] += add
+	}
 }
 
 // attribute finds who said the snippet and when: the first message of the
