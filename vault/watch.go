@@ -51,6 +51,13 @@ type WatchEvent struct {
 	RetryIn time.Duration `json:"retry_in_ns,omitempty"`
 }
 
+// watchFetchTimeout bounds an unattended fetch unless the options say
+// otherwise: go-git's transports wait for ever on a connection the network
+// dropped without a word (a laptop that slept, a NAT that forgot it), and a
+// fetch holds the lock every other ctx0 fetch of the vault waits for. A
+// vault's fetch takes seconds; five minutes leave a slow link room.
+const watchFetchTimeout = 5 * time.Minute
+
 // Watch syncs until ctx is done: at the start, soon after each local
 // commit (debounced), and every interval to bring in the remote's changes,
 // merging field by field as Sync does. The unattended syncs refuse a
@@ -78,6 +85,9 @@ func (v *Vault) Watch(ctx context.Context, o WatchOptions) error {
 		o.Report = func(WatchEvent) {}
 	}
 	o.Sync.RefuseRewrite = true
+	if o.Sync.FetchTimeout <= 0 {
+		o.Sync.FetchTimeout = watchFetchTimeout
+	}
 	// A remote that cannot be synced is a lasting condition (a check
 	// every few seconds would not help): before the first sync, check it
 	// once and stop with its error.

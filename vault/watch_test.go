@@ -162,29 +162,78 @@ func addFact(t *testing.T, v *Vault, name string) {
 // answers is given up after FetchTimeout, with the vault as it was.
 func TestSyncFetchTimeout(t *testing.T) {
 	v := testVault(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close() // held open, silent, until the test ends
-		}
-	}()
-	if err := v.AddRemote("origin", "git://"+l.Addr().String()+"/silent.git"); err != nil {
-		t.Fatal(err)
-	}
+	silentRemote(t, v)
 	before := runGit(t, v, "rev-parse", "HEAD")
-	_, err = v.Sync(t.Context(), SyncOptions{PullOnly: true, FetchTimeout: 200 * time.Millisecond})
+	_, err := v.Sync(t.Context(), SyncOptions{PullOnly: true, FetchTimeout: 200 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "no answer within 200ms") {
 		t.Fatalf("want no answer within 200ms, got %v", err)
 	}
 	if after := runGit(t, v, "rev-parse", "HEAD"); after != before {
 		t.Fatalf("the branch moved: %s -> %s", before, after)
+	}
+}
+
+// silentRemote makes origin of v a git:// server on 127.0.0.1 that accepts
+// connections and never answers, until the test ends.
+func silentRemote(t *testing.T, v *Vault) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // held open, silent
+		}
+	}()
+	if err := v.AddRemote("origin", "git://"+l.Addr().String()+"/silent.git"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWatchGivesUpOnASilentRemote: the watch's fetch is bounded, so a
+// network that stopped answering is reported and retried, and never holds
+// the watch (and the fetch lock other processes wait for) for ever.
+func TestWatchGivesUpOnASilentRemote(t *testing.T) {
+	v := testVault(t)
+	silentRemote(t, v)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	events := make(chan WatchEvent, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- v.Watch(ctx, WatchOptions{Interval: time.Minute, Sync: SyncOptions{FetchTimeout: 200 * time.Millisecond}, Report: func(ev WatchEvent) {
+			select {
+			case events <- ev:
+			default:
+			}
+		}})
+	}()
+	select {
+	case ev := <-events:
+		if ev.Status != "offline" || !strings.Contains(ev.Error, "no answer within 200ms") {
+			t.Errorf("first event %+v, want offline: no answer within 200ms", ev)
+		}
+	case err := <-done:
+		t.Fatalf("the watch ended: %v", err)
+	case <-time.After(time.Minute):
+		// Not a measure of speed: a watch that waits on the silent
+		// remote for ever never reports, and the test must end.
+		t.Fatal("no sync reported in a minute")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
