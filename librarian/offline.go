@@ -113,7 +113,11 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				// A lasting fact about someone is an entry of its own,
 				// linked to the person's, so that a later change
 				// supersedes it; the person's notes keep what was said.
-				add(&x.Facts, Item{Text: fact, Evidence: Evidence{i, quote(s)}})
+				// One of a kind that changes (where they live) is
+				// titled by what it answers and replaces the last
+				// entry so titled.
+				title := factTitle(name, fact)
+				add(&x.Facts, Item{Title: title, Text: fact, Replaces: title, Evidence: Evidence{i, quote(s)}})
 			} else {
 				name = personIn(said)
 			}

@@ -23,10 +23,12 @@ var (
 		`(?:(` + factName + `)|(?i:my)\s+(` + `(?i:mom|mum|dad|mother|father|grandma|grandpa|grandmother|grandfather|granny|nana|wife|husband|partner|sister|brother)` + `))` +
 		`(?:\s*[:,—–-]\s*(?:she|he|they)|\s+\((?:she|he|they)\)|,)?` +
 		`((?:\s+(?:just|finally|recently|now|really|actually|also|officially|apparently|still|always|totally|absolutely|strongly|much|definitely|has|had))*\s+` + personPredicate + `|` + possessivePredicate + `)`)
-	// notFactContext is what makes a sentence no statement of how a person
-	// is: a condition, a guess, a plan, a wish, a question, an example, or
-	// code.
-	notFactContext = lazy.Regexp("(?i)\\b(?:if|whether|unless|would|could|might|(?-i:may)|maybe|perhaps|probably|possibly|wonder|wondering|suppose|imagine|pretend|hope|hopes|hoping|wish|wishes|plan|plans|planning|going to|gonna|(?-i:will)|wants? to|thinking (?:about|of)|considering|hypothetically|let's say|for example|e\\.g\\.|pretend|not sure|i think|i guess|rumou?r)\\b|'ll\\b|\\?|`|[<>{}\\[\\]]|\\w/\\w|://")
+	// notFactContext is what makes a sentence, up to the end of what it
+	// says of the person, no statement of how the person is: a condition,
+	// a guess, a plan, a wish, an example.
+	notFactContext = lazy.Regexp("(?i)\\b(?:if|whether|unless|would|could|might|(?-i:may)|maybe|perhaps|probably|possibly|wonder|wondering|suppose|imagine|pretend|hope|hopes|hoping|wish|wishes|plan|plans|planning|going to|gonna|(?-i:will)|wants? to|thinking (?:about|of)|considering|hypothetically|let's say|for example|e\\.g\\.|not sure|i think|i guess|rumou?r)\\b|'ll\\b")
+	// code is what marks a sentence as about code or files, not people.
+	code = lazy.Regexp("`|[<>{}\\[\\]]|\\w/\\w|://")
 )
 
 // factName is a person's name: one or two capitalized words ("Ana",
@@ -57,7 +59,7 @@ const personPredicate = `(?:` +
 	// An activity they took up: "took up climbing", "got into pottery",
 	// "started learning Japanese", "started playing tennis".
 	`(?:took up|has taken up|picked up|got into|has gotten into|is getting into|is (?:really |now )?into) (?:\p{Ll}+ )?` + hobby + `|` +
-	`(?:started|began|has started|has been) (?:learning|playing|practicing|practising|doing|taking) (?:\p{L}+ )?(?:` + hobby + `|lessons|classes|\p{Lu}\p{Ll}+)|` +
+	`(?:started|began|has started|has been) (?:learning|playing|practicing|practising|doing|taking) (?:(?:\p{L}+ ){0,2}(?:lessons|classes)\b|(?:\p{L}+ )?` + hobby + `|\p{Lu}\p{Ll}+)|` +
 	`(?:started|began) ` + hobby + `|joined (?:a|the) (?:\p{Ll}+ )?(?:club|choir|band|league|gym|orchestra)|` +
 	// An allergy or a diet: "is allergic to peanuts", "is vegan",
 	// "doesn't eat meat", "is on a keto diet".
@@ -110,16 +112,24 @@ var months = lazy.Regexp(`^` + monthName + `$`)
 // fact about and the fact, said of them by name ("Mateo just moved to
 // Lisbon"), or "" when s states none.
 func personFactIn(s string) (name, fact string) {
-	if notFactContext().MatchString(s) || asking().MatchString(s) {
+	if asking().MatchString(s) || strings.HasSuffix(s, "?") || code().MatchString(s) {
 		return "", ""
 	}
-	m := personFact().FindStringSubmatch(s)
-	if m == nil {
+	m := personFact().FindStringSubmatchIndex(s)
+	if m == nil || notFactContext().MatchString(s[:m[1]]) {
+		// What the sentence goes on to say after the fact ("…, so
+		// I'll visit her there") does not make it a plan.
 		return "", ""
 	}
-	name = m[1]
+	sub := func(i int) string {
+		if m[2*i] < 0 {
+			return ""
+		}
+		return s[m[2*i]:m[2*i+1]]
+	}
+	name = sub(1)
 	if name == "" {
-		name = capitalize(strings.ToLower(m[2]))
+		name = capitalize(strings.ToLower(sub(2)))
 	}
 	if first, rest, two := strings.Cut(name, " "); two && (notNames[first] || notPeople[first]) {
 		name = rest // "Fyi Daniel works for Deloitte"
@@ -128,7 +138,7 @@ func personFactIn(s string) (name, fact string) {
 	if notNames[first] || notPeople[first] || notPeople[name] {
 		return "", ""
 	}
-	said := strings.TrimSpace(m[3])
+	said := strings.TrimSpace(sub(3))
 	if place := lastWord(said); !strings.ContainsAny(said, "0123456789") && months().MatchString(place) ||
 		notPeople[place] && !strings.Contains(said, " at ") && !strings.Contains(said, " for ") {
 		// "moved the call to Friday", "moved to Docker": no place, and
@@ -140,6 +150,31 @@ func personFactIn(s string) (name, fact string) {
 		sep = ""
 	}
 	return name, clean(name + sep + strings.TrimRight(said, ",;:—– "))
+}
+
+var (
+	// livesWords, worksWords and reachWords tell what a person fact
+	// answers, when what is so of the person may change and a later
+	// fact of the kind replaces it: where they live, where they work,
+	// how to reach them.
+	livesWords = lazy.Regexp(`\b(?:lives|living|lived|moved|relocated|settled|based)\b`)
+	worksWords = lazy.Regexp(`\b(?:works|working|job|hired|joined) (?:\S+ )*?(?:at|for|by|with|\p{Lu}\S*)\b`)
+	reachWords = lazy.Regexp(`(?i)\b(?:reached|called|texted|emailed|messaged|contacted|calls?|texts?|e-?mails?|phone|messages?|dms|sms|voicemails?|whatsapp|signal|telegram|slack)\b`)
+)
+
+// factTitle is the title of a person fact that a later one of its kind
+// replaces ("Where Mateo lives"), or "" for one that stays alongside
+// others (an activity taken up, an allergy, a birthday).
+func factTitle(name, fact string) string {
+	switch {
+	case livesWords().MatchString(fact):
+		return "Where " + name + " lives"
+	case worksWords().MatchString(fact):
+		return "Where " + name + " works"
+	case reachWords().MatchString(fact):
+		return "How to reach " + name
+	}
+	return ""
 }
 
 // lastWord is the last word of s.

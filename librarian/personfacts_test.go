@@ -1,12 +1,17 @@
 package librarian
 
 import (
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // TestPersonFacts: what the user says of someone they name that stays
@@ -48,6 +53,8 @@ func TestPersonFacts(t *testing.T) {
 		{"Fyi Daniel works for Deloitte now.", "Daniel", "Daniel works for Deloitte"},
 		{"My classmate Yuki is really into bouldering.", "Yuki", "Yuki is really into bouldering"},
 		{"Big news from my neighbour Inès: she just moved to Madrid for a new job.", "Inès", "Inès just moved to Madrid"},
+		{"Heard from my cousin Joao: he finally relocated to Toronto, so we'll visit him in the autumn.", "Joao", "Joao finally relocated to Toronto"},
+		{"Ikram started taking pottery classes on Tuesdays.", "Ikram", "Ikram started taking pottery classes"},
 		{"My dad is lactose intolerant.", "Dad", "Dad is lactose intolerant"},
 		{"Felix prefers to be called rather than emailed.", "Felix", "Felix prefers to be called rather than emailed"},
 		{"My brother Luis has a severe shellfish allergy.", "Luis", "Luis has a severe shellfish allergy"},
@@ -89,6 +96,8 @@ func TestPersonFacts(t *testing.T) {
 		"Config prefers `yaml` over json.",
 		"Rename `Tom moved to Austin` in the fixture.",
 		"Ana wants to move to Berlin.",
+		"If Nora took up chess, she'd beat us all.",
+		"We'll see whether Tom moved to Austin after all.",
 		"Pretend Ravi is allergic to peanuts and write the menu.",
 	} {
 		x := Offline(ingest.Conversation{}, conv(transcript.User, said))
@@ -101,4 +110,46 @@ func TestPersonFacts(t *testing.T) {
 	if len(x.Facts) > 0 || len(x.People) > 0 {
 		t.Errorf("the assistant's words: filed facts %+v, people %+v; want none", x.Facts, x.People)
 	}
+}
+
+// TestPersonFactReplaces: a person fact of a kind that changes replaces
+// the entry of that kind about the same person ("Where Mateo lives"),
+// and no other; the person's contact holds what was said.
+func TestPersonFactReplaces(t *testing.T) {
+	v, ix := testVault(t)
+	for title, said := range map[string]string{"Where Mateo lives": "Mateo moved to Lisbon", "Where Omar lives": "Omar moved to Krakow"} {
+		if _, _, err := v.Add(t.Context(), vault.AddOptions{Meta: vault.Meta{Title: title, Type: "fact", Source: "agent"},
+			Name: "knowledge/" + slugOf(title), Body: ptr(said + "\n")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Date(2026, 1, 27, 9, 0, 0, 0, time.UTC)
+	x := Offline(ingest.Conversation{}, []transcript.Message{{Role: transcript.User, Time: t0, Text: "Quick update: my neighbour Mateo lives in Porto now."}})
+	if len(x.Facts) != 1 || x.Facts[0].Title != "Where Mateo lives" {
+		t.Fatalf("facts %+v, want one titled Where Mateo lives", x.Facts)
+	}
+	st := billing(t, v.Root())
+	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Provider: &canned{reply: reply(t, x)}, Search: ix, Now: now, Loc: time.UTC}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) *entry.Entry {
+		e, err := entry.Parse(readFile(t, filepath.Join(v.Root(), name+".md")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if got := read("knowledge/where-mateo-lives").SupersededBy(); got != "knowledge/where-mateo-lives-2" {
+		t.Errorf("where Mateo lived is superseded by %q, want the new entry", got)
+	}
+	if got := read("knowledge/where-omar-lives").SupersededBy(); got != "" {
+		t.Errorf("where Omar lives is superseded by %q", got)
+	}
+	if e := read("knowledge/where-mateo-lives-2"); !strings.Contains(e.Body(), "Mateo lives in Porto") || !slices.Contains(e.LinkNames(), "contacts/mateo") {
+		t.Errorf("the new fact: links %v, body\n%s", e.LinkNames(), e.Body())
+	}
+	if e := read("contacts/mateo"); !strings.Contains(e.Body(), "my neighbour Mateo lives in Porto now") {
+		t.Errorf("the contact does not hold what was said:\n%s", e.Body())
+	}
+	gittest.CheckClean(t, v.Root())
 }

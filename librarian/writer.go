@@ -501,8 +501,9 @@ const (
 
 // candidates searches for entries of type typ that say the same as text
 // (same) or that it replaces (similar): those the item names in replaces,
-// else the most alike above the threshold. Each is read as the run sees
-// it; superseded and archived entries are not candidates.
+// by what they state or by their very title, else the most alike above the
+// threshold. Each is read as the run sees it; superseded and archived
+// entries are not candidates.
 func (a *apply) candidates(typ, text, replaces string) (same, similar string, err error) {
 	if a.Search == nil {
 		return "", "", nil
@@ -527,6 +528,11 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 				return r.Name, "", nil
 			}
 			l := likeness(q, stated)
+			if q == replaces && words.Normal(q) == words.Normal(e.Title()) {
+				// What an item replaces may be the entry's title
+				// ("Where Mateo lives").
+				l = 1
+			}
 			if q == replaces && l >= similarLikeness || l > best && l >= similarLikeness {
 				best, similar = l, r.Name
 				if q == replaces {
