@@ -116,8 +116,13 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				// One of a kind that changes (where they live) is
 				// titled by what it answers and replaces the last
 				// entry so titled.
-				title := factTitle(name, fact)
-				add(&x.Facts, Item{Title: title, Text: fact, Replaces: title, Evidence: Evidence{i, quote(s)}})
+				it := Item{Text: fact, Evidence: Evidence{i, quote(s)}}
+				if title, replaces := factTitle(name, fact); replaces {
+					it.Title, it.Replaces = title, title
+				} else {
+					it.Title = title
+				}
+				add(&x.Facts, it)
 			} else {
 				name = personIn(said)
 			}

@@ -164,18 +164,25 @@ var (
 
 // factTitle is the title of a person fact that a later one of its kind
 // replaces ("Where Mateo lives"), or "" for one that stays alongside
-// others (an activity taken up, an allergy, a birthday).
-func factTitle(name, fact string) string {
+// others (an allergy, a birthday). replaces is whether it does.
+func factTitle(name, fact string) (title string, replaces bool) {
 	switch {
 	case livesWords().MatchString(fact):
-		return "Where " + name + " lives"
+		return "Where " + name + " lives", true
 	case worksWords().MatchString(fact):
-		return "Where " + name + " works"
+		return "Where " + name + " works", true
 	case reachWords().MatchString(fact):
-		return "How to reach " + name
+		return "How to contact " + name, true
+	case hobbyWords().MatchString(fact):
+		// Activities add up: the title names no kind that a later
+		// one replaces.
+		return name + "'s hobby: " + strings.TrimPrefix(fact, name+" "), false
 	}
-	return ""
+	return "", false
 }
+
+// hobbyWords tell an activity taken up.
+var hobbyWords = lazy.Regexp(`\b(?:took up|taken up|picked up|got into|gotten into|getting into|into|learning|playing|practi[cs]ing|doing|taking|joined|started|began)\b`)
 
 // lastWord is the last word of s.
 func lastWord(s string) string {

@@ -114,19 +114,20 @@ func TestPersonFacts(t *testing.T) {
 
 // TestPersonFactReplaces: a person fact of a kind that changes replaces
 // the entry of that kind about the same person ("Where Mateo lives"),
-// and no other; the person's contact holds what was said.
+// and nothing said of someone else, however alike; the person's contact
+// holds what was said.
 func TestPersonFactReplaces(t *testing.T) {
 	v, ix := testVault(t)
-	for title, said := range map[string]string{"Where Mateo lives": "Mateo moved to Lisbon", "Where Omar lives": "Omar moved to Krakow"} {
+	for title, said := range map[string]string{"Where Mateo lives": "Mateo moved to Lisbon", "Where Omar lives": "Omar moved to Krakow", "Omar took up pottery": "Omar took up pottery"} {
 		if _, _, err := v.Add(t.Context(), vault.AddOptions{Meta: vault.Meta{Title: title, Type: "fact", Source: "agent"},
 			Name: "knowledge/" + slugOf(title), Body: ptr(said + "\n")}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	t0 := time.Date(2026, 1, 27, 9, 0, 0, 0, time.UTC)
-	x := Offline(ingest.Conversation{}, []transcript.Message{{Role: transcript.User, Time: t0, Text: "Quick update: my neighbour Mateo lives in Porto now."}})
-	if len(x.Facts) != 1 || x.Facts[0].Title != "Where Mateo lives" {
-		t.Fatalf("facts %+v, want one titled Where Mateo lives", x.Facts)
+	x := Offline(ingest.Conversation{}, []transcript.Message{{Role: transcript.User, Time: t0, Text: "Quick update: my neighbour Mateo lives in Porto now. And my cousin Lina took up pottery."}})
+	if len(x.Facts) != 2 || x.Facts[0].Title != "Where Mateo lives" || x.Facts[1].Replaces != "" {
+		t.Fatalf("facts %+v, want one titled Where Mateo lives and one that replaces nothing", x.Facts)
 	}
 	st := billing(t, v.Root())
 	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Provider: &canned{reply: reply(t, x)}, Search: ix, Now: now, Loc: time.UTC}); err != nil {
@@ -142,8 +143,10 @@ func TestPersonFactReplaces(t *testing.T) {
 	if got := read("knowledge/where-mateo-lives").SupersededBy(); got != "knowledge/where-mateo-lives-2" {
 		t.Errorf("where Mateo lived is superseded by %q, want the new entry", got)
 	}
-	if got := read("knowledge/where-omar-lives").SupersededBy(); got != "" {
-		t.Errorf("where Omar lives is superseded by %q", got)
+	for _, name := range []string{"knowledge/where-omar-lives", "knowledge/omar-took-up-pottery"} {
+		if got := read(name).SupersededBy(); got != "" {
+			t.Errorf("%s, about someone else, is superseded by %q", name, got)
+		}
 	}
 	if e := read("knowledge/where-mateo-lives-2"); !strings.Contains(e.Body(), "Mateo lives in Porto") || !slices.Contains(e.LinkNames(), "contacts/mateo") {
 		t.Errorf("the new fact: links %v, body\n%s", e.LinkNames(), e.Body())

@@ -509,6 +509,7 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 		return "", "", nil
 	}
 	best := 0.0
+	about := a.named(text)
 	for _, q := range []string{text, replaces} {
 		content := contentWords(q)
 		if len(content) == 0 {
@@ -527,8 +528,15 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 			if l := likeness(text, stated); l >= sameLikeness {
 				return r.Name, "", nil
 			}
+			titled := q == replaces && words.Normal(q) == words.Normal(e.Title())
+			if links := e.LinkNames(); !titled && slices.ContainsFunc(about, func(p string) bool { return !slices.Contains(links, p) }) {
+				// A change about someone replaces nothing said of
+				// someone else: "Fatima moved to Lisbon" is no new
+				// version of "Mateo moved to Lisbon".
+				continue
+			}
 			l := likeness(q, stated)
-			if q == replaces && words.Normal(q) == words.Normal(e.Title()) {
+			if titled {
 				// What an item replaces may be the entry's title
 				// ("Where Mateo lives").
 				l = 1
