@@ -16,11 +16,12 @@ import (
 // moved the file to src/" is work, not a fact about anyone.
 var (
 	// personFact is a person fact: the person, named (group 1) or called
-	// by a parent's name after "my" (group 2), then what is so of them
+	// by what the user calls a parent ("my mom", group 2: no one calls a
+	// sister "Sister"), then what is so of them
 	// (group 3). A pronoun may stand between the name and what follows
 	// ("my neighbour Mateo: she just moved to Lisbon").
 	personFact = lazy.Regexp(`(?:^|[,:;—–]\s*|\b(?i:that|and|btw|fyi|on|about|from)\s+|\b(?i:my|our)\s+(?:(?i:best|close|old|oldest|childhood|older|younger|little|big|twin|new|dear)\s+)?` + relations + `,?\s+)` +
-		`(?:(` + factName + `)|(?i:my)\s+(` + `(?i:mom|mum|dad|mother|father|grandma|grandpa|grandmother|grandfather|granny|nana|wife|husband|partner|sister|brother)` + `))` +
+		`(?:(` + factName + `)|(?i:my)\s+(` + `(?i:mom|mum|dad|grandma|grandpa|granny|nana)` + `))` +
 		`(?:\s*[:,—–-]\s*(?:she|he|they)|\s+\((?:she|he|they)\)|,)?` +
 		`((?:\s+(?:just|finally|recently|now|really|actually|also|officially|apparently|still|always|totally|absolutely|strongly|much|definitely|has|had))*\s+` + personPredicate + `|` + possessivePredicate + `)`)
 	// notFactContext is what makes a sentence, up to the end of what it

@@ -99,6 +99,7 @@ func TestPersonFacts(t *testing.T) {
 		"If Nora took up chess, she'd beat us all.",
 		"We'll see whether Tom moved to Austin after all.",
 		"Pretend Ravi is allergic to peanuts and write the menu.",
+		"My sister relocated to Berlin.", // no name to file it under
 	} {
 		x := Offline(ingest.Conversation{}, conv(transcript.User, said))
 		if len(x.Facts) > 0 || len(x.People) > 0 {
