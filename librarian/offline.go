@@ -18,7 +18,9 @@ import (
 // an extractive episode summary (the first request, what was done and
 // corrected, the outcome). It is deterministic, and it only ever quotes: nothing in the
 // transcript is followed, whatever it says. Insights, patterns across
-// conversations, take a model.
+// conversations, take a model. Lasting facts the user states about
+// someone they name ("my sister Ana relocated to Berlin", "Ravi is
+// allergic to peanuts") are facts linked to that person.
 func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 	x := Extraction{
 		Episode: summarize(msgs), Facts: []Item{}, Preferences: []Item{}, Decisions: []Item{},
@@ -106,7 +108,25 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				corrected = true
 			}
 			said := remember().ReplaceAllString(s, "") // "remember that Diego is…"
-			if name := personIn(said); name != "" && !seen["person:"+name] {
+			name, fact := personFactIn(said)
+			if fact != "" {
+				// A lasting fact about someone is an entry of its own,
+				// linked to the person's, so that a later change
+				// supersedes it; the person's notes keep what was said.
+				// One of a kind that changes (where they live) is
+				// titled by what it answers and replaces the last
+				// entry so titled.
+				it := Item{Text: fact, Evidence: Evidence{i, quote(s)}}
+				if title, replaces := factTitle(name, fact); replaces {
+					it.Title, it.Replaces = title, title
+				} else {
+					it.Title = title
+				}
+				add(&x.Facts, it)
+			} else {
+				name = personIn(said)
+			}
+			if name != "" && !seen["person:"+name] {
 				seen["person:"+name] = true
 				x.People = append(x.People, Person{Name: name, Note: capitalize(clean(said)), Evidence: Evidence{i, quote(s)}})
 			}
@@ -198,7 +218,7 @@ var (
 // only a person is to the user.
 const (
 	personName  = `\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,2}`
-	personRoles = `(?i:manager|boss|(?:tech |team )?lead|co-?founder|founder|ceo|cto|cfo|coo|colleague|co-?worker|teammate|designer|engineer|developer|pm|product manager|project manager|investor|advisor|adviser|mentor|recruiter|accountant|lawyer|intern|friend|wife|husband|boyfriend|girlfriend|sister|brother|mother|father|mom|dad|son|daughter|landlord|doctor|dentist|therapist|coach|tutor|teacher|professor)\b`
+	personRoles = `(?i:neighbou?r|cousin|aunt|uncle|partner|roommate|room-mate|flatmate|housemate|classmate|niece|nephew|grandma|grandmother|grandpa|grandfather|fianc[ée]e?|manager|boss|(?:tech |team )?lead|co-?founder|founder|ceo|cto|cfo|coo|colleague|co-?worker|teammate|designer|engineer|developer|pm|product manager|project manager|investor|advisor|adviser|mentor|recruiter|accountant|lawyer|intern|friend|wife|husband|boyfriend|girlfriend|sister|brother|mother|father|mom|dad|son|daughter|landlord|doctor|dentist|therapist|coach|tutor|teacher|professor)\b`
 )
 
 // notNames are capitalized words that open a sentence and are no one.

@@ -501,13 +501,15 @@ const (
 
 // candidates searches for entries of type typ that say the same as text
 // (same) or that it replaces (similar): those the item names in replaces,
-// else the most alike above the threshold. Each is read as the run sees
-// it; superseded and archived entries are not candidates.
+// by what they state or by their very title, else the most alike above the
+// threshold. Each is read as the run sees it; superseded and archived
+// entries are not candidates.
 func (a *apply) candidates(typ, text, replaces string) (same, similar string, err error) {
 	if a.Search == nil {
 		return "", "", nil
 	}
 	best := 0.0
+	about := a.named(text)
 	for _, q := range []string{text, replaces} {
 		content := contentWords(q)
 		if len(content) == 0 {
@@ -526,7 +528,19 @@ func (a *apply) candidates(typ, text, replaces string) (same, similar string, er
 			if l := likeness(text, stated); l >= sameLikeness {
 				return r.Name, "", nil
 			}
+			titled := q == replaces && words.Normal(q) == words.Normal(e.Title())
+			if links := e.LinkNames(); !titled && slices.ContainsFunc(about, func(p string) bool { return !slices.Contains(links, p) }) {
+				// A change about someone replaces nothing said of
+				// someone else: "Fatima moved to Lisbon" is no new
+				// version of "Mateo moved to Lisbon".
+				continue
+			}
 			l := likeness(q, stated)
+			if titled {
+				// What an item replaces may be the entry's title
+				// ("Where Mateo lives").
+				l = 1
+			}
 			if q == replaces && l >= similarLikeness || l > best && l >= similarLikeness {
 				best, similar = l, r.Name
 				if q == replaces {
