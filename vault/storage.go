@@ -3,7 +3,6 @@ package vault
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"github.com/go-git/go-billy/v5/osfs"
@@ -14,11 +13,10 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
-// openRepo opens the git repository of the vault at root, whose .git is a
-// folder, with its storage safe for the goroutines of one process
-// (sharedStorage).
-func openRepo(root string) (*git.Repository, error) {
-	dot := filepath.Join(root, ".git")
+// openRepo opens the git repository whose work tree is root and whose
+// git folder is dot, with its storage safe for the goroutines of one
+// process (sharedStorage).
+func openRepo(root, dot string) (*git.Repository, error) {
 	if fi, err := os.Stat(dot); err != nil || !fi.IsDir() {
 		return nil, git.ErrRepositoryNotExists
 	}

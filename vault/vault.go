@@ -64,11 +64,12 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 	if fi, err := os.Stat(filepath.Join(root, ".ctx0")); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("open vault %s: %w (run `ctx0 init %s` to create one)", root, ErrNotVault, dir)
 	}
-	repo, err := openRepo(root)
+	gitDir := filepath.Join(root, ".git")
+	repo, err := openRepo(root, gitDir)
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
 	}
-	v := &Vault{root: root, gitDir: filepath.Join(root, ".git"), repo: repo, now: time.Now, sem: make(chan struct{}, 1)}
+	v := &Vault{root: root, gitDir: gitDir, repo: repo, now: time.Now, sem: make(chan struct{}, 1)}
 	if err := v.readConfig(); err != nil {
 		return nil, err
 	}
