@@ -139,3 +139,39 @@ func TestSetDoesNotLoseConcurrentAppends(t *testing.T) {
 		t.Errorf("the last set is not in the file:\n%s", data)
 	}
 }
+
+// A line appended just after ctx0 read the file it replaces, before its
+// check, is brought back into the new file.
+func TestSetKeepsALineAppendedAfterItsRead(t *testing.T) {
+	v := testVault(t)
+	if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
+		t.Fatal(err)
+	}
+	path := v.path("knowledge/shared")
+	once := false
+	afterReplaceRead = func() {
+		if once {
+			return
+		}
+		once = true
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString("appended meanwhile\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { afterReplaceRead = func() {} })
+	if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !once || !strings.Contains(string(data), "appended meanwhile\n") || !strings.Contains(string(data), "status: done\n") {
+		t.Errorf("want both the set field and the appended line:\n%s", data)
+	}
+}

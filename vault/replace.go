@@ -76,15 +76,18 @@ func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, erro
 			old.Close()
 		}
 	}()
-	cur, err := io.ReadAll(old)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, err)
-	}
+	// The stat comes before the read: replaced.written compares against
+	// it, so a write landing after the read must show as a change from it.
 	before, err := old.Stat()
 	if err != nil {
 		return nil, nil, err
 	}
-	if !bytes.Equal(cur, expect) {
+	cur, err := io.ReadAll(old)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	afterReplaceRead()
+	if int64(len(cur)) != before.Size() || !bytes.Equal(cur, expect) {
 		return nil, nil, errStale
 	}
 	if fi, err := os.Lstat(path); err != nil || !os.SameFile(fi, before) {
@@ -97,6 +100,10 @@ func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, erro
 	fi, err := os.Lstat(path)
 	return fi, &replaced{path: path, old: old, before: before, expect: expect}, err
 }
+
+// afterReplaceRead runs between replaceFile's read of the file it
+// replaces and its check; tests write to the file there.
+var afterReplaceRead = func() {}
 
 // replaced is a file replaceFile renamed over, still open: a program that
 // opened it before the rename may write to it a little later.
