@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,5 +174,51 @@ func TestSetKeepsALineAppendedAfterItsRead(t *testing.T) {
 	}
 	if !once || !strings.Contains(string(data), "appended meanwhile\n") || !strings.Contains(string(data), "status: done\n") {
 		t.Errorf("want both the set field and the appended line:\n%s", data)
+	}
+}
+
+// A program that opened the file before ctx0 replaced it and writes to it
+// only after ctx0's commit still loses nothing: the write path waits for it
+// to close the file, then brings its write back.
+func TestSetKeepsALateWriteToTheReplacedFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux tells whether a program has a file open for writing")
+	}
+	v := testVault(t)
+	if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
+		t.Fatal(err)
+	}
+	path := v.path("knowledge/shared")
+	var late sync.WaitGroup
+	once := false
+	afterReplaceRead = func() {
+		if once {
+			return
+		}
+		once = true
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		late.Go(func() {
+			defer f.Close()
+			time.Sleep(300 * time.Millisecond)
+			if _, err := f.WriteString("written late\n"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(func() { afterReplaceRead = func() {} })
+	if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
+		t.Fatal(err)
+	}
+	late.Wait()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "written late\n") || !strings.Contains(string(data), "status: done\n") {
+		t.Errorf("want both the set field and the late line:\n%s", data)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -120,13 +121,22 @@ func (r *replaced) written() bool {
 	return err != nil || after.Size() != r.before.Size() || !after.ModTime().Equal(r.before.ModTime())
 }
 
+// writersWait bounds how long settle waits for a program that opened the
+// replaced file before the rename to close it: `echo >>` or an editor's
+// save closes it in milliseconds; a program that keeps it open longer
+// loses what it writes after that to a file nobody can see.
+const writersWait = 2 * time.Second
+
 // settle closes the replaced file, first merging into the file at its
 // path, field by field, whatever was written to it since the check (the
 // write stays in the work tree as that program's uncommitted edit). The
-// write path calls it once its commit is made: a write that comes later
-// than that went to a file nobody can see, and is the one case left.
+// write path calls it once its commit is made. A program that still has
+// the replaced file open for writing may write to it later still, so
+// settle first waits for it to close the file (waitForWriters), where the
+// system can tell.
 func (r *replaced) settle(v *Vault, rel string) {
 	defer r.old.Close()
+	waitForWriters(r.old, writersWait)
 	if !r.written() {
 		return
 	}
