@@ -15,7 +15,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
-	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // A fetch is go-git's, and go-git writes two of its files in place rather
@@ -45,7 +44,7 @@ const tempPackAge = time.Hour
 // killed fetch left (fetchLeftovers). It returns what it removed, each as
 // a path relative to the vault root.
 func (v *Vault) lockFetch(ctx context.Context) (unlock func(), removed []string, err error) {
-	l, err := filelock.Exclusive(ctx, filepath.Join(v.root, filepath.FromSlash(fetchLockFile)))
+	l, err := v.waitLock(ctx, filepath.Join(v.root, filepath.FromSlash(fetchLockFile)), "another ctx0 process fetching from a remote")
 	if err != nil {
 		return nil, nil, fmt.Errorf("lock fetches: %w", err)
 	}

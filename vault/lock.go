@@ -47,7 +47,7 @@ func (v *Vault) takeLock(ctx context.Context, wait bool) (unlock func(), ok bool
 	p := filepath.Join(v.root, lockFile)
 	var l *filelock.Lock
 	if wait {
-		l, err = filelock.Exclusive(ctx, p)
+		l, err = v.waitLock(ctx, p, "another ctx0 process writing to this vault")
 		ok = err == nil
 	} else {
 		l, ok, err = filelock.TryExclusive(p)
@@ -117,4 +117,18 @@ func (v *Vault) reloadPacks() {
 	if s, ok := v.repo.Storer.(interface{ Reindex() }); ok {
 		s.Reindex()
 	}
+}
+
+// waitLock takes the exclusive lock on the file at p, waiting until ctx
+// ends; if another process holds it, it first tells onWait that it waits
+// for holder.
+func (v *Vault) waitLock(ctx context.Context, p, holder string) (*filelock.Lock, error) {
+	l, ok, err := filelock.TryExclusive(p)
+	if err != nil || ok {
+		return l, err
+	}
+	if v.onWait != nil {
+		v.onWait(fmt.Sprintf("%s (lock %s)", holder, p))
+	}
+	return filelock.Exclusive(ctx, p)
 }

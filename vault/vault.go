@@ -35,6 +35,9 @@ type Vault struct {
 	catalog  Catalog
 	// onCommit is told of each commit this process's writes made.
 	onCommit func(*Vault)
+	// onWait is told when a lock is held by another process and this one
+	// waits for it (WithOnWait).
+	onWait func(what string)
 
 	sem       chan struct{} // one lock holder per process at a time (see takeLock)
 	held      *held         // the vault lock, while this process holds it
@@ -50,6 +53,12 @@ func WithClock(now func() time.Time) Option { return func(v *Vault) { v.now = no
 // WithOnCommit calls fn after each commit the vault's write path makes:
 // how automatic sync learns that there is something to push.
 func WithOnCommit(fn func(*Vault)) Option { return func(v *Vault) { v.onCommit = fn } }
+
+// WithOnWait calls fn, once per wait, when the vault waits for a lock
+// another process holds: a write, or a fetch from a remote, can wait
+// minutes behind a slow network, and a person at a terminal should know
+// why nothing happens. what says which lock, for a person.
+func WithOnWait(fn func(what string)) Option { return func(v *Vault) { v.onWait = fn } }
 
 // WithCatalog answers whole-vault questions (name resolution, alias
 // uniqueness, duplicate content) from c instead of reading every entry.

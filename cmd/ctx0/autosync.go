@@ -14,7 +14,7 @@ import (
 // vaultOptions are the options every command opens the vault with: the
 // app's clock, and, with sync.auto, a background push after each commit.
 func (a *app) vaultOptions() []vault.Option {
-	return []vault.Option{vault.WithClock(a.now), vault.WithOnCommit(a.autoPush)}
+	return []vault.Option{vault.WithClock(a.now), vault.WithOnCommit(a.autoPush), vault.WithOnWait(func(what string) { a.step("waiting for %s", what) })}
 }
 
 // autoPush, after a commit, records that a push is wanted and starts one
