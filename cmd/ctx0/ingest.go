@@ -41,17 +41,20 @@ type ingestOptions struct {
 func (a *app) newIngestCmd() *cobra.Command {
 	var opts ingestOptions
 	cmd := &cobra.Command{
-		Use:   "ingest [--file F | --dir D] [--reimport] [--watch]",
+		Use:   "ingest [FILE... | --dir D] [--reimport] [--watch]",
 		Short: "Read agents' session transcripts into conversations",
-		Long: `Read Claude Code and Codex CLI session transcripts into the vault's local
-ingest state (.ctx0/state/, never committed): their messages, with secrets
-redacted, grouped into conversations by silences longer than the gap
+		Long: `Read agents' session transcripts into the vault's local ingest state (.ctx0/state/, never committed): their messages, with secrets redacted,
+grouped into conversations by silences longer than the gap
 (ingest.gap_minutes in .ctx0/config.yaml, default 60). Only what was added
 since the last read is read; a file rewritten in place is read again.
 
-Without --file or --dir, ctx0 reads Claude Code's sessions
-($CLAUDE_CONFIG_DIR/projects, default ~/.claude/projects) and Codex CLI's
-($CODEX_HOME/sessions, default ~/.codex/sessions).
+FILE (or --file FILE) is a session file of Claude Code, Codex CLI, Gemini
+CLI or Cursor; its format is told from its content. Without files or
+--dir, ctx0 reads the agents' own folders: Claude Code's
+($CLAUDE_CONFIG_DIR/projects, default ~/.claude/projects), Codex CLI's
+($CODEX_HOME/sessions, default ~/.codex/sessions), Gemini CLI's
+($GEMINI_CLI_HOME/.gemini/tmp, default ~/.gemini/tmp) and Cursor's agent
+transcripts (~/.cursor/projects).
 
 --queue hands the files' finished conversations to the librarian; --end
 says their sessions are over, so the last conversations are finished too.
@@ -65,10 +68,10 @@ watch on the default folders, with the index watcher and automatic sync, in
 one process.`,
 		Example: `  ctx0 ingest
   ctx0 ingest --dir ~/.claude/projects-backup --json
-  ctx0 ingest --file ~/.claude/projects/-home-sam-app/5b53….jsonl --end
+  ctx0 ingest ~/.claude/projects/-home-sam-app/5b53….jsonl --end
   ctx0 ingest --watch`,
-		Args: args(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: func(cmd *cobra.Command, files []string) error {
+			opts.files = append(opts.files, files...)
 			rep, err := a.runIngest(cmd.Context(), opts)
 			if err != nil || rep == nil {
 				return err
@@ -86,7 +89,7 @@ one process.`,
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.files, "file", nil, "read this session file (repeatable)")
-	cmd.Flags().StringArrayVar(&opts.dirs, "dir", nil, "read every *.jsonl session file in this folder, at any depth (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.dirs, "dir", nil, "read every session file in this folder, at any depth (repeatable)")
 	cmd.Flags().BoolVar(&opts.Reimport, "reimport", false, "read the files again from the start")
 	cmd.Flags().BoolVar(&opts.Queue, "queue", false, "hand the files' finished conversations to the librarian")
 	cmd.Flags().BoolVar(&opts.End, "end", false, "the sessions are over: finish and queue all their conversations")
@@ -101,7 +104,7 @@ one process.`,
 // report, nor when a model run of this command files instead.
 func (a *app) runIngest(ctx context.Context, opts ingestOptions) (*ingestReport, error) {
 	if opts.watch && (len(opts.files) > 0 || opts.Reimport || opts.Queue || opts.End) {
-		return nil, usagef("ingest: --watch follows folders (--dir); it takes no --file, --reimport, --queue or --end")
+		return nil, usagef("ingest: --watch follows folders (--dir); it takes no files, --reimport, --queue or --end")
 	}
 	if a.ownModelRun("ingest") {
 		return nil, nil
