@@ -54,6 +54,18 @@ type Options struct {
 	// index another process watches is taken over soon after that
 	// process ends.
 	RetryPause, RetryMax time.Duration
+	// Restart, if set, stops every part each time it delivers, and runs
+	// the parts delivered in their place: the settings the parts were made
+	// from changed. The daemon holds its lock throughout.
+	Restart <-chan Restart
+}
+
+// Restart is a new set of parts for a running daemon.
+type Restart struct {
+	Parts []Part
+	// Stopped, if set, runs once the parts before have stopped and
+	// before these start: what only the old parts used can be let go.
+	Stopped func()
 }
 
 // RunningError is returned by Run when another daemon runs for the vault.
@@ -115,23 +127,41 @@ func Run(ctx context.Context, o Options) error {
 
 	self := proc.Self()
 	r := &recorder{path: filepath.Join(dir, stateFile), now: o.Now, st: State{PID: self.PID, ProcStart: self.Start, Started: o.Now()}}
-	for _, p := range o.Parts {
-		r.st.Parts = append(r.st.Parts, PartState{Name: p.Name})
+	parts := o.Parts
+	for {
+		r.setParts(parts)
+		if err := r.write(); err != nil {
+			return err
+		}
+		next, ok := o.runParts(ctx, parts, r)
+		if !ok {
+			break
+		}
+		if next.Stopped != nil {
+			next.Stopped()
+		}
+		parts = next.Parts
 	}
-	if err := r.write(); err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	for i, p := range o.Parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o.keep(ctx, p, func(line string) { r.record(i, line) })
-		}()
-	}
-	wg.Wait()
 	r.stop()
 	return nil
+}
+
+// runParts runs parts until ctx ends (ok false) or Restart delivers
+// (ok true), and returns once every part has stopped.
+func (o *Options) runParts(ctx context.Context, parts []Part, r *recorder) (next Restart, ok bool) {
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	for i, p := range parts {
+		wg.Go(func() { o.keep(run, p, func(line string) { r.record(i, line) }) })
+	}
+	select {
+	case <-ctx.Done():
+	case next, ok = <-o.Restart:
+	}
+	stop()
+	wg.Wait()
+	return next, ok && ctx.Err() == nil
 }
 
 // keep runs p until ctx ends, again after each failure.

@@ -181,3 +181,58 @@ func TestNewService(t *testing.T) {
 		t.Error("a relative program path was taken")
 	}
 }
+
+// A restart stops every part, lets go of what they used, then runs the new
+// parts under the same lock; a part of the same name keeps its record.
+func TestRestartRunsTheNewParts(t *testing.T) {
+	root := t.TempDir()
+	restart := make(chan Restart)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{Root: root, Parts: []Part{idle("index", "indexed"), idle("worker", "filed")}, Now: now, Restart: restart})
+	}()
+	waitFor(t, "record of both parts", func() bool {
+		st, _ := ReadStatus(root)
+		return st != nil && len(st.Parts) == 2 && st.Parts[1].LastLine == "filed"
+	})
+	var workerRunning sync.Mutex // held while the new worker runs
+	stoppedBeforeStart := make(chan bool, 1)
+	started := false
+	restart <- Restart{
+		Parts: []Part{
+			{Name: "worker", Run: func(ctx context.Context, record func(string)) error {
+				workerRunning.Lock()
+				started = true
+				workerRunning.Unlock()
+				<-ctx.Done()
+				return nil
+			}},
+			idle("sync", "synced"),
+		},
+		Stopped: func() {
+			workerRunning.Lock()
+			stoppedBeforeStart <- !started
+			workerRunning.Unlock()
+		},
+	}
+	if !<-stoppedBeforeStart {
+		t.Error("the new parts started before Stopped ran")
+	}
+	waitFor(t, "the new part's record", func() bool {
+		st, _ := ReadStatus(root)
+		return st != nil && len(st.Parts) == 2 && st.Parts[1].LastLine == "synced"
+	})
+	st, err := ReadStatus(root)
+	if err != nil || !st.Running || st.Parts[0].Name != "worker" || st.Parts[0].LastLine != "filed" || st.Parts[1].Name != "sync" {
+		t.Errorf("status after the restart = %+v, %v", st, err)
+	}
+	// Another daemon is still refused: the lock was held throughout.
+	if err := Run(t.Context(), Options{Root: root, Parts: []Part{idle("index", "")}}); !errors.As(err, new(*RunningError)) {
+		t.Errorf("a second daemon: %v", err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -113,6 +113,25 @@ func (r *recorder) record(i int, line string) {
 	_ = r.writeLocked()
 }
 
+// setParts makes the record's parts those of parts, in their order; a
+// part of a name recorded before keeps what it recorded.
+func (r *recorder) setParts(parts []Part) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	was := map[string]PartState{}
+	for _, p := range r.st.Parts {
+		was[p.Name] = p
+	}
+	r.st.Parts = nil
+	for _, p := range parts {
+		st, ok := was[p.Name]
+		if !ok {
+			st = PartState{Name: p.Name}
+		}
+		r.st.Parts = append(r.st.Parts, st)
+	}
+}
+
 // stop records that the daemon stopped cleanly.
 func (r *recorder) stop() {
 	r.mu.Lock()

@@ -97,6 +97,9 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 // Root is the vault's folder.
 func (v *Vault) Root() string { return v.root }
 
+// GitDir is the vault's git folder, which holds its remotes in config.
+func (v *Vault) GitDir() string { return v.gitDir }
+
 // Config is the vault's configuration.
 func (v *Vault) Config() Config { return v.cfg }
 

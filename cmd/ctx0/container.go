@@ -208,6 +208,16 @@ func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, er
 	})
 }
 
+// closeAll releases what the container opened, the index too: for a
+// process that goes on without them (the daemon, when its settings
+// change).
+func (c *container) closeAll() {
+	c.close()
+	if ix, ok := c.index.opened(); ok {
+		ix.Close()
+	}
+}
+
 // close releases what the container opened, but the index (see Index).
 func (c *container) close() {
 	if s, ok := c.store.opened(); ok {

@@ -47,6 +47,10 @@ It prints one line per event (a JSON object per line with --json). One
 daemon runs per vault: a second refuses to start. ctx0 status shows whether
 it runs and what each part last did.
 
+When .ctx0/config.yaml or the remotes change (ctx0 remote add, say), the
+daemon restarts its parts with the new settings; settings that do not
+decode are reported, and the parts go on with the ones they have.
+
 ctx0 daemon install makes it start with your session: a systemd user unit
 on Linux, a launchd agent on macOS.`,
 		Example: `  ctx0 daemon
@@ -74,32 +78,58 @@ type daemonEvent struct {
 	Worker *watchEvent        `json:"worker,omitempty"`
 	Sync   *vault.WatchEvent  `json:"sync,omitempty"`
 	Error  string             `json:"error,omitempty"`
+	// Restarted says the settings changed and the parts were made again.
+	Restarted bool `json:"restarted,omitempty"`
 	// RetryIn is, for a part that failed, how long until it runs again.
 	RetryIn time.Duration `json:"retry_in_ns,omitempty"`
 }
 
 // runDaemon is ctx0 daemon: the parts, wired to this vault, run until ctx
 // ends.
+//
+// The parts are made from the vault's settings: when they change (see
+// watchSettings), the daemon makes them again.
 func (a *app) runDaemon(ctx context.Context, opts daemonOptions) error {
 	a.noAutoPush = true // the sync part pushes after commits itself
-	v, ix, err := a.openIndexed(ctx)
+	out := &daemonPrinter{a: a, out: a.out()}
+	parts, err := a.daemonParts(ctx, a.services, opts, out)
 	if err != nil {
 		return err
 	}
-	out := &daemonPrinter{a: a, out: a.out()}
-	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out)}
-	if p, ok, err := a.syncPart(v, opts.interval, out); err != nil {
+	v, err := a.services.Vault(ctx)
+	if err != nil {
 		return err
-	} else if ok {
-		parts = append(parts, p)
 	}
+	restart := make(chan daemon.Restart)
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go a.watchSettings(watchCtx, v, opts, out, restart)
 	return daemon.Run(ctx, daemon.Options{
-		Root: v.Root(), Parts: parts, Now: a.now,
+		Root: v.Root(), Parts: parts, Now: a.now, Restart: restart,
 		Failed: func(part string, err error, retryIn time.Duration) {
 			out.print(daemonEvent{Part: part, Error: err.Error(), RetryIn: retryIn},
 				fmt.Sprintf("ctx0: %v; again in %s", err, retryIn))
 		},
 	})
+}
+
+// daemonParts makes the daemon's parts with the services of c.
+func (a *app) daemonParts(ctx context.Context, c *container, opts daemonOptions, out *daemonPrinter) ([]daemon.Part, error) {
+	v, err := c.Vault(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ix, err := c.Index(ctx)
+	if err != nil {
+		return nil, err
+	}
+	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out)}
+	if p, ok, err := a.syncPart(v, opts.interval, out); err != nil {
+		return nil, err
+	} else if ok {
+		parts = append(parts, p)
+	}
+	return parts, nil
 }
 
 // daemonPrinter prints the daemon's events, one at a time: its parts run

@@ -52,7 +52,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, now: time.Now}
 	a.services = &container{a: a}
-	defer a.services.close()
+	// The daemon puts new services in place when its settings change.
+	defer func() { a.services.close() }()
 	if s := os.Getenv("CTX0_NOW"); s != "" {
 		// A fixed clock, for reproducible runs such as tests and demos.
 		t, err := time.Parse(time.RFC3339, s)
