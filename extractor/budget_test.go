@@ -123,7 +123,9 @@ func randomQuestion(r *rand.Rand, words []string) string {
 // TestDiversifyAlikeButDifferent checks that passages written alike that
 // tell of different people are both kept when the question names the
 // second one's (held: the question's terms each holds), and so are
-// passages of two conversations however alike, while a copy is left out.
+// passages of two conversations however alike, while a copy is left out;
+// and that of an entry and the session it was filed from, the entry is
+// quoted when it holds what the passage holds.
 func TestDiversifyAlikeButDifferent(t *testing.T) {
 	say := func(name, hobby string) string {
 		return name + " started taking " + hobby + " classes on Thursday evenings, she says it's the best part of her week. Thursday " + hobby + " sounds like a great way to unwind."
@@ -132,6 +134,16 @@ func TestDiversifyAlikeButDifferent(t *testing.T) {
 		return &candidate{kind: "session", name: name, score: score, passage: passage{text: text}, held: held}
 	}
 	conv := func(c *candidate, ref string) *candidate { c.conv = ref; return c }
+	entryOf := func(name, text string, score float64, held ...int) *candidate {
+		c := mk(name, text, score, held...)
+		c.kind = "entry"
+		return c
+	}
+	episodeOf := func(name, text string, score float64, held ...int) *candidate {
+		c := entryOf(name, text, score, held...)
+		c.typ = episodeType
+		return c
+	}
 	tests := []struct {
 		name string
 		cs   []*candidate
@@ -152,6 +164,27 @@ func TestDiversifyAlikeButDifferent(t *testing.T) {
 			mk("a", say("Mei", "pottery"), 1, 1, 2), mk("b", say("Mei", "pottery"), 0.9, 1, 2),
 			mk("c", "The build broke again this morning, something about the cache config.", 0.5),
 		}, []string{"a", "c"}},
+		// "what commit message convention do I use": commit 0, message
+		// 1, convention 2. The session ranks first; the preference filed
+		// from it holds every word the session's passage does.
+		{"an entry filed from the session it answers with", []*candidate{
+			conv(mk("conversation:3", "user: use the conventional commit convention for the commit message", 1, 0, 1, 2), "s3@1"),
+			conv(entryOf("preferences/conventional-commits", "Always use the conventional-commits convention for the log message.", 0.8, 0, 1, 2), "s3@1"),
+			mk("c", "The build broke again this morning, something about the cache config.", 0.5),
+		}, []string{"preferences/conventional-commits", "c"}},
+		{"an entry that holds less than the session's passage", []*candidate{
+			conv(mk("conversation:3", "user: use the conventional commit convention for the commit message", 1, 0, 1, 2), "s3@1"),
+			conv(entryOf("preferences/conventional-commits", "Always use conventional commits.", 0.8, 0), "s3@1"),
+		}, []string{"conversation:3"}},
+		{"the conversation's episode", []*candidate{
+			conv(mk("conversation:3", "user: use the conventional commit convention for the commit message", 1, 0, 1, 2), "s3@1"),
+			conv(episodeOf("episodes/2025-07/2025-07-22", "Done: staged the changes; commit message in the conventional commit convention; pushed.", 0.8, 0, 1, 2), "s3@1"),
+		}, []string{"conversation:3"}},
+		{"two entries filed from one conversation", []*candidate{
+			conv(entryOf("decisions/async-await", "Make async/await the primary documented API.", 1, 0), "s9@1"),
+			conv(entryOf("decisions/entry-points", "Keep several specialized request entry points.", 0.9, 1), "s9@1"),
+			conv(mk("conversation:9", "user: make async/await primary and keep the entry points", 0.8, 0, 1), "s9@1"),
+		}, []string{"decisions/async-await", "decisions/entry-points"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -266,7 +266,13 @@ func (r *retrieval) extract(b *Bundle) string {
 // diversify orders candidates by maximal marginal relevance and leaves out
 // near-duplicates of a better one, and the passages of a conversation that
 // a better one already quotes: an entry filed from a session and that
-// session's passage are one source.
+// session's passage are one source. Of the two, the entry is what was kept
+// of the conversation on purpose, and a person may have corrected it since:
+// it takes the passage's place when it holds every word of the question the
+// passage holds, unless it is the conversation's episode, which tells the
+// whole of it in more words than the passage that answers. Another entry filed from the conversation is quoted too
+// when it holds words of the question the ones quoted do not: a session
+// yields several facts and decisions.
 func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
 	df := map[string]int{}
@@ -284,13 +290,21 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	for w, n := range df {
 		wt[w] = math.Log(float64(len(cs)+1) / float64(n))
 	}
-	convs := map[string]string{} // the conversations quoted, by Ref, to the item quoting it
+	convs := map[string]*candidate{} // the conversations quoted, by Ref, to the item quoting all of it held
 	rest := append([]*candidate(nil), cs...)
 	for len(rest) > 0 {
 		at, bestVal, reason := 0, math.Inf(-1), ""
+		var replaces *candidate
 		for i, c := range rest {
-			if by, ok := convs[c.conv]; ok && c.conv != "" {
-				at, reason = i, "the same conversation as "+by
+			// Another entry of a quoted conversation that holds words of
+			// the question its quoted items do not is another thing the
+			// conversation told: it is weighed as any other.
+			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) {
+				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
+					at, replaces = i, by
+				} else {
+					at, reason = i, "the same conversation as "+by.name
+				}
 				break
 			}
 			sim, dup := 0.0, ""
@@ -330,8 +344,25 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			omitted = append(omitted, Omitted{Name: c.name, Reason: reason})
 			continue
 		}
+		if replaces != nil {
+			out[slices.Index(out, replaces)] = c
+			omitted = append(omitted, Omitted{Name: replaces.name, Reason: "the same conversation as " + c.name})
+			convs[c.conv] = c
+			continue
+		}
 		if c.conv != "" {
-			convs[c.conv] = c.name
+			if by := convs[c.conv]; by != nil {
+				// What the conversation's quoted items hold together.
+				held := slices.Clone(by.held)
+				for _, t := range c.held {
+					if !slices.Contains(held, t) {
+						held = append(held, t)
+					}
+				}
+				convs[c.conv] = &candidate{kind: "entry", name: by.name, held: held}
+			} else {
+				convs[c.conv] = c
+			}
 		}
 		out = append(out, c)
 	}

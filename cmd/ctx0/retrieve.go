@@ -80,7 +80,8 @@ holds it; follows links from the best hits to the entries and the people and
 projects they name; favours recent episodes and entries of the current
 project; and leaves out passages that repeat another. An entry the librarian
 filed from a session and that session's passages are one source, quoted
-once. Each item is dated when what it tells happened. A
+once: by the entry when it holds every word of the question the passage
+holds. Each item is dated when what it tells happened. A
 question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.
