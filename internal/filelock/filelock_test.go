@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -17,12 +18,18 @@ import (
 // "locked" and waits until it is killed.
 func TestMain(m *testing.M) {
 	if p := os.Getenv("FILELOCK_HOLD"); p != "" {
-		if _, err := Exclusive(context.Background(), p); err != nil {
+		l, err := Exclusive(context.Background(), p)
+		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
 		fmt.Println("locked")
-		select {}
+		// A lock nothing refers to is collected, and its file's
+		// finalizer closes it, which lets go of the lock: keep it.
+		for {
+			time.Sleep(time.Hour)
+			runtime.KeepAlive(l)
+		}
 	}
 	os.Exit(m.Run())
 }
