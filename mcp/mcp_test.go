@@ -59,6 +59,10 @@ func TestRememberSearchShowRetrieve(t *testing.T) {
 	if !strings.Contains(again, "Already in memory as "+name) {
 		t.Errorf("duplicate: %s", again)
 	}
+	// Without a type, it is told from the content.
+	if out := ok(t, cs, "remember", map[string]any{"content": "We decided to keep the billing data in Postgres."}); out != "Saved as decisions/keep-the-billing-data-in-postgres." {
+		t.Errorf("remember a decision without a type: %s", out)
+	}
 	found := ok(t, cs, "search", map[string]any{"query": "sarah email"})
 	if !strings.Contains(found, name) || !strings.Contains(found, "«") {
 		t.Errorf("search: %s", found)

@@ -14,6 +14,7 @@ import (
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -51,7 +52,7 @@ func (s *Server) addTools() {
 			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Vault.Config().Remember.MaxChars, s.opts.RememberRate.N),
 		Annotations: &sdk.ToolAnnotations{Title: "Remember a fact", OpenWorldHint: ptr(false)},
 	}, map[string]string{"linkedTo": "links", "linked": "links"}, func(sc *jsonschema.Schema) {
-		sc.Properties["type"].Description = "what kind of fact: " + types + " (default note)"
+		sc.Properties["type"].Description = "what kind of fact: " + types + "; leave out to have it told from the content (decision, preference, milestone, fact or note)"
 	}, s.rememberTool)
 
 	addTool(s, &sdk.Tool{
@@ -117,7 +118,7 @@ func ptr[T any](v T) *T { return &v }
 // rememberIn is what the remember tool takes: one fact and how to file it.
 type rememberIn struct {
 	Content string   `json:"content" jsonschema:"the fact: clear, specific and standalone, under 2,000 characters. 'User prefers Bun over Node for new TypeScript projects', not 'likes Bun'; include the why when it matters"`
-	Type    string   `json:"type,omitempty" jsonschema:"what kind of fact (default note)"`
+	Type    string   `json:"type,omitempty" jsonschema:"what kind of fact (see addTools)"`
 	Tags    []string `json:"tags,omitempty" jsonschema:"labels such as preference, codebase, contact, infra, decision, pattern, debug"`
 	Project string   `json:"project,omitempty" jsonschema:"the project it belongs to; leave out for a global fact"`
 	Pin     bool     `json:"pin,omitempty" jsonschema:"load it into every session's context; use sparingly: pinned entries cost budget every session"`
@@ -142,6 +143,9 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	t := strings.ToLower(strings.TrimSpace(in.Type))
 	if a, ok := typeAliases[t]; ok {
 		t = a
+	}
+	if t == "" {
+		t = librarian.TypeOf(in.Content)
 	}
 	counted, err := s.remember.allow(ctx, "remember")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -128,7 +129,10 @@ func (a *app) newRememberCmd() *cobra.Command {
 		Use:   "remember TEXT|-",
 		Short: "Quickly save a short, standalone memory",
 		Long: `Save TEXT as a new entry, choosing its folder from the type and its name from
-the text, and print the entry's name. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
+the text, and print the entry's name. Without --type, the type is told from
+the text: a choice made is a decision, a standing rule or a liking a
+preference, something shipped or signed a milestone, a lasting fact about
+someone named a fact, anything else a note. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
 characters) is refused: keep memories concise and standalone. Text that an entry
 already holds returns that entry and writes nothing.`,
 		Example: `  ctx0 remember "The staging deploy key is in 1Password under staging-deploy" --tags infra
@@ -150,7 +154,7 @@ already holds returns that entry and writes nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Type, "type", "note", "entry type (decides the folder)")
+	f.StringVar(&opts.Type, "type", "", "entry type (decides the folder); default: told from the text (decision, preference, milestone, fact or note)")
 	f.StringVar(&opts.tags, "tags", "", "comma-separated tags")
 	f.StringVar(&opts.Project, "project", "", "the project it belongs to (default: global)")
 	f.BoolVar(&opts.Pinned, "pin", false, "always load it into an agent's context; use sparingly")
@@ -172,6 +176,9 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 		o.Text = t
 	}
 	o.Tags = splitList(opts.tags)
+	if o.Type == "" {
+		o.Type = librarian.TypeOf(o.Text)
+	}
 	v, err := a.open(ctx)
 	if err != nil {
 		return vault.Remembered{}, err
