@@ -141,84 +141,65 @@ func TestSetDoesNotLoseConcurrentAppends(t *testing.T) {
 	}
 }
 
-// A line appended just after ctx0 read the file it replaces, before its
-// check, is brought back into the new file.
-func TestSetKeepsALineAppendedAfterItsRead(t *testing.T) {
-	v := testVault(t)
-	if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
-		t.Fatal(err)
-	}
-	path := v.path("knowledge/shared")
-	once := false
-	afterReplaceRead = func() {
-		if once {
-			return
-		}
-		once = true
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		if _, err := f.WriteString("appended meanwhile\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(func() { afterReplaceRead = func() {} })
-	if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !once || !strings.Contains(string(data), "appended meanwhile\n") || !strings.Contains(string(data), "status: done\n") {
-		t.Errorf("want both the set field and the appended line:\n%s", data)
-	}
-}
-
-// A program that opened the file before ctx0 replaced it and writes to it
-// only after ctx0's commit still loses nothing: the write path waits for it
-// to close the file, then brings its write back.
-func TestSetKeepsALateWriteToTheReplacedFile(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("only Linux tells whether a program has a file open for writing")
-	}
-	v := testVault(t)
-	if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
-		t.Fatal(err)
-	}
-	path := v.path("knowledge/shared")
-	var late sync.WaitGroup
-	once := false
-	afterReplaceRead = func() {
-		if once {
-			return
-		}
-		once = true
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		late.Go(func() {
-			defer f.Close()
-			time.Sleep(300 * time.Millisecond)
-			if _, err := f.WriteString("written late\n"); err != nil {
-				t.Error(err)
+// A program that opens the file ctx0 is replacing, just after ctx0 read it,
+// loses nothing it writes: neither a line appended at once (before ctx0's
+// check), nor one written only after ctx0's commit, for which the write
+// path waits until the program closes the file (Linux only).
+func TestSetKeepsWhatAnotherProgramWritesMeanwhile(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		delay time.Duration // from the open to the write; the close follows it
+		linux bool
+	}{
+		{"appended right after ctx0's read", 0, false},
+		{"written after ctx0's commit", 300 * time.Millisecond, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.linux && runtime.GOOS != "linux" {
+				t.Skip("only Linux tells whether a program has a file open for writing")
+			}
+			v := testVault(t)
+			if _, _, err := v.Add(t.Context(), AddOptions{Name: "knowledge/shared", Body: new("start\n")}); err != nil {
+				t.Fatal(err)
+			}
+			path := v.path("knowledge/shared")
+			var writer sync.WaitGroup
+			opened := false
+			afterReplaceRead = func() {
+				if opened {
+					return
+				}
+				opened = true
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				write := func() {
+					defer f.Close()
+					time.Sleep(tt.delay)
+					if _, err := f.WriteString("written meanwhile\n"); err != nil {
+						t.Error(err)
+					}
+				}
+				if tt.delay == 0 {
+					write()
+				} else {
+					writer.Go(write)
+				}
+			}
+			t.Cleanup(func() { afterReplaceRead = func() {} })
+			if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
+				t.Fatal(err)
+			}
+			writer.Wait()
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !opened || !strings.Contains(string(data), "written meanwhile\n") || !strings.Contains(string(data), "status: done\n") {
+				t.Errorf("want both the set field and the line written meanwhile:\n%s", data)
 			}
 		})
-	}
-	t.Cleanup(func() { afterReplaceRead = func() {} })
-	if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
-		t.Fatal(err)
-	}
-	late.Wait()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "written late\n") || !strings.Contains(string(data), "status: done\n") {
-		t.Errorf("want both the set field and the late line:\n%s", data)
 	}
 }
