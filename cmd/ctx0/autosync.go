@@ -80,7 +80,7 @@ func (a *app) sessionPull(ctx context.Context, root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("automatic sync: %w; the context block uses what the vault has", err)
 	}
-	return fmt.Sprintf("automatic sync: %s with %s/%s, %d file(s) changed", res.Merge, res.Remote, res.Branch, res.Changed), nil
+	return "automatic sync: " + syncResultLine(res, false), nil
 }
 
 // proposeAutoSync says, once a vault has a remote, how to sync it

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -20,11 +21,27 @@ func syncSummary(r *vault.SyncRecord) string {
 	if r.Error != "" {
 		return "failed: " + r.Error
 	}
-	pushed := "not pushed"
-	if r.Result.Pushed {
-		pushed = "pushed"
+	return syncResultLine(r.Result, true)
+}
+
+// syncResultLine says what a sync did: how it merged with which branch,
+// the files it changed and conflicts it kept aside when there are any,
+// and, for a sync that pushes, whether it pushed.
+func syncResultLine(r vault.SyncResult, pushes bool) string {
+	parts := []string{fmt.Sprintf("%s with %s/%s", r.Merge, r.Remote, r.Branch)}
+	if r.Changed > 0 {
+		parts = append(parts, words.Plural(r.Changed, "file changed", "files changed"))
 	}
-	return fmt.Sprintf("%s with %s/%s, %s", r.Result.Merge, r.Result.Remote, r.Result.Branch, pushed)
+	if r.Conflicts > 0 {
+		parts = append(parts, words.Plural(r.Conflicts, "conflict kept aside (ctx0 conflicts)", "conflicts kept aside (ctx0 conflicts)"))
+	}
+	switch {
+	case r.Pushed:
+		parts = append(parts, "pushed")
+	case pushes:
+		parts = append(parts, "not pushed")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // vaultStatus is what ctx0 status reports: the index's status, the last

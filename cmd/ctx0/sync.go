@@ -138,12 +138,14 @@ func watchLine(ev vault.WatchEvent) string {
 	case "refused":
 		return fmt.Sprintf("%s: refused, local work kept: %s", ev.Trigger, ev.Error)
 	}
-	r, back := ev.Result, ""
+	back := ""
 	if ev.Recovered {
 		back = " (back online)"
 	}
-	return fmt.Sprintf("%s: %s with %s/%s, %d file(s) changed, %d conflict(s), pushed %t%s",
-		ev.Trigger, r.Merge, r.Remote, r.Branch, r.Changed, r.Conflicts, r.Pushed, back)
+	if ev.Result == nil {
+		return fmt.Sprintf("%s: %s%s", ev.Trigger, ev.Status, back)
+	}
+	return fmt.Sprintf("%s: %s%s", ev.Trigger, syncResultLine(*ev.Result, true), back)
 }
 
 func (a *app) newRemoteCmd() *cobra.Command {
