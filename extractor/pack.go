@@ -270,9 +270,10 @@ func (r *retrieval) extract(b *Bundle) string {
 // of the conversation on purpose, and a person may have corrected it since:
 // it takes the passage's place when it holds every word of the question the
 // passage holds, unless it is the conversation's episode, which tells the
-// whole of it in more words than the passage that answers. Another entry filed from the conversation is quoted too
-// when it holds words of the question the ones quoted do not: a session
-// yields several facts and decisions.
+// whole of it in more words than the passage that answers. Another entry
+// filed from the conversation is quoted too when it holds words of the
+// question the ones quoted do not: a session yields several facts and
+// decisions.
 func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
 	df := map[string]int{}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -72,7 +73,7 @@ func (a *app) watchSettings(ctx context.Context, v *vault.Vault, opts daemonOpti
 		case <-settle:
 			settle = nil
 			now := read()
-			if equalAll(now, last) {
+			if slices.EqualFunc(now, last, bytes.Equal) {
 				continue
 			}
 			last = now
@@ -93,24 +94,26 @@ func (a *app) watchSettings(ctx context.Context, v *vault.Vault, opts daemonOpti
 }
 
 // remakeDaemon opens the vault's services anew, checks that every section
-// of its config decodes (as a daemon's start does, whose parts then open
-// the model and endpoints as they need them), and makes the daemon's parts from them. The restart's
-// Stopped puts the new services in the old ones' place and closes those.
+// of its config decodes (the parts open the model and the endpoints only
+// as they need them, as at a daemon's start), and makes the daemon's parts
+// from them. The restart's Stopped puts the new services in the old ones'
+// place and closes those.
 func (a *app) remakeDaemon(ctx context.Context, opts daemonOptions, out *daemonPrinter) (daemon.Restart, error) {
 	c := &container{a: a}
-	check := []func(context.Context) error{
-		func(ctx context.Context) error { _, err := c.IngestConfig(ctx); return err },
-		func(ctx context.Context) error { _, err := c.CuratorConfig(ctx); return err },
-		func(ctx context.Context) error { _, err := c.ExtractorConfig(ctx); return err },
-		func(ctx context.Context) error { _, err := section(ctx, c, &c.llm, llm.ParseConfig); return err },
+	_, err := c.IngestConfig(ctx)
+	if err == nil {
+		_, err = c.CuratorConfig(ctx)
 	}
-	for _, f := range check {
-		if err := f(ctx); err != nil {
-			c.closeAll()
-			return daemon.Restart{}, err
-		}
+	if err == nil {
+		_, err = c.ExtractorConfig(ctx)
 	}
-	parts, err := a.daemonParts(ctx, c, opts, out)
+	if err == nil {
+		_, err = section(ctx, c, &c.llm, llm.ParseConfig)
+	}
+	var parts []daemon.Part
+	if err == nil {
+		parts, err = a.daemonParts(ctx, c, opts, out)
+	}
 	if err != nil {
 		c.closeAll()
 		return daemon.Restart{}, err
@@ -120,16 +123,4 @@ func (a *app) remakeDaemon(ctx context.Context, opts daemonOptions, out *daemonP
 		a.services = c
 		old.closeAll()
 	}}, nil
-}
-
-func equalAll(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
