@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/lazy"
 )
 
@@ -49,17 +51,28 @@ func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(ol
 	})
 }
 
-// readConfig reads the vault's config file and decodes the vault's
-// sections of it.
+// readConfig reads the vault's config file, withholds the guarded
+// settings this machine has not approved (see applyTrust), and decodes the
+// vault's sections of it. A file that does not read or decode leaves the
+// defaults in place and its error in ConfigError, which it returns: only
+// the commands that need the settings fail, and sync can still pull a fix.
 func (v *Vault) readConfig() error {
-	settings, err := ReadConfig(v.root)
+	raw, err := ReadConfig(v.root)
 	if err != nil {
+		v.settings, _ = config.Parse(filepath.Join(v.root, filepath.FromSlash(ConfigFile)), nil)
+		_, v.trust = v.applyTrust(v.settings)
+		v.cfg, v.configErr = DefaultConfig(), err
 		return err
 	}
+	settings, trust := v.applyTrust(raw)
 	cfg, err := ParseConfig(settings)
 	if err != nil {
-		return err
+		cfg = DefaultConfig()
 	}
-	v.settings, v.cfg = settings, cfg
-	return nil
+	v.settings, v.trust, v.cfg, v.configErr = settings, trust, cfg, err
+	return err
 }
+
+// ConfigError is why the vault's config file did not read or decode when
+// the vault last read it, or nil; the vault then uses its defaults.
+func (v *Vault) ConfigError() error { return v.configErr }

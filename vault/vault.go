@@ -31,8 +31,12 @@ type Vault struct {
 	repo     *git.Repository
 	cfg      Config
 	settings *config.File
-	now      func() time.Time
-	catalog  Catalog
+	// configErr is why the config did not decode (see ConfigError).
+	configErr error
+	// trust is which guarded settings of the config apply (see Trust).
+	trust   Trust
+	now     func() time.Time
+	catalog Catalog
 	// onCommit is told of each commit this process's writes made.
 	onCommit func(*Vault)
 	// onWait is told when a lock is held by another process and this one
@@ -79,9 +83,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
 	}
 	v := &Vault{root: root, gitDir: gitDir, repo: repo, now: time.Now, sem: make(chan struct{}, 1)}
-	if err := v.readConfig(); err != nil {
-		return nil, err
-	}
+	// A config that does not decode is kept in ConfigError, not fatal:
+	// a vault whose remote pushed a broken or newer config must still
+	// open, to sync the fix.
+	_ = v.readConfig()
 	for _, o := range opts {
 		o(v)
 	}
@@ -176,6 +181,11 @@ func Init(ctx context.Context, dir string, opts ...Option) (*Vault, Commit, erro
 	}
 	c, err := v.apply(ctx, "init: ctx0 vault", changes)
 	if err != nil {
+		return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
+	}
+	// The settings init wrote are this machine's own: approved (see
+	// Approve), so that a later change to them, pulled or not, is told.
+	if _, err := v.Approve(); err != nil {
 		return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
 	}
 	return v, c, nil

@@ -38,7 +38,11 @@ func TestDocumentedConfigLoads(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		errs := []error{f.Check(configSections()...)}
+		warnings, err := f.Check(configSections()...)
+		if len(warnings) > 0 {
+			t.Errorf("%s: %v", name, warnings)
+		}
+		errs := []error{err}
 		_, err = vault.ParseConfig(f)
 		errs = append(errs, err)
 		_, err = llm.ParseConfig(f)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -78,16 +79,36 @@ func (l *lazy[T]) opened() (T, bool) {
 // catalog, such as a hook, which must not wait for the index.
 //
 // Opening it reads the vault's config file, once: the vault decodes its
-// sections, the container refuses a section no package reads (a typo),
+// sections, withholding the settings that run or reach out which this
+// machine has not approved (vault.Trust), the container sorts the sections
+// no package reads (a typo is an error, another a warning: a newer ctx0's),
 // and the other sections are decoded, strictly, when first asked for.
+// What is withheld and what is ignored is said once, on stderr.
+//
+// A config that does not decode fails the command, but for the commands
+// that must work to repair it (app.anyConfig: sync, doctor, status,
+// trust), which say so and go on with the defaults.
 func (c *container) Vault(ctx context.Context) (*vault.Vault, error) {
 	return c.vault.get(func() (*vault.Vault, error) {
 		v, err := vault.Open(ctx, c.a.dir(), c.a.vaultOptions()...)
 		if err != nil {
 			return nil, err
 		}
-		if err := v.Settings().Check(configSections()...); err != nil {
+		warnings, err := v.Settings().Check(configSections()...)
+		if err == nil {
+			err = v.ConfigError()
+		}
+		if err != nil && !c.a.anyConfig {
 			return nil, err
+		}
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%v; going on with the default settings", err))
+		}
+		if w := v.Trust().Warning(); w != "" && !c.a.quietTrust {
+			warnings = append(warnings, w)
+		}
+		for _, w := range warnings {
+			c.a.note("ctx0: %s", w)
 		}
 		return v, nil
 	})

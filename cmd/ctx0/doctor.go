@@ -61,6 +61,7 @@ writing leaves) are staged again.`,
 // runDoctor checks the vault and its index, with fix repairing first what
 // it safely can.
 func (a *app) runDoctor(ctx context.Context, fix bool) (index.Diagnosis, error) {
+	a.anyConfig = true
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
 		return index.Diagnosis{}, err

@@ -31,6 +31,13 @@ type app struct {
 	getenv         func(string) string
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
+	// anyConfig: the command works whatever the vault's config says
+	// (sync, doctor, status, trust), so that a broken config pulled from
+	// a remote can always be repaired; it warns and uses the defaults.
+	anyConfig bool
+	// quietTrust: the command reports the settings waiting for approval
+	// itself (status, trust), rather than in a warning.
+	quietTrust bool
 	vaultDir       string
 	json           bool // --json: print results, and errors, as JSON
 	// services are the vault's, opened as the command asks for them.
@@ -186,6 +193,7 @@ a JSON object instead: {"error":"ctx0: ...","code":2}.`,
 		a.newBacklinksCmd(),
 		a.newStatusCmd(),
 		a.newDoctorCmd(),
+		a.newTrustCmd(),
 		a.newExportCmd(),
 		a.newImportCmd(),
 		a.newRetrieveCmd(),

@@ -51,6 +51,16 @@ type vaultStatus struct {
 	Sync   *vault.SyncRecord `json:"last_sync,omitempty"`
 	Daemon *daemon.Status    `json:"daemon"`
 	Hooks  []agentHooks      `json:"hooks"`
+	// Settings says which of the config's settings are not applied.
+	Settings settingsStatus `json:"settings"`
+}
+
+// settingsStatus is what ctx0 status says of the vault's config file: the
+// settings that run or reach out which this machine has not approved
+// (ctx0 trust), and why the file does not decode, if it does not.
+type settingsStatus struct {
+	Unapproved []string `json:"unapproved"`
+	Problem    string   `json:"problem,omitempty"`
 }
 
 func (a *app) newStatusCmd() *cobra.Command {
@@ -62,7 +72,9 @@ size, its oldest and newest entries, its last commit, its last sync (when and ho
 is, when it was built, what the check made before this status found, and
 whether a watcher (ctx0 index --watch) keeps it up to date; whether
 ctx0 daemon runs and what each of its parts last did; and for which events
-each agent's hooks (yours and this project's) run ctx0, and which they miss.`,
+each agent's hooks (yours and this project's) run ctx0, and which they miss;
+and which settings of .ctx0/config.yaml are not applied, because this
+machine has not approved them (see ctx0 trust) or the file does not decode.`,
 		Example: `  ctx0 status
   ctx0 status --json`,
 		Args: args(0, "no arguments"),
@@ -81,6 +93,7 @@ each agent's hooks (yours and this project's) run ctx0, and which they miss.`,
 // runStatus gathers the vault's status: its index's, its last sync and its
 // daemon's.
 func (a *app) runStatus(ctx context.Context) (vaultStatus, error) {
+	a.anyConfig, a.quietTrust = true, true
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
 		return vaultStatus{}, err
@@ -98,7 +111,11 @@ func (a *app) runStatus(ctx context.Context) (vaultStatus, error) {
 	if err != nil {
 		return vaultStatus{}, err
 	}
-	return vaultStatus{st, last, d, a.installedHooks()}, nil
+	set := settingsStatus{Unapproved: v.Trust().Unapproved}
+	if err := v.ConfigError(); err != nil {
+		set.Problem = err.Error()
+	}
+	return vaultStatus{st, last, d, a.installedHooks(), set}, nil
 }
 
 func (a *app) printStatus(vs vaultStatus) error {
@@ -145,6 +162,14 @@ func (a *app) printStatus(vs vaultStatus) error {
 		fmt.Fprintf(tw, "watcher\tpid %d since %s\n", w.PID, w.Started.Format("2006-01-02 15:04"))
 	} else {
 		fmt.Fprintf(tw, "watcher\tnone (reads check every file; ctx0 index --watch saves that)\n")
+	}
+	switch set := vs.Settings; {
+	case set.Problem != "":
+		fmt.Fprintf(tw, "settings\t%s; using the defaults\n", set.Problem)
+	case len(set.Unapproved) > 0:
+		fmt.Fprintf(tw, "settings\tnot applied: %s (not approved on this machine; review them and run ctx0 trust)\n", strings.Join(set.Unapproved, ", "))
+	default:
+		fmt.Fprintf(tw, "settings\tall applied\n")
 	}
 	printDaemon(tw, vs.Daemon)
 	printHooks(tw, vs.Hooks)

@@ -80,6 +80,7 @@ func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult,
 		return nil, usagef("sync: --watch both pulls and pushes; drop --pull-only and --push-only")
 	}
 	a.noAutoPush = true // sync pushes its own merges
+	a.anyConfig = true  // a broken config must not stop pulling its fix
 	v, err := a.open(ctx)
 	if err != nil {
 		return nil, err

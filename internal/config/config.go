@@ -2,13 +2,21 @@
 // top-level sections, which the packages that own them decode strictly: a
 // key that no setting has is an error naming the file, the line and the
 // key, never silently ignored.
+//
+// A file shared through a remote may have been written by a newer ctx0, so
+// what this version cannot know is never fatal: a section none of its
+// parts reads is a warning (unless its name is one letter or two from a
+// known one: a typo), and a file whose version: is newer than Version has
+// every setting this version lacks ignored, with one warning.
 package config
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -17,6 +25,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// Version is the version of the settings files this ctx0 writes and
+// reads in full: the version: key of a file. A file without one is of
+// this version.
+const Version = 1
+
+// VersionKey is the top-level key that holds a file's version; it is no
+// section.
+const VersionKey = "version"
+
 // File is a settings file: a YAML mapping of sections. A nil *File is an
 // empty one.
 type File struct {
@@ -24,6 +41,10 @@ type File struct {
 	data     []byte
 	top      *yaml.Node            // the top mapping; nil for an empty file
 	sections map[string]*yaml.Node // section name: its value
+	version  int                   // the file's version:, or Version
+	// withheld are the keys of a section left out of what Decode gives
+	// (see Without); an empty list withholds the whole section.
+	withheld map[string][]string
 }
 
 // Read reads the file at path; a missing file is an empty one.
@@ -41,7 +62,7 @@ func Read(path string) (*File, error) {
 // Parse splits data, the file at path (which errors name), into its
 // sections.
 func Parse(path string, data []byte) (*File, error) {
-	f := &File{path: path, data: data, sections: map[string]*yaml.Node{}}
+	f := &File{path: path, data: data, sections: map[string]*yaml.Node{}, version: Version}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse config %s: %s", path, oneLine(err))
@@ -60,8 +81,21 @@ func Parse(path string, data []byte) (*File, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		f.sections[top.Content[i].Value] = top.Content[i+1]
 	}
+	if n := f.sections[VersionKey]; n != nil {
+		var ver int
+		if err := n.Decode(&ver); err != nil || ver < 1 {
+			return nil, fmt.Errorf("%s:%d: version: want a whole number from 1, such as version: %d", path, n.Line, Version)
+		}
+		f.version = ver
+		delete(f.sections, VersionKey)
+	}
 	return f, nil
 }
+
+// Newer reports whether the file was written by a newer ctx0 (its
+// version: is above Version): the settings this version lacks are then
+// ignored rather than refused.
+func (f *File) Newer() bool { return f != nil && f.version > Version }
 
 // Path is the file's path, as errors name it.
 func (f *File) Path() string {
@@ -71,24 +105,68 @@ func (f *File) Path() string {
 	return f.path
 }
 
-// Check reports the first section that is none of known, and lists them.
-func (f *File) Check(known ...string) error {
+// Check sorts the sections that are none of known: a name one letter or
+// two from a known one is a typo, an error that lists the known ones,
+// unless the file is Newer; any other is a warning, kept in the file and
+// ignored, as a section a newer ctx0 reads.
+func (f *File) Check(known ...string) (warnings []string, err error) {
 	if f == nil || f.top == nil {
-		return nil
+		return nil, nil
+	}
+	if f.Newer() {
+		warnings = append(warnings, fmt.Sprintf("%s: written by a newer ctx0 (version %d; this one reads %d): the settings this version does not know are ignored", f.path, f.version, Version))
 	}
 	for i := 0; i < len(f.top.Content); i += 2 {
 		k := f.top.Content[i]
-		if !slices.Contains(known, k.Value) {
-			sorted := slices.Sorted(slices.Values(known))
-			return fmt.Errorf("%s:%d: unknown section %q; the sections are %s", f.path, k.Line, k.Value, strings.Join(sorted, ", "))
+		if k.Value == VersionKey || slices.Contains(known, k.Value) {
+			continue
 		}
+		if !f.Newer() && slices.ContainsFunc(known, func(s string) bool { return distance(s, k.Value) <= 2 }) {
+			sorted := slices.Sorted(slices.Values(known))
+			return warnings, fmt.Errorf("%s:%d: unknown section %q; the sections are %s", f.path, k.Line, k.Value, strings.Join(sorted, ", "))
+		}
+		warnings = append(warnings, fmt.Sprintf("%s:%d: unknown section %q, perhaps from a newer ctx0: ignored", f.path, k.Line, k.Value))
 	}
-	return nil
+	return warnings, nil
+}
+
+// distance is the edit distance between a and b (insertions, deletions
+// and substitutions of bytes).
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // Section is the value of section name, or nil when the file has none or
-// leaves it empty.
+// leaves it empty; without the keys Without withheld.
 func (f *File) Section(name string) *yaml.Node {
+	n := f.raw(name)
+	if n == nil {
+		return nil
+	}
+	if keys, ok := f.withheld[name]; ok {
+		return withhold(n, keys)
+	}
+	return n
+}
+
+// raw is the value of section name as the file has it.
+func (f *File) raw(name string) *yaml.Node {
 	if f == nil {
 		return nil
 	}
@@ -99,14 +177,90 @@ func (f *File) Section(name string) *yaml.Node {
 	return v
 }
 
+// withhold is mapping n without keys (all of it when keys is empty),
+// or nil. Merge keys (<<) go too: they could bring a withheld key back.
+func withhold(n *yaml.Node, keys []string) *yaml.Node {
+	if len(keys) == 0 || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	c := *n
+	c.Content = nil
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k == "<<" || slices.Contains(keys, k) {
+			continue
+		}
+		c.Content = append(c.Content, n.Content[i], n.Content[i+1])
+	}
+	return &c
+}
+
+// Without is f with keys of section left out of Section and Decode, as if
+// the file did not set them (the whole section when keys is empty);
+// Value still sees them. f is not changed.
+func (f *File) Without(section string, keys ...string) *File {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	c.withheld = maps.Clone(f.withheld)
+	if c.withheld == nil {
+		c.withheld = map[string][]string{}
+	}
+	if old, ok := c.withheld[section]; ok && (len(old) == 0 || len(keys) == 0) {
+		keys = nil
+	} else {
+		keys = append(slices.Clone(old), keys...)
+	}
+	c.withheld[section] = keys
+	return &c
+}
+
+// Value is key of section as the file sets it, decoded (mappings as
+// map[string]any), aliases and merge keys resolved; ok is false when the
+// file does not set it. A section that is no mapping of keys is an error.
+func (f *File) Value(section, key string) (v any, ok bool, err error) {
+	n := f.raw(section)
+	if n == nil {
+		return nil, false, nil
+	}
+	var m map[string]any
+	if err := n.Decode(&m); err != nil {
+		return nil, false, fmt.Errorf("%s:%d: %s: %s", f.path, n.Line, section, oneLine(err))
+	}
+	v, ok = m[key]
+	return v, ok, nil
+}
+
 // Decode decodes section name into v, over what v already holds (the
-// defaults), refusing keys v has no field for. A missing or empty section
-// leaves v as it is.
+// defaults), refusing keys v has no field for (unless the file is Newer).
+// A missing or empty section leaves v as it is.
 func (f *File) Decode(name string, v any) error {
-	n := f.Section(name)
+	n := f.raw(name)
 	if n == nil {
 		return nil
 	}
+	keys, withheld := f.withheld[name]
+	if withheld {
+		// The whole section is checked, so that a typo is reported
+		// whether or not its key is withheld, but what v gets is the
+		// section without those keys.
+		scratch := reflect.New(reflect.TypeOf(v).Elem())
+		scratch.Elem().Set(reflect.ValueOf(v).Elem())
+		if err := f.decode(name, n, scratch.Interface()); err != nil {
+			return err
+		}
+		if w := withhold(n, keys); w != nil {
+			if err := w.Decode(v); err != nil {
+				return fmt.Errorf("%s:%d: %s: %s", f.path, n.Line, name, oneLine(err))
+			}
+		}
+		return nil
+	}
+	return f.decode(name, n, v)
+}
+
+// decode decodes n, the value of section name, into v.
+func (f *File) decode(name string, n *yaml.Node, v any) error {
 	src, ok := f.source(n)
 	if !ok {
 		// A section written in flow style on the file's one line, as in
@@ -119,7 +273,7 @@ func (f *File) Decode(name string, v any) error {
 		src = string(b)
 	}
 	dec := yaml.NewDecoder(strings.NewReader(src))
-	dec.KnownFields(true)
+	dec.KnownFields(!f.Newer())
 	err := dec.Decode(v)
 	if err == nil || errors.Is(err, io.EOF) {
 		return nil
