@@ -140,12 +140,8 @@ func (t Trust) Warning() string {
 	if len(t.Unapproved) == 0 {
 		return ""
 	}
-	which := "which this machine has not approved"
-	if t.Approved != nil {
-		which = "changed since this machine approved it"
-	}
-	return fmt.Sprintf(`%s sets %s, %s; %s. Review it and run "ctx0 trust".`,
-		t.File, joinAnd(t.Unapproved), which, joinAnd(t.without))
+	return fmt.Sprintf(`%s sets %s, which this machine has not approved; %s. Review the file and run "ctx0 trust".`,
+		t.File, joinAnd(t.Unapproved), joinAnd(t.without))
 }
 
 // joinAnd is "a", "a and b", "a, b and c".
@@ -173,12 +169,23 @@ func (v *Vault) trustPath() string {
 	return filepath.Join(v.gitDir, filepath.FromSlash(trustFile))
 }
 
-// settingsHash is the hash of a canonical encoding of settings: JSON with
-// sorted keys.
+// settingsHash is the hash of a canonical encoding of settings: compact
+// JSON with sorted keys.
 func settingsHash(settings map[string]json.RawMessage) string {
-	b, _ := json.Marshal(settings)
-	sum := sha256.Sum256(b)
+	sum := sha256.Sum256(compactJSON(settings))
 	return hex.EncodeToString(sum[:])
+}
+
+// compactJSON is v as compact JSON, with <, > and & as they are: the
+// values are shown to people.
+func compactJSON(v any) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // guardedValues are the guarded settings f sets, by section.key, as
@@ -207,12 +214,11 @@ func guardedValues(f *config.File) (map[string]json.RawMessage, map[string]map[s
 // canonical is v as compact JSON, or, for what JSON cannot hold (a
 // mapping with keys that are not strings), its YAML as a JSON string.
 func canonical(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		y, _ := yaml.Marshal(v)
-		b, _ = json.Marshal(string(y))
+	if b := compactJSON(v); b != nil {
+		return b
 	}
-	return b
+	y, _ := yaml.Marshal(v)
+	return compactJSON(string(y))
 }
 
 // readTrust reads the approval record; nil when there is none.
@@ -232,11 +238,11 @@ func (v *Vault) readTrust() (*trustRecord, error) {
 		r.Settings = map[string]json.RawMessage{}
 	}
 	for k, val := range r.Settings {
-		var c bytes.Buffer
-		if err := json.Compact(&c, val); err != nil {
+		var x any
+		if err := json.Unmarshal(val, &x); err != nil {
 			return nil, fmt.Errorf("read %s: %s: %w", v.trustPath(), k, err)
 		}
-		r.Settings[k] = c.Bytes()
+		r.Settings[k] = compactJSON(x)
 	}
 	if r.SHA256 != settingsHash(r.Settings) {
 		return nil, fmt.Errorf("%s: the settings do not match their hash; run ctx0 trust to approve them again", v.trustPath())
@@ -321,14 +327,17 @@ func (v *Vault) Approve() (Trust, error) {
 	_, before := v.applyTrust(settings)
 	vals, _ := guardedValues(settings)
 	rec := trustRecord{Config: ConfigFile, ApprovedAt: v.now().UTC().Truncate(time.Second), SHA256: settingsHash(vals), Settings: vals}
-	data, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var data bytes.Buffer
+	enc := json.NewEncoder(&data)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
 		return Trust{}, fmt.Errorf("approve the settings: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(v.trustPath()), 0o700); err != nil {
 		return Trust{}, fmt.Errorf("approve the settings: %w", err)
 	}
-	if err := atomicfile.Replace(v.trustPath(), append(data, '\n'), 0o600); err != nil {
+	if err := atomicfile.Replace(v.trustPath(), data.Bytes(), 0o600); err != nil {
 		return Trust{}, fmt.Errorf("approve the settings: write %s: %w", v.trustPath(), err)
 	}
 	_ = v.readConfig()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ctx0/ctx0/librarian/hooks"
 	"github.com/ctx0/ctx0/librarian/ingest"
@@ -80,13 +81,21 @@ func (a *app) sessionPull(ctx context.Context, root string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("automatic sync: %w; the context block uses what the vault has", err)
 	}
-	return "automatic sync: " + syncResultLine(res, false), nil
+	said := "automatic sync: " + syncResultLine(res, false)
+	if res.Changed > 0 {
+		// The pull may have brought settings that run or reach out: the
+		// vault read again withholds them until ctx0 trust, and says so.
+		if nv, err := vault.Open(ctx, root); err == nil && nv.Trust().Warning() != "" {
+			said += "; " + nv.Trust().Warning()
+		}
+	}
+	return said, nil
 }
 
 // proposeAutoSync says, once a vault has a remote, how to sync it
 // automatically, unless it already does.
 func (a *app) proposeAutoSync(v *vault.Vault) {
-	if !v.Config().Sync.Auto {
-		a.note("To sync automatically (pull as agent sessions start, push after each write), put \"sync: {auto: true}\" in %s.", filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)))
+	if !v.Config().Sync.Auto && !slices.Contains(v.Trust().Unapproved, "sync.auto") {
+		a.note("To sync automatically (pull as agent sessions start, push after each write), put \"sync: {auto: true}\" in %s, then run ctx0 trust.", filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)))
 	}
 }

@@ -47,9 +47,13 @@ It prints one line per event (a JSON object per line with --json). One
 daemon runs per vault: a second refuses to start. ctx0 status shows whether
 it runs and what each part last did.
 
-When .ctx0/config.yaml or the remotes change (ctx0 remote add, say), the
-daemon restarts its parts with the new settings; settings that do not
-decode are reported, and the parts go on with the ones they have.
+When .ctx0/config.yaml or the remotes change (ctx0 remote add, say), or
+ctx0 trust approves settings, the daemon restarts its parts with the new
+settings; settings that do not decode are reported, and the parts go on
+with the ones they have. Settings that run a program or reach out which
+this machine has not approved (see ctx0 trust), pulled by the sync part or
+not, are reported and left out: no model program, no embeddings endpoint,
+no automatic sync until ctx0 trust.
 
 ctx0 daemon install makes it start with your session: a systemd user unit
 on Linux, a launchd agent on macOS.`,
@@ -80,6 +84,9 @@ type daemonEvent struct {
 	Error  string             `json:"error,omitempty"`
 	// Restarted says the settings changed and the parts were made again.
 	Restarted bool `json:"restarted,omitempty"`
+	// Unapproved are the settings of .ctx0/config.yaml the parts run
+	// without, because this machine has not approved them (ctx0 trust).
+	Unapproved []string `json:"unapproved,omitempty"`
 	// RetryIn is, for a part that failed, how long until it runs again.
 	RetryIn time.Duration `json:"retry_in_ns,omitempty"`
 }
@@ -91,6 +98,7 @@ type daemonEvent struct {
 // watchSettings), the daemon makes them again.
 func (a *app) runDaemon(ctx context.Context, opts daemonOptions) error {
 	a.noAutoPush = true // the sync part pushes after commits itself
+	a.quietTrust = true // the daemon says it as an event (see daemonParts)
 	out := &daemonPrinter{a: a, out: a.out()}
 	parts, err := a.daemonParts(ctx, a.services, opts, out)
 	if err != nil {
@@ -118,6 +126,11 @@ func (a *app) daemonParts(ctx context.Context, c *container, opts daemonOptions,
 	v, err := c.Vault(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if t := v.Trust(); len(t.Unapproved) > 0 {
+		// The parts are made from the settings without these: no model
+		// program, no endpoint, no sync part.
+		out.print(daemonEvent{Part: "daemon", Unapproved: t.Unapproved}, "ctx0: "+t.Warning())
 	}
 	ix, err := c.Index(ctx)
 	if err != nil {

@@ -21,14 +21,19 @@ import (
 const settingsSettle = 300 * time.Millisecond
 
 // watchSettings follows the files the daemon's parts are made from, the
-// vault's config and git's (its remotes), until ctx ends. When one of them
+// vault's config, git's (its remotes) and the record of the settings this
+// machine approved (ctx0 trust), until ctx ends. When one of them
 // changes, it opens the vault's services anew and checks every section of
 // the config; if all is well it sends the parts made from them on restart,
 // and once the old parts stopped, those services replace the old ones. A
 // file that does not parse is reported, and the parts go on as they were:
 // a typo must not stop a running daemon.
 func (a *app) watchSettings(ctx context.Context, v *vault.Vault, opts daemonOptions, out *daemonPrinter, restart chan<- daemon.Restart) {
-	files := []string{filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)), filepath.Join(v.GitDir(), "config")}
+	// The approval record too: ctx0 trust applies settings withheld so far.
+	files := []string{filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)), filepath.Join(v.GitDir(), "config"), v.Trust().Record}
+	if err := os.MkdirAll(filepath.Dir(v.Trust().Record), 0o700); err != nil {
+		out.print(daemonEvent{Part: "daemon", Error: err.Error()}, fmt.Sprintf("ctx0: follow the approved settings: %v; restart the daemon after ctx0 trust", err))
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		out.print(daemonEvent{Part: "daemon", Error: err.Error()}, fmt.Sprintf("ctx0: follow the settings: %v; restart the daemon after changing them", err))

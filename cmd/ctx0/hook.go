@@ -79,6 +79,9 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				return nil
 			}
 			log := hooks.OpenLog(stateDir, a.now)
+			if w := v.Trust().Warning(); w != "" {
+				log.Printf("hook %v: %s", args, w)
+			}
 			if llm.IsChild(a.getenv) {
 				// The session is the one ctx0 itself started to file
 				// another: filing it would file ctx0's own prompt, and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -222,6 +223,9 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 func (a *app) embedder(ctx context.Context) (index.Embedder, error) {
 	e, err := a.services.Embeddings(ctx)
 	if err == nil && e == nil {
+		if v, verr := a.services.Vault(ctx); verr == nil && slices.Contains(v.Trust().Unapproved, "embeddings.url") {
+			return nil, fmt.Errorf("index --embed: this machine has not approved the embeddings endpoint %s names; review it and run ctx0 trust", vault.ConfigFile)
+		}
 		return nil, fmt.Errorf("index --embed: %s names no embeddings endpoint (an embeddings: section with url and model)", vault.ConfigFile)
 	}
 	return e, err

@@ -22,8 +22,17 @@ repository, existing files and history are left as they are.
 .ctx0/config.yaml holds the vault's settings, each section read by the part
 of ctx0 it names (author, remember, types, sync, llm, extractor, embeddings,
 ingest, curator); the file ctx0 init writes shows them. A key no setting
-has, or a section none reads, is an error naming the file, the line and the
-key (.ctx0/config.yaml:12: unknown key "indx" in sync), never ignored.`,
+has is an error naming the file, the line and the key
+(.ctx0/config.yaml:12: unknown key "indx" in sync), never ignored; so is a
+section one letter or two from a known one (curatr). Any other section, and
+in a file whose version: is newer than this ctx0's, any setting it does not
+know, was written by a newer ctx0: a warning, and ignored.
+
+The settings that run a program or reach out (llm.provider, llm.command,
+llm.base_url, llm.api_key_env, embeddings.url, embeddings.api_key_env,
+sync.auto) are applied only once this machine approved them: ctx0 init
+approves what it writes; after editing them, or pulling someone else's
+change to them, run ctx0 trust.`,
 		Example: `  ctx0 init ~/notes
   cd my-repo && ctx0 init .`,
 		Args: cobra.MaximumNArgs(1),
@@ -80,8 +89,8 @@ func (a *app) noteModelCLIs(v *vault.Vault) {
 	switch len(found) {
 	case 0:
 	case 1:
-		a.note("%s is on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: %s in %s", llm.CLIName(found[0]), found[0], file)
+		a.note("%s is on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: %s in %s and run ctx0 trust", llm.CLIName(found[0]), found[0], file)
 	default:
-		a.note("claude and codex are on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: claude-code (or codex) in %s", file)
+		a.note("claude and codex are on your PATH: to file sessions with the model you are signed in to (no API key), set llm.provider: claude-code (or codex) in %s and run ctx0 trust", file)
 	}
 }

@@ -227,8 +227,11 @@ func (a *app) newCloneCmd() *cobra.Command {
 		Short: "Copy a vault from a remote to this machine",
 		Long: `Clone the vault at URL into DIR (default: the last part of URL), register
 ctx0's merge driver so plain git merges entries field by field, and print the
-vault's folder.`,
-		Example: `  ctx0 clone git@github.com:me/memory.git ~/memory`,
+vault's folder. Settings of the vault's config that run a program or reach
+out (a model, an embeddings endpoint, automatic sync) are not applied until
+ctx0 trust approves them on this machine.`,
+		Example: `  ctx0 clone git@github.com:me/memory.git ~/memory
+  cd ~/memory && ctx0 trust --show`,
 		Args:    cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := ""
@@ -243,6 +246,11 @@ vault's folder.`,
 			}
 			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
+			}
+			if w := v.Trust().Warning(); w != "" {
+				// The remote's settings are someone else's writing until
+				// this machine approves them.
+				a.note("ctx0: %s", w)
 			}
 			a.proposeAutoSync(v)
 			fmt.Fprintln(a.stdout, v.Root())
