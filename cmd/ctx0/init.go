@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -81,7 +82,8 @@ func (a *app) buildIndex(ctx context.Context, v *vault.Vault) error {
 // already signed in to file them instead.
 func (a *app) noteModelCLIs(v *vault.Vault) {
 	cfg, err := llm.ParseConfig(v.Settings())
-	if err != nil || cfg.Provider != "offline" {
+	if err != nil || cfg.Provider != "offline" || slices.Contains(v.Trust().Unapproved, "llm.provider") {
+		// A provider waiting for ctx0 trust is said by the warning.
 		return
 	}
 	found := llm.CLIsOnPath(nil)
