@@ -70,6 +70,7 @@ func TestSearchByMeaning(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, ".ctx0", "config.yaml"), []byte("embeddings:\n  url: "+srv.URL+"/v1\n  model: test-3\n"), 0o644)
+	ctx0("trust") // the endpoint is this machine's choice
 
 	if out := ctx0("index", "--embed"); !strings.Contains(out, "embedded 3 entries with test-3") {
 		t.Errorf("index --embed printed %q", out)
@@ -94,6 +95,7 @@ func TestSearchByMeaning(t *testing.T) {
 
 	// Without the endpoint's key, search still answers, by words.
 	os.WriteFile(filepath.Join(dir, ".ctx0", "config.yaml"), []byte("embeddings:\n  url: "+srv.URL+"/v1\n  model: test-3\n  api_key_env: CTX0_TEST_UNSET_KEY\n"), 0o644)
+	ctx0("trust")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"--vault", dir, "search", "espresso"}, strings.NewReader(""), &stdout, &stderr); code != exitOK ||
 		!strings.Contains(stdout.String(), "knowledge/espresso") || !strings.Contains(stderr.String(), "$CTX0_TEST_UNSET_KEY is not set") {
@@ -103,6 +105,7 @@ func TestSearchByMeaning(t *testing.T) {
 	// An endpoint that fails turns similarity off for the search, which
 	// says why and answers by words.
 	os.WriteFile(filepath.Join(dir, ".ctx0", "config.yaml"), []byte("embeddings:\n  url: "+srv.URL+"/broken\n  model: test-3\n"), 0o644)
+	ctx0("trust")
 	stdout.Reset()
 	stderr.Reset()
 	if code := run([]string{"--vault", dir, "search", "espresso"}, strings.NewReader(""), &stdout, &stderr); code != exitOK ||

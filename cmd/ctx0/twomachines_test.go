@@ -177,10 +177,14 @@ func newMachines(t *testing.T, svc syncService) *machines {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each machine approves automatic sync itself (ctx0 trust): the
+	// clone's comes from the remote.
+	m.run(a.dir, "trust")
 	m.run(a.dir, "add", "shared", "--body", "An entry both machines edit.")
 	// The first sync commits the configuration, so the clone has it too.
 	m.run(a.dir, "sync")
 	m.run(dir, "clone", m.remote, b.dir)
+	m.run(b.dir, "trust")
 	t.Cleanup(m.cleanup)
 	return m
 }
