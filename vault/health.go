@@ -276,6 +276,6 @@ func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
 			out = append(out, rel)
 		}
 		return nil
-	})
+	}, nil)
 	return out, err
 }

@@ -116,6 +116,24 @@ func (a *app) printSynced(res vault.SyncResult) {
 	if res.Conflicts > 0 {
 		a.note("See them with: ctx0 conflicts")
 	}
+	a.warnSyncLeftOut(res)
+}
+
+// warnSyncLeftOut says, on stderr, what a sync left out of the vault:
+// changes of the remote it could not take, tracked machine-local files it
+// untracked and repositories inside the vault it did not commit.
+func (a *app) warnSyncLeftOut(res vault.SyncResult) {
+	for _, s := range res.SetAside {
+		a.note("warning: not taken from %s: %s (%s); see it with %s, then ctx0 conflicts resolve %s", s.From, s.Path, s.Reason, s.Show(), s.ID)
+	}
+	if res.External != nil {
+		for _, p := range res.External.Untracked {
+			a.note("warning: untracked %s: machine-local state is never committed (the file is kept)", p)
+		}
+	}
+	for _, p := range res.Nested {
+		a.note("warning: %s/ is a git repository of its own: not committed to the vault (move it out, or list it in .gitignore)", p)
+	}
 }
 
 // reportWatch prints one line per sync of ctx0 sync --watch, to stdout: a
