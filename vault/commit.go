@@ -273,7 +273,11 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 	for i, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
 		if c.untrack {
-			updates[i] = gitindex.Update{Path: c.path, Remove: true}
+			// git's staging area cannot hold a path git refuses: nothing
+			// to take out of it.
+			if gitPathError(c.path) == nil {
+				updates[i] = gitindex.Update{Path: c.path, Remove: true}
+			}
 			continue
 		}
 		if c.disk != nil && c.data != nil {
@@ -333,7 +337,13 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 			return nil, settle, err
 		}
 	}
-	return updates, settle, nil
+	kept := updates[:0]
+	for _, u := range updates {
+		if u.Path != "" {
+			kept = append(kept, u)
+		}
+	}
+	return kept, settle, nil
 }
 
 // commitOnHead moves the branch to the commit plan makes of the current

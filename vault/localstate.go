@@ -53,7 +53,7 @@ func checkTakeable(rel string, mode filemode.FileMode) error {
 		return fmt.Errorf("%w: git refuses the path %q: %v", errNotTakeable, rel, err)
 	}
 	if IsMachineLocal(rel) {
-		return fmt.Errorf("%w: %s is machine-local state, which never comes from another clone", errNotTakeable, rel)
+		return fmt.Errorf("%w: %s is machine-local state, which is never shared through git", errNotTakeable, rel)
 	}
 	switch mode {
 	case filemode.Submodule:

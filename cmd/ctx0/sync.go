@@ -284,7 +284,15 @@ func (a *app) newConflictsCmd() *cobra.Command {
 		Long: `List the true conflicts merges kept aside: the entry, the field or passage, both
 values and both commits. The version that stayed in place is in the entry; the
 other one is here (and, for body text, in a marked block at the end of the
-entry). Fix the entry, then mark the conflict resolved.`,
+entry). Fix the entry, then mark the conflict resolved.
+
+Then list the changes a sync on this machine did not take from the remote:
+another git repository (a submodule), a symbolic link, a path git refuses,
+machine-local state (.ctx0/state, the index), or a file where this vault has a
+folder of that name (or the reverse). Everything else was merged; the change
+stays in the history, and each line says the git show command that shows it.
+Keep what you want of it under a path ctx0 can take, then resolve its ID.
+(--json lists the conflicts only; ctx0 doctor --json lists both.)`,
 		Example: `  ctx0 conflicts
   ctx0 conflicts resolve contacts/sarah-chen`,
 		Args: args(0, "no arguments (or the subcommand resolve)"),
@@ -297,7 +305,14 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(cs, func() error { return a.printConflicts(cs) })
+			asides, bad, err := v.SetAsides(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, b := range bad {
+				a.note("warning: %s cannot be read (see ctx0 doctor)", b)
+			}
+			return a.out().result(cs, func() error { return a.printConflicts(cs, asides) })
 		},
 	}
 	a.jsonFlag(cmd, "print a JSON array")
@@ -308,13 +323,20 @@ entry). Fix the entry, then mark the conflict resolved.`,
 		Long: `Mark the conflicts of the entry NAME, or the one conflict ID, resolved, once
 the entry says what it should. A conflict in the body is settled by keeping the
 text you want and deleting its "> [!conflict]" block: while the entry still
-holds such a block, resolve refuses and names it, unless --force.`,
+holds such a block, resolve refuses and names it, unless --force. The ID of a
+change a sync did not take forgets it, once you have taken what you want.`,
 		Example: `  ctx0 conflicts resolve sarah
   ctx0 conflicts resolve 7b3cb6e990c8 --force`,
 		Args: args(1, "one NAME or conflict ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := a.open(cmd.Context())
 			if err != nil {
+				return err
+			}
+			if ok, err := v.DismissSetAside(args[0]); err != nil || ok {
+				if ok {
+					a.note("Dismissed the change set aside %s.", args[0])
+				}
 				return err
 			}
 			n, _, err := v.ResolveConflicts(cmd.Context(), args[0], force)
@@ -330,9 +352,9 @@ holds such a block, resolve refuses and names it, unless --force.`,
 	return cmd
 }
 
-// printConflicts prints conflict records for people: each with both
-// values.
-func (a *app) printConflicts(cs []vault.ConflictRecord) error {
+// printConflicts prints conflict records for people, each with both
+// values, then the changes syncs set aside, each with how to see it.
+func (a *app) printConflicts(cs []vault.ConflictRecord, asides []vault.SetAside) error {
 	for _, c := range cs {
 		where := c.Field
 		if where == "" {
@@ -340,7 +362,10 @@ func (a *app) printConflicts(cs []vault.ConflictRecord) error {
 		}
 		fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
 	}
-	if len(cs) == 0 {
+	for _, s := range asides {
+		fmt.Fprintf(a.stdout, "%s  %s  not taken from %s: %s\n  see it: %s\n", s.ID, s.Path, s.From, s.Reason, s.Show())
+	}
+	if len(cs) == 0 && len(asides) == 0 {
 		a.note("No conflicts.")
 	}
 	return nil
