@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -190,19 +191,21 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return done, err
 	}
-	ups, err := v.unstagedCommits(ctx)
-	if err != nil {
-		return nil, err
-	}
 	temps, nested, err := v.strayTemps(ctx)
 	if err != nil {
 		return nil, err
 	}
+	// Untracked before staging: HEAD's files that must not be tracked are
+	// not staged again.
 	untracked, err := v.untrackLeftOutLocked(ctx, nested)
 	if err != nil {
 		return done, err
 	}
 	done = append(done, untracked...)
+	ups, err := v.unstagedCommits(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range temps {
 		if err := os.Remove(filepath.Join(v.root, filepath.FromSlash(t))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return done, fmt.Errorf("remove %s: %w", t, err)
@@ -323,6 +326,14 @@ func (v *Vault) leftOutOfHead(ctx context.Context, head headState, nested []stri
 	for _, n := range nested {
 		if e, err := v.findRaw(t, n); err == nil && e.Mode == filemode.Dir {
 			left[n] = leftOut{e.Hash, fmt.Errorf("%w: %s is a git repository of its own", errNotTakeable, n)}
+		}
+	}
+	for p := range left { // a nested repository's .git goes with it
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, ok := left[d]; ok {
+				delete(left, p)
+				break
+			}
 		}
 	}
 	return t, left, nil

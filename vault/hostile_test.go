@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/ctx0/ctx0/internal/gittest"
 )
 
@@ -265,5 +267,83 @@ func writeTestFile(t *testing.T, v *Vault, rel, title, body string) {
 	data := "---\ntitle: " + title + "\ntype: note\n---\n" + body + "\n"
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRepairUntracksLeftOut: what an older ctx0 committed that ctx0 must
+// not track (a nested repository's files and its .git, machine-local
+// state) is reported by CheckGit and untracked by Repair, files kept; only
+// the nested repository itself stays reported, with what to do.
+func TestRepairUntracksLeftOut(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	nested := filepath.Join(v.root, "projects", "tool")
+	gittest.Repo(t, nested)
+	local := filepath.Join(v.root, ".ctx0", "state", "ingest.db")
+	if err := os.WriteFile(local, []byte("sessions"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What an older ctx0's sync committed (it failed to stage it).
+	edits := map[string]plumbing.Hash{}
+	for _, rel := range []string{"projects/tool/README", "projects/tool/.git/config", "projects/tool/.git/HEAD", ".ctx0/state/ingest.db"} {
+		data, err := os.ReadFile(filepath.Join(v.root, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edits[rel], err = v.storeBlob(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, err := v.head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := v.headFiles(head.hash).root.Hash
+	tree, err := v.writeTree(ctx, base, edits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.newCommit(tree, []plumbing.Hash{head.hash}, "external edits by an older ctx0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.updateRef(ctx, head, c, v.signature(), "old"); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := v.CheckGit(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, p := range problems {
+		files = append(files, p.File)
+	}
+	slices.Sort(files)
+	// projects/tool/README also shows as unstaged: the older ctx0 failed
+	// to stage its commit.
+	if want := []string{".ctx0/state", "projects/tool", "projects/tool", "projects/tool/README"}; !slices.Equal(files, want) {
+		t.Fatalf("CheckGit found %q, want %q: %v", files, want, problems)
+	}
+	done, err := v.Repair(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done) != 2 {
+		t.Fatalf("Repair = %q, want the state folder and the nested repository untracked", done)
+	}
+	if got := strings.TrimSpace(runGit(t, v, "ls-tree", "-r", "--name-only", "HEAD", ".ctx0", "projects")); got != ".ctx0/config.yaml\nprojects/.gitkeep" {
+		t.Fatalf("HEAD tracks:\n%s", got)
+	}
+	for _, p := range []string{local, filepath.Join(nested, "README"), filepath.Join(nested, ".git", "config")} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("Repair removed a file: %v", err)
+		}
+	}
+	problems, err = v.CheckGit(ctx)
+	if err != nil || len(problems) != 1 || problems[0].File != "projects/tool" {
+		t.Fatalf("CheckGit after Repair = %v, %v; want only the nested repository", problems, err)
+	}
+	if st := strings.TrimSpace(runGit(t, v, "status", "--porcelain")); st != "?? projects/tool/" {
+		t.Fatalf("git status after Repair:\n%s", st)
 	}
 }
