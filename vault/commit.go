@@ -43,6 +43,11 @@ type change struct {
 	// area describe the file no newer than data, so a write that comes
 	// after the read shows as a change at the next look.
 	disk os.FileInfo
+	// untrack, with nil data, takes the path out of the commit and git's
+	// staging area but leaves the file on disk: what ctx0 must never have
+	// committed (machine-local state, a nested repository's files) that
+	// another tool or an older ctx0 did.
+	untrack bool
 }
 
 // Commit describes a commit ctx0 made.
@@ -52,6 +57,10 @@ type Commit struct {
 	Paths   []string `json:"paths"`
 	// Redacted counts the secrets replaced before the commit, by kind.
 	Redacted map[string]int `json:"redacted,omitempty"`
+	// Untracked lists the paths the commit took out of git's tracking,
+	// their files kept: machine-local state or a repository's own files
+	// that something other than ctx0 had committed.
+	Untracked []string `json:"untracked,omitempty"`
 }
 
 // errRefMoved means another writer (a person's git commit) moved the branch
@@ -137,8 +146,16 @@ type planFunc func(head headState) (plumbing.Hash, error)
 // (recoverLocked).
 func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
 	for _, c := range changes {
+		if c.untrack {
+			continue // nothing on disk is touched
+		}
 		if err := CheckPath(v.root, c.path); err != nil {
 			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+		}
+		if c.data != nil {
+			if err := checkTakeable(c.path, filemode.Regular); err != nil {
+				return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+			}
 		}
 	}
 	// Files go to disk before the commit exists. If we fail before the
@@ -255,6 +272,14 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 	sem := make(chan struct{}, 8)
 	for i, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
+		if c.untrack {
+			// git's staging area cannot hold a path git refuses: nothing
+			// to take out of it.
+			if gitPathError(c.path) == nil {
+				updates[i] = gitindex.Update{Path: c.path, Remove: true}
+			}
+			continue
+		}
 		if c.disk != nil && c.data != nil {
 			updates[i] = gitindex.Update{Path: c.path, Hash: blobs[c.path], Mode: filemode.Regular, Info: c.disk}
 			continue
@@ -312,7 +337,13 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 			return nil, settle, err
 		}
 	}
-	return updates, settle, nil
+	kept := updates[:0]
+	for _, u := range updates {
+		if u.Path != "" {
+			kept = append(kept, u)
+		}
+	}
+	return kept, settle, nil
 }
 
 // commitOnHead moves the branch to the commit plan makes of the current
@@ -364,6 +395,10 @@ type saved struct {
 func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err error) {
 	for _, c := range changes {
 		full := filepath.Join(v.root, filepath.FromSlash(c.path))
+		if c.untrack {
+			files = append(files, saved{full: full})
+			continue
+		}
 		data, err := os.ReadFile(full)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, fmt.Errorf("read %s: %w", c.path, err)
@@ -372,7 +407,7 @@ func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err erro
 	}
 	return files, func() {
 		for i, f := range files {
-			if changes[i].disk != nil {
+			if changes[i].disk != nil || changes[i].untrack {
 				continue // committed as it was found: this write wrote nothing
 			}
 			// Only a file that still holds what this write put there is
@@ -427,6 +462,7 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 		index[e.Name] = i
 	}
 	sub := map[string]map[string]plumbing.Hash{}
+	files := map[string]plumbing.Hash{}
 	for p, h := range edits {
 		if dir, rest, ok := strings.Cut(p, "/"); ok {
 			if sub[dir] == nil {
@@ -435,23 +471,27 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 			sub[dir][rest] = h
 			continue
 		}
-		if i, ok := index[p]; ok {
-			if h.IsZero() {
-				entries[i].Name = "" // dropped below
-			} else {
-				entries[i] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h}
-			}
-		} else if !h.IsZero() {
-			index[p] = len(entries)
-			entries = append(entries, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h})
-		}
+		files[p] = h
 	}
+	// Folders first, then files, so that a file may take the place of a
+	// folder its edits empty, and a folder the place of a file deleted;
+	// a file and a folder of one name at once is refused, never one
+	// silently written over the other.
 	for dir, subEdits := range sub {
 		var subBase plumbing.Hash
 		i, exists := index[dir]
-		if exists && entries[i].Mode == filemode.Dir {
+		fileEdit, hasFileEdit := files[dir]
+		switch {
+		case hasFileEdit && !fileEdit.IsZero():
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s cannot be both a file and a folder", dir)
+		case exists && entries[i].Mode == filemode.Dir:
 			subBase = entries[i].Hash
+		case exists && !hasFileEdit && onlyRemovals(subEdits):
+			continue // nothing there to remove
+		case exists && !hasFileEdit:
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s is a file, so it cannot hold a folder", dir)
 		}
+		delete(files, dir) // a file's deletion, done here
 		h, err := v.writeTree(ctx, subBase, subEdits)
 		if err != nil {
 			return plumbing.ZeroHash, err
@@ -467,6 +507,20 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 			entries = append(entries, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
 		}
 	}
+	for p, h := range files {
+		i, ok := index[p]
+		switch {
+		case ok && h.IsZero():
+			entries[i].Name = "" // dropped below (a folder too: untracked whole)
+		case ok && entries[i].Name != "" && entries[i].Mode == filemode.Dir:
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s is a folder, so it cannot be a file", p)
+		case ok:
+			entries[i] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h}
+		case !h.IsZero():
+			index[p] = len(entries)
+			entries = append(entries, object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h})
+		}
+	}
 	kept := entries[:0]
 	for _, e := range entries {
 		if e.Name != "" {
@@ -478,6 +532,16 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 	}
 	sortTreeEntries(kept)
 	return v.storeTree(kept)
+}
+
+// onlyRemovals tells whether edits only remove paths.
+func onlyRemovals(edits map[string]plumbing.Hash) bool {
+	for _, h := range edits {
+		if !h.IsZero() {
+			return false
+		}
+	}
+	return true
 }
 
 func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {

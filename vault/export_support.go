@@ -53,7 +53,7 @@ func (v *Vault) ChangedSince(ctx context.Context, t time.Time) (map[string]bool,
 	if err != nil {
 		return nil, fmt.Errorf("changes since %s: %w", t.Format(time.RFC3339), err)
 	}
-	edits, err := v.externalChanges(ctx)
+	edits, _, err := v.externalChanges(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("changes since %s: %w", t.Format(time.RFC3339), err)
 	}

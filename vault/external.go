@@ -21,22 +21,28 @@ import (
 // last commit: files edited, added or deleted by a person's editor or an
 // agent's file tools. Files git ignores are left out. It trusts git's stat
 // cache in .git/index, as git status does, and hashes only files whose size
-// or mtime moved.
-func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
+// or mtime moved. What ctx0 must never commit is left out (machine-local
+// state, git repositories inside the vault, returned as nested), and a
+// tracked file of that kind is untracked, its file kept.
+func (v *Vault) externalChanges(ctx context.Context) (_ []change, nested []string, _ error) {
 	idx, err := v.readGitIndex()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tracked := make(map[string]bool, len(idx.Entries))
 	var out []change
 	for _, e := range idx.Entries {
 		if e.Stage != 0 { // go-git names stage 0 nothing (its index.Merged is 1)
-			return nil, fmt.Errorf("a git merge is in progress (%s is unmerged): finish it with git first", e.Name)
+			return nil, nil, fmt.Errorf("a git merge is in progress (%s is unmerged): finish it with git first", e.Name)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tracked[e.Name] = true
+		if mustNotTrack(e.Name) {
+			out = append(out, change{path: e.Name, untrack: true})
+			continue
+		}
 		full := filepath.Join(v.root, filepath.FromSlash(e.Name))
 		fi, err := os.Lstat(full)
 		if errors.Is(err, os.ErrNotExist) {
@@ -44,7 +50,7 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("stat %s: %w", e.Name, err)
+			return nil, nil, fmt.Errorf("stat %s: %w", e.Name, err)
 		}
 		if !fi.Mode().IsRegular() || (int64(e.Size) == fi.Size() && e.ModifiedAt.Equal(fi.ModTime())) {
 			continue
@@ -54,7 +60,7 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 			continue // a tracked file now under a link: not ctx0's to commit
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", e.Name, err)
+			return nil, nil, fmt.Errorf("read %s: %w", e.Name, err)
 		}
 		if plumbing.ComputeHash(plumbing.BlobObject, data) != e.Hash {
 			out = append(out, change{path: e.Name, data: data, disk: fi})
@@ -74,13 +80,23 @@ func (v *Vault) externalChanges(ctx context.Context) ([]change, error) {
 		}
 		out = append(out, change{path: rel, data: data, disk: fi})
 		return nil
-	})
-	return out, err
+	}, func(rel string) { nested = append(nested, rel) })
+	return out, nested, err
+}
+
+// mustNotTrack tells whether ctx0 untracks rel, a path git's staging area
+// holds: machine-local state, and a path git itself refuses (the files of
+// a repository inside the vault, committed by an older ctx0).
+func mustNotTrack(rel string) bool {
+	return IsMachineLocal(rel) || gitPathError(rel) != nil
 }
 
 // walkWorkTree calls fn for each file of the work tree that git does not
 // ignore, outside .git, with its full and its slash-separated relative path.
-func (v *Vault) walkWorkTree(fn func(full, rel string, d fs.DirEntry) error) error {
+// It leaves out machine-local state whatever .gitignore says, and, as git
+// does, any folder that is a git repository of its own (it holds .git),
+// which it names to nested (when not nil).
+func (v *Vault) walkWorkTree(fn func(full, rel string, d fs.DirEntry) error, nested func(rel string)) error {
 	ignore, err := v.ignoreMatcher()
 	if err != nil {
 		return err
@@ -96,12 +112,18 @@ func (v *Vault) walkWorkTree(fn func(full, rel string, d fs.DirEntry) error) err
 		}
 		parts := strings.Split(rel, "/")
 		if d.IsDir() {
-			if rel == ".git" || ignore.Match(parts, true) {
+			if isDotGit(d.Name()) || IsMachineLocal(rel) || ignore.Match(parts, true) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+				if nested != nil {
+					nested(rel)
+				}
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if ignore.Match(parts, false) {
+		if IsMachineLocal(rel) || gitPathError(rel) != nil || ignore.Match(parts, false) {
 			return nil
 		}
 		return fn(p, rel, d)
@@ -135,11 +157,18 @@ func (v *Vault) ignoreMatcher() (gitignore.Matcher, error) {
 // commitExternalLocked commits what other tools changed, as one "external
 // edits" commit, so a merge never overwrites it. Call it under the vault
 // lock.
-func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
-	changes, err := v.externalChanges(ctx)
+//
+// It returns the folders it left out as repositories of their own.
+func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, []string, error) {
+	changes, nested, err := v.externalChanges(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nested, err
 	}
+	c, err := v.commitChangesLocked(ctx, changes)
+	return c, nested, err
+}
+
+func (v *Vault) commitChangesLocked(ctx context.Context, changes []change) (*Commit, error) {
 	records, pending, err := v.pendingConflicts()
 	if err != nil {
 		return nil, err
@@ -162,6 +191,11 @@ func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
 	c, err := v.applyLocked(ctx, msg, changes)
 	if err != nil {
 		return nil, err
+	}
+	for _, ch := range changes {
+		if ch.untrack {
+			c.Untracked = append(c.Untracked, ch.path)
+		}
 	}
 	if err := v.removePending(pending); err != nil {
 		return &c, err

@@ -7,7 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -54,13 +57,17 @@ func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 			problems = append(problems, GitProblem{u.Path, "git's staging area lacks HEAD's version of the file (git status shows it deleted and untracked, and the next git commit would delete it); run ctx0 doctor --fix"})
 		}
 	}
-	temps, err := v.strayTemps(ctx)
+	temps, nested, err := v.strayTemps(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range temps {
 		problems = append(problems, GitProblem{t, "a temporary file left by a ctx0 process that was killed while writing; run ctx0 doctor --fix"})
 	}
+	for _, n := range nested {
+		problems = append(problems, GitProblem{n, fmt.Sprintf("a git repository of its own inside the vault: ctx0 does not commit or sync it; move it out of the vault, or add %s/ to .gitignore", n)})
+	}
+	problems = append(problems, v.checkLeftOut(ctx, head, nested)...)
 	problems = append(problems, v.checkFetches()...)
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, GitProblem{".git/MERGE_HEAD", "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)"})
@@ -95,6 +102,7 @@ func (v *Vault) checkTree(ctx context.Context, head headState) []GitProblem {
 		return []GitProblem{{objects, fmt.Sprintf("tree of HEAD commit %s: %v", head.hash, err)}}
 	}
 	w := object.NewTreeWalker(t, true, nil)
+	w.SkipPathValidation() // paths git refuses are checkLeftOut's to report
 	defer w.Close()
 	var problems []GitProblem
 	for ctx.Err() == nil {
@@ -147,7 +155,7 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 	}
 	var out []gitindex.Update
 	err = walkFiles(ctx, t, func(name string, e object.TreeEntry) {
-		if staged[name] == e.Hash {
+		if staged[name] == e.Hash || mustNotTrack(name) {
 			return
 		}
 		full := filepath.Join(v.root, filepath.FromSlash(name))
@@ -168,10 +176,10 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 
 // Repair fixes what CheckGit reports that ctx0 can fix safely, under the
 // vault lock: it removes what killed fetches left and rebuilds pack
-// indexes that cannot be read (repairFetches), removes temporary files
-// left by killed writers (strayTemps) and stages the files of commits that
-// git's staging area lacks (unstagedCommits). It returns one line per
-// repair.
+// indexes that cannot be read (repairFetches), untracks what HEAD must not
+// hold (untrackLeftOutLocked), removes temporary files left by killed
+// writers (strayTemps) and stages the files of commits that git's staging
+// area lacks (unstagedCommits). It returns one line per repair.
 func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	unlock, err := v.lock(ctx)
 	if err != nil {
@@ -183,11 +191,18 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return done, err
 	}
-	ups, err := v.unstagedCommits(ctx)
+	temps, nested, err := v.strayTemps(ctx)
 	if err != nil {
 		return nil, err
 	}
-	temps, err := v.strayTemps(ctx)
+	// Untracked before staging: HEAD's files that must not be tracked are
+	// not staged again.
+	untracked, err := v.untrackLeftOutLocked(ctx, nested)
+	if err != nil {
+		return done, err
+	}
+	done = append(done, untracked...)
+	ups, err := v.unstagedCommits(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +278,8 @@ func (v *Vault) repairFetches(ctx context.Context) ([]string, error) {
 // strayTemps lists, relative to the vault root, the temporary files of
 // writeFile in the work tree (outside what git ignores) whose writer is
 // gone (staleTemp): git status shows them until they are removed.
-func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
+// It also returns the folders it left out as git repositories of their own.
+func (v *Vault) strayTemps(ctx context.Context) (_, nested []string, _ error) {
 	var out []string
 	err := v.walkWorkTree(func(_, rel string, d fs.DirEntry) error {
 		if err := ctx.Err(); err != nil {
@@ -276,6 +292,150 @@ func (v *Vault) strayTemps(ctx context.Context) ([]string, error) {
 			out = append(out, rel)
 		}
 		return nil
-	})
-	return out, err
+	}, func(rel string) { nested = append(nested, rel) })
+	return out, nested, err
+}
+
+// leftOutOfHead lists what HEAD's tree holds that ctx0 must not track
+// (checkTakeable), by path, a folder (.git, .ctx0/state) as one path.
+// Symbolic links are left to Links, which reports them.
+//
+// Folders of nested (git repositories of their own in the work tree) that
+// HEAD holds are listed too: an older ctx0 committed their files.
+func (v *Vault) leftOutOfHead(ctx context.Context, head headState, nested []string) (*object.Tree, map[string]leftOut, error) {
+	if head.hash.IsZero() {
+		return nil, nil, nil
+	}
+	c, err := object.GetCommit(v.repo.Storer, head.hash)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+	}
+	t, err := c.Tree()
+	if err != nil {
+		return nil, nil, fmt.Errorf("read HEAD tree: %w", err)
+	}
+	_, left, err := v.takeableTree(ctx, t, map[string]takeable{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for p := range left {
+		if e, err := v.findRaw(t, p); err == nil && e.Mode == filemode.Symlink {
+			delete(left, p)
+		}
+	}
+	for _, n := range nested {
+		if e, err := v.findRaw(t, n); err == nil && e.Mode == filemode.Dir {
+			left[n] = leftOut{e.Hash, fmt.Errorf("%w: %s is a git repository of its own", errNotTakeable, n)}
+		}
+	}
+	for p := range left { // a nested repository's .git goes with it
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if _, ok := left[d]; ok {
+				delete(left, p)
+				break
+			}
+		}
+	}
+	return t, left, nil
+}
+
+// findRaw finds the entry at p in t without go-git's path checks, which
+// refuse the very paths this looks for.
+func (v *Vault) findRaw(t *object.Tree, p string) (object.TreeEntry, error) {
+	parts := strings.Split(p, "/")
+	for i, name := range parts {
+		var found *object.TreeEntry
+		for j := range t.Entries {
+			if t.Entries[j].Name == name {
+				found = &t.Entries[j]
+				break
+			}
+		}
+		if found == nil {
+			return object.TreeEntry{}, fmt.Errorf("%s: %w", p, object.ErrEntryNotFound)
+		}
+		if i == len(parts)-1 {
+			return *found, nil
+		}
+		sub, err := object.GetTree(v.repo.Storer, found.Hash)
+		if err != nil {
+			return object.TreeEntry{}, err
+		}
+		t = sub
+	}
+	return object.TreeEntry{}, fmt.Errorf("%s: %w", p, object.ErrEntryNotFound)
+}
+
+// checkLeftOut reports what HEAD tracks that ctx0 must not, and the
+// changes merges set aside on this clone.
+func (v *Vault) checkLeftOut(ctx context.Context, head headState, nested []string) []GitProblem {
+	var problems []GitProblem
+	_, left, err := v.leftOutOfHead(ctx, head, nested)
+	if err != nil {
+		problems = append(problems, GitProblem{".git/objects", fmt.Sprintf("read HEAD's tree: %v", err)})
+	}
+	paths := make([]string, 0, len(left))
+	for p := range left {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		reason := strings.TrimPrefix(left[p].err.Error(), errNotTakeable.Error()+": ")
+		problems = append(problems, GitProblem{p, "tracked by git, but " + reason + "; run ctx0 doctor --fix to untrack it (files on disk are kept)"})
+	}
+	asides, bad, err := v.SetAsides(ctx)
+	if err != nil {
+		return append(problems, GitProblem{setAsideDir, err.Error()})
+	}
+	for _, b := range bad {
+		problems = append(problems, GitProblem{b, "a record of a change set aside that cannot be read; remove it"})
+	}
+	for _, s := range asides {
+		problems = append(problems, GitProblem{s.Path, fmt.Sprintf("a change of %s was not taken: %s; see it with %s, keep what you want of it under a path ctx0 can take, then run ctx0 conflicts resolve %s", s.From, s.Reason, s.Show(), s.ID)})
+	}
+	return problems
+}
+
+// untrackLeftOutLocked commits HEAD without what ctx0 must not track
+// (leftOutOfHead), leaving the files on disk, and takes them out of git's
+// staging area. It returns one line per path.
+func (v *Vault) untrackLeftOutLocked(ctx context.Context, nested []string) ([]string, error) {
+	head, err := v.head()
+	if err != nil {
+		return nil, err
+	}
+	t, left, err := v.leftOutOfHead(ctx, head, nested)
+	if err != nil || len(left) == 0 {
+		return nil, err
+	}
+	var changes []change
+	var done []string
+	for p := range left {
+		e, err := v.findRaw(t, p)
+		if err != nil {
+			return nil, fmt.Errorf("untrack %s: %w", p, err)
+		}
+		if e.Mode != filemode.Dir {
+			changes = append(changes, change{path: p, untrack: true})
+		} else {
+			sub, err := object.GetTree(v.repo.Storer, e.Hash)
+			if err != nil {
+				return nil, fmt.Errorf("untrack %s: %w", p, err)
+			}
+			err = walkFiles(ctx, sub, func(name string, _ object.TreeEntry) {
+				changes = append(changes, change{path: p + "/" + name, untrack: true})
+			})
+			if err != nil {
+				return nil, fmt.Errorf("untrack %s: %w", p, err)
+			}
+		}
+		done = append(done, "untracked "+p+" (the files are kept)")
+	}
+	sort.Strings(done)
+	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	msg := fmt.Sprintf("doctor: untrack %d path(s) ctx0 must not commit", len(done))
+	if _, err := v.applyLocked(ctx, msg, changes); err != nil {
+		return nil, err
+	}
+	return done, nil
 }

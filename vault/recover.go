@@ -34,6 +34,11 @@ func (v *Vault) journalWrites(changes []change, blobs map[string]plumbing.Hash, 
 	}
 	tree := v.headFiles(head.hash)
 	for i, c := range changes {
+		if c.untrack {
+			// Nothing on disk to finish or undo; a commit whose staging
+			// lags is untracked again by the next commit of external edits.
+			continue
+		}
 		w := journalWrite{Path: c.path}
 		if before[i].data != nil {
 			pre, err := v.storeBlob(before[i].data)

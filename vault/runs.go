@@ -321,7 +321,7 @@ func (v *Vault) MergeRun(ctx context.Context, commit, label string) (MergeResult
 	}
 	defer unlock()
 	var res MergeResult
-	if res.External, err = v.commitExternalLocked(ctx); err != nil {
+	if res.External, _, err = v.commitExternalLocked(ctx); err != nil {
 		return res, fmt.Errorf("merge %s: %w", label, err)
 	}
 	head, err := v.head()

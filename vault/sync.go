@@ -102,6 +102,12 @@ type SyncResult struct {
 	Conflicts int     `json:"conflicts"`                // true conflicts kept aside (see ctx0 conflicts)
 	Pushed    bool    `json:"pushed"`
 	Attempts  int     `json:"attempts"`
+	// SetAside lists the remote's changes the merge could not take
+	// (see SetAsides); everything else was merged.
+	SetAside []SetAside `json:"set_aside,omitempty"`
+	// Nested lists the folders left out of the external edits because
+	// each is a git repository of its own, which ctx0 never commits.
+	Nested []string `json:"nested_repositories,omitempty"`
 }
 
 // maxSyncAttempts bounds the fetch-merge-push cycle when another pusher
@@ -232,7 +238,8 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 		return plumbing.ZeroHash, err
 	}
 	defer unlock()
-	ext, err := v.commitExternalLocked(ctx)
+	ext, nested, err := v.commitExternalLocked(ctx)
+	res.Nested = nested
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -260,6 +267,7 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 		return plumbing.ZeroHash, err
 	}
 	res.Merge, res.Changed, res.Conflicts = mr.kind, mr.changed, mr.conflicts
+	res.SetAside = append(res.SetAside, mr.setAside...)
 	if !mr.commit.IsZero() {
 		res.Commit = mr.commit.String()
 	}
@@ -402,6 +410,7 @@ type mergeResult struct {
 	commit    plumbing.Hash
 	changed   int
 	conflicts int
+	setAside  []SetAside
 }
 
 // mergeLocked merges commit theirs into the current branch: nothing when
@@ -437,18 +446,40 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 	if len(bases) == 0 {
 		return mergeResult{}, fmt.Errorf("merge %s: %w: it shares no commit with this vault (clone it instead: ctx0 clone URL)", label, ErrUnrelated)
 	}
-	switch bases[0].Hash {
-	case theirs:
+	if bases[0].Hash == theirs {
 		return mergeResult{kind: "up-to-date"}, nil
-	case head.hash:
-		n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, head.hash, theirs)
-		return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
 	}
-	trees := make([]*object.Tree, 3)
+	// Each side is merged as ctx0 can take it (takeableTree); what theirs
+	// brings that it cannot take is set aside, and the rest merged. A
+	// fast-forward would take theirs' tree whole, so one that brings
+	// anything to set aside is a merge with ours as the base.
+	raw := make([]*object.Tree, 3)
 	for i, c := range []*object.Commit{bases[0], oc, tc} {
-		if trees[i], err = c.Tree(); err != nil {
+		if raw[i], err = c.Tree(); err != nil {
 			return mergeResult{}, fmt.Errorf("read tree of %s: %w", c.Hash, err)
 		}
+	}
+	trees := make([]*object.Tree, 3)
+	left := make([]map[string]leftOut, 3)
+	memo := map[string]takeable{}
+	for i, t := range raw {
+		if trees[i], left[i], err = v.takeableTree(ctx, t, memo); err != nil {
+			return mergeResult{}, err
+		}
+	}
+	// Only what theirs brings anew is set aside; what the base already
+	// held was set aside (or kept) by the merge that took the base.
+	for p, l := range left[2] {
+		if b, ok := left[0][p]; ok && b.hash == l.hash {
+			delete(left[2], p)
+		}
+	}
+	if bases[0].Hash == head.hash {
+		if len(left[2]) == 0 {
+			n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, head.hash, theirs)
+			return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
+		}
+		trees[0] = trees[1]
 	}
 	short := func(h plumbing.Hash) string { return h.String()[:10] }
 	oursLabel := head.ref.Short() + " " + short(head.hash)
@@ -456,6 +487,14 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 	if err != nil {
 		return mergeResult{}, err
 	}
+	for p, l := range v.setAsideEdits(raw[1], tm) {
+		left[2][p] = l
+	}
+	var asides []SetAside
+	for p, l := range left[2] {
+		asides = append(asides, newSetAside(p, l.err, label, theirs.String(), v.now()))
+	}
+	sort.Slice(asides, func(i, j int) bool { return asides[i].Path < asides[j].Path })
 	records, err := conflictFiles(tm.conflicts, head.hash.String(), theirs.String(), v.now())
 	if err != nil {
 		return mergeResult{}, err
@@ -480,6 +519,12 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 	if len(records) > 0 {
 		msg += fmt.Sprintf("\n\n%d conflict(s) kept aside; see ctx0 conflicts.", len(records))
 	}
+	if len(asides) > 0 {
+		msg += fmt.Sprintf("\n\n%d change(s) of %s not taken:", len(asides), label)
+		for _, a := range asides {
+			msg += "\n  " + a.Path + ": " + a.Reason
+		}
+	}
 	ourTree := oc.TreeHash
 	c, err := v.commitFiles(ctx, msg, changes, tm.edits, func(h headState) (plumbing.Hash, error) {
 		if h.hash != head.hash {
@@ -494,7 +539,10 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 	if err != nil {
 		return mergeResult{}, err
 	}
-	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: len(records)}, nil
+	if err := v.recordSetAside(asides); err != nil {
+		return mergeResult{}, err
+	}
+	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: len(records), setAside: asides}, nil
 }
 
 // moveLocked moves the branch from commit from to commit to (a

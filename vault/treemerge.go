@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -418,4 +419,154 @@ func (tf *treeFiles) hash(p string) plumbing.Hash {
 		}
 	}
 	return plumbing.ZeroHash
+}
+
+// leftOut is a file or folder takeableTree left out of a tree, and why.
+type leftOut struct {
+	hash plumbing.Hash
+	err  error
+}
+
+// takeableTree returns t without what ctx0 cannot take into the vault
+// (checkTakeable: machine-local state, submodules, symbolic links, paths
+// git refuses), and what it left out, by path; a folder left out whole
+// (.git, .ctx0/state) is one path. Subtrees already seen under the same
+// path come from memo, so the three trees of a merge cost little more
+// than one. It only reads and writes objects: nothing on disk changes.
+func (v *Vault) takeableTree(ctx context.Context, t *object.Tree, memo map[string]takeable) (*object.Tree, map[string]leftOut, error) {
+	out := map[string]leftOut{}
+	h, err := v.takeableSub(ctx, "", t.Hash, memo, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h == t.Hash {
+		return t, out, nil
+	}
+	if h.IsZero() {
+		return &object.Tree{}, out, nil
+	}
+	nt, err := object.GetTree(v.repo.Storer, h)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tree %s: %w", h, err)
+	}
+	return nt, out, nil
+}
+
+// takeable is takeableSub's result for one folder.
+type takeable struct {
+	hash plumbing.Hash
+	left map[string]leftOut
+}
+
+func (v *Vault) takeableSub(ctx context.Context, dir string, h plumbing.Hash, memo map[string]takeable, out map[string]leftOut) (plumbing.Hash, error) {
+	key := dir + "\x00" + h.String()
+	if r, ok := memo[key]; ok {
+		for p, l := range r.left {
+			out[p] = l
+		}
+		return r.hash, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	t, err := object.GetTree(v.repo.Storer, h)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("read tree %s of %q: %w", h, dir, err)
+	}
+	left := map[string]leftOut{}
+	kept := make([]object.TreeEntry, 0, len(t.Entries))
+	changed := false
+	for _, e := range t.Entries {
+		p := e.Name
+		if dir != "" {
+			p = dir + "/" + e.Name
+		}
+		if strings.Contains(e.Name, "/") || e.Name == "" {
+			left[p] = leftOut{e.Hash, fmt.Errorf("%w: git refuses the name %q", errNotTakeable, e.Name)}
+			changed = true
+			continue
+		}
+		mode := e.Mode
+		if mode == filemode.Dir {
+			mode = filemode.Regular // the folder's own path is checked here; its files below
+		}
+		if err := checkTakeable(p, mode); err != nil {
+			left[p] = leftOut{e.Hash, err}
+			changed = true
+			continue
+		}
+		if e.Mode == filemode.Dir {
+			sub, err := v.takeableSub(ctx, p, e.Hash, memo, left)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if sub != e.Hash {
+				changed = true
+				if sub.IsZero() {
+					continue
+				}
+				e.Hash = sub
+			}
+		}
+		kept = append(kept, e)
+	}
+	nh := h
+	switch {
+	case !changed:
+	case len(kept) == 0:
+		nh = plumbing.ZeroHash
+	default:
+		if nh, err = v.storeTree(kept); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	memo[key] = takeable{nh, left}
+	for p, l := range left {
+		out[p] = l
+	}
+	return nh, nil
+}
+
+// setAsideEdits takes out of m the edits ctx0 cannot write into this work
+// tree over ours (the tree the merge goes onto): a path the path guard
+// refuses here, and a file where ours keeps a folder of that name or a
+// folder where ours keeps a file (two clones that made foo.md and
+// foo.md/bar.md), which no tree or file system can hold both of. It
+// returns them with why, by path.
+func (v *Vault) setAsideEdits(ours *object.Tree, m *treeMerge) map[string]leftOut {
+	out := map[string]leftOut{}
+	of := newTreeFiles(ours)
+	isFile := func(p string) bool {
+		if h, ok := m.edits[p]; ok {
+			return !h.IsZero()
+		}
+		return !of.hash(p).IsZero()
+	}
+	paths := make([]string, 0, len(m.edits))
+	for p, h := range m.edits {
+		if !h.IsZero() {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		var err error
+		if cerr := CheckPath(v.root, p); cerr != nil {
+			err = fmt.Errorf("%w: %v", errNotTakeable, cerr)
+		}
+		for d := path.Dir(p); err == nil && d != "."; d = path.Dir(d) {
+			if isFile(d) {
+				err = fmt.Errorf("%w: %s is a file here, so %s cannot be a folder", errNotTakeable, d, d)
+			}
+		}
+		if err == nil && of.dir(p) != nil {
+			err = fmt.Errorf("%w: %s is a folder here, so it cannot be a file", errNotTakeable, p)
+		}
+		if err != nil {
+			out[p] = leftOut{m.edits[p], err}
+			delete(m.edits, p)
+			delete(m.data, p)
+		}
+	}
+	return out
 }

@@ -35,6 +35,9 @@ func syncResultLine(r vault.SyncResult, pushes bool) string {
 	if r.Conflicts > 0 {
 		parts = append(parts, words.Plural(r.Conflicts, "conflict kept aside (ctx0 conflicts)", "conflicts kept aside (ctx0 conflicts)"))
 	}
+	if n := len(r.SetAside); n > 0 {
+		parts = append(parts, words.Plural(n, "change not taken (ctx0 conflicts)", "changes not taken (ctx0 conflicts)"))
+	}
 	switch {
 	case r.Pushed:
 		parts = append(parts, "pushed")

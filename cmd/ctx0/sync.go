@@ -117,6 +117,24 @@ func (a *app) printSynced(res vault.SyncResult) {
 	if res.Conflicts > 0 {
 		a.note("See them with: ctx0 conflicts")
 	}
+	a.warnSyncLeftOut(res)
+}
+
+// warnSyncLeftOut says, on stderr, what a sync left out of the vault:
+// changes of the remote it could not take, tracked machine-local files it
+// untracked and repositories inside the vault it did not commit.
+func (a *app) warnSyncLeftOut(res vault.SyncResult) {
+	for _, s := range res.SetAside {
+		a.note("warning: not taken from %s: %s (%s); see it with %s, then ctx0 conflicts resolve %s", s.From, s.Path, s.Reason, s.Show(), s.ID)
+	}
+	if res.External != nil {
+		for _, p := range res.External.Untracked {
+			a.note("warning: untracked %s: machine-local state is never committed (the file is kept)", p)
+		}
+	}
+	for _, p := range res.Nested {
+		a.note("warning: %s/ is a git repository of its own: not committed to the vault (move it out, or list it in .gitignore)", p)
+	}
 }
 
 // reportWatch prints one line per sync of ctx0 sync --watch, to stdout: a
@@ -275,7 +293,15 @@ func (a *app) newConflictsCmd() *cobra.Command {
 		Long: `List the true conflicts merges kept aside: the entry, the field or passage, both
 values and both commits. The version that stayed in place is in the entry; the
 other one is here (and, for body text, in a marked block at the end of the
-entry). Fix the entry, then mark the conflict resolved.`,
+entry). Fix the entry, then mark the conflict resolved.
+
+Then list the changes a sync on this machine did not take from the remote:
+another git repository (a submodule), a symbolic link, a path git refuses,
+machine-local state (.ctx0/state, the index), or a file where this vault has a
+folder of that name (or the reverse). Everything else was merged; the change
+stays in the history, and each line says the git show command that shows it.
+Keep what you want of it under a path ctx0 can take, then resolve its ID.
+(--json lists the conflicts only; ctx0 doctor --json lists both.)`,
 		Example: `  ctx0 conflicts
   ctx0 conflicts resolve contacts/sarah-chen`,
 		Args: args(0, "no arguments (or the subcommand resolve)"),
@@ -288,7 +314,14 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(cs, func() error { return a.printConflicts(cs) })
+			asides, bad, err := v.SetAsides(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, b := range bad {
+				a.note("warning: %s cannot be read (see ctx0 doctor)", b)
+			}
+			return a.out().result(cs, func() error { return a.printConflicts(cs, asides) })
 		},
 	}
 	a.jsonFlag(cmd, "print a JSON array")
@@ -299,13 +332,20 @@ entry). Fix the entry, then mark the conflict resolved.`,
 		Long: `Mark the conflicts of the entry NAME, or the one conflict ID, resolved, once
 the entry says what it should. A conflict in the body is settled by keeping the
 text you want and deleting its "> [!conflict]" block: while the entry still
-holds such a block, resolve refuses and names it, unless --force.`,
+holds such a block, resolve refuses and names it, unless --force. The ID of a
+change a sync did not take forgets it, once you have taken what you want.`,
 		Example: `  ctx0 conflicts resolve sarah
   ctx0 conflicts resolve 7b3cb6e990c8 --force`,
 		Args: args(1, "one NAME or conflict ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			v, err := a.open(cmd.Context())
 			if err != nil {
+				return err
+			}
+			if ok, err := v.DismissSetAside(args[0]); err != nil || ok {
+				if ok {
+					a.note("Dismissed the change set aside %s.", args[0])
+				}
 				return err
 			}
 			n, _, err := v.ResolveConflicts(cmd.Context(), args[0], force)
@@ -321,9 +361,9 @@ holds such a block, resolve refuses and names it, unless --force.`,
 	return cmd
 }
 
-// printConflicts prints conflict records for people: each with both
-// values.
-func (a *app) printConflicts(cs []vault.ConflictRecord) error {
+// printConflicts prints conflict records for people, each with both
+// values, then the changes syncs set aside, each with how to see it.
+func (a *app) printConflicts(cs []vault.ConflictRecord, asides []vault.SetAside) error {
 	for _, c := range cs {
 		where := c.Field
 		if where == "" {
@@ -331,7 +371,10 @@ func (a *app) printConflicts(cs []vault.ConflictRecord) error {
 		}
 		fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
 	}
-	if len(cs) == 0 {
+	for _, s := range asides {
+		fmt.Fprintf(a.stdout, "%s  %s  not taken from %s: %s\n  see it: %s\n", s.ID, s.Path, s.From, s.Reason, s.Show())
+	}
+	if len(cs) == 0 && len(asides) == 0 {
 		a.note("No conflicts.")
 	}
 	return nil

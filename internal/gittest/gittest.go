@@ -13,8 +13,15 @@ import (
 // fails t; a machine without git skips the test.
 func Run(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return RunInput(t, dir, "", args...)
+}
+
+// RunInput is Run with input on git's standard input.
+func RunInput(t testing.TB, dir, input string, args ...string) string {
+	t.Helper()
 	Require(t)
 	cmd := exec.Command("git", args...)
+	cmd.Stdin = strings.NewReader(input)
 	cmd.Dir = dir
 	cmd.Env = append(cmd.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
