@@ -140,7 +140,7 @@ func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
-	records, pending, err := v.pendingConflicts()
+	records, pending, err := v.pendingConflicts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,8 @@ out of the vault), and the health of the git repository. Exits 1 when it finds
 a problem. Each line is KIND, the file that holds the problem (relative to the
 vault), and what is wrong. With --fix it first repairs what it safely can:
 files of commits that git's staging area lacks (what a ctx0 killed while
-writing leaves) are staged again.`,
+writing leaves) are staged again, and conflict records ctx0 refuses (see ctx0
+conflicts) are moved into .ctx0/state/refused/, their removal committed.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --fix
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,

@@ -266,7 +266,12 @@ func (a *app) newConflictsCmd() *cobra.Command {
 		Long: `List the true conflicts merges kept aside: the entry, the field or passage, both
 values and both commits. The version that stayed in place is in the entry; the
 other one is here (and, for body text, in a marked block at the end of the
-entry). Fix the entry, then mark the conflict resolved.`,
+entry). Fix the entry, then mark the conflict resolved.
+
+Records are committed, so anyone who can push to the remote writes them: a
+record file that is not valid (bad YAML, an id that is not its file's own
+name, a path that leaves the vault) is skipped with a warning naming it, and
+ctx0 doctor reports it (doctor --fix moves it aside).`,
 		Example: `  ctx0 conflicts
   ctx0 conflicts resolve contacts/sarah-chen`,
 		Args: args(0, "no arguments (or the subcommand resolve)"),
@@ -275,10 +280,11 @@ entry). Fix the entry, then mark the conflict resolved.`,
 			if err != nil {
 				return err
 			}
-			cs, err := v.Conflicts(cmd.Context())
+			cs, bad, err := v.Conflicts(cmd.Context())
 			if err != nil {
 				return err
 			}
+			a.noteBadRecords(bad)
 			return a.out().result(cs, func() error { return a.printConflicts(cs) })
 		},
 	}
@@ -310,6 +316,14 @@ holds such a block, resolve refuses and names it, unless --force.`,
 	resolve.Flags().BoolVar(&force, "force", false, "resolve even though the entry still holds a conflict block")
 	cmd.AddCommand(resolve)
 	return cmd
+}
+
+// noteBadRecords says, on stderr, which record files were refused and
+// skipped.
+func (a *app) noteBadRecords(bad []vault.BadRecord) {
+	for _, b := range bad {
+		a.note("ctx0: skipped: %s (see ctx0 doctor)", b.Reason)
+	}
 }
 
 // printConflicts prints conflict records for people: each with both
