@@ -22,8 +22,9 @@ import (
 
 func (a *app) newMCPCmd() *cobra.Command {
 	var (
-		addr string
-		ho   mcp.HTTPOptions
+		addr        string
+		ho          mcp.HTTPOptions
+		sessionDirs []string
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT]",
@@ -47,6 +48,11 @@ vault. With CTX0_MCP_TOKEN set, every request must carry it as
 this machine, and requires CTX0_MCP_TOKEN: whoever reaches the server reads
 and writes the vault.
 
+archive_now reads a session's transcript only from the agents' own session
+folders ($CLAUDE_CONFIG_DIR/projects, $CODEX_HOME/sessions, Gemini CLI's tmp,
+~/.cursor/projects) and the folders named by --session-dir; a transcript_path
+elsewhere, or a link that leads out of them, is refused.
+
   ctx0 mcp install claude-code     register it in Claude Code (and print the
                                    lines for Cursor, Codex CLI, Gemini CLI)
   ctx0 mcp install cursor|gemini|codex
@@ -64,19 +70,27 @@ and writes the vault.
 					return usageError{err}
 				}
 			}
-			return a.serveMCP(cmd.Context(), addr, ho)
+			for i, d := range sessionDirs {
+				abs, err := filepath.Abs(d)
+				if fi, serr := os.Stat(abs); err != nil || serr != nil || !fi.IsDir() {
+					return fmt.Errorf("mcp: --session-dir %s: not a folder", d)
+				}
+				sessionDirs[i] = abs
+			}
+			return a.serveMCP(cmd.Context(), addr, ho, sessionDirs)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio")
 	cmd.Flags().BoolVar(&ho.AllowRemote, "allow-remote", false, "let --http listen beyond this machine (requires CTX0_MCP_TOKEN)")
 	cmd.Flags().StringSliceVar(&ho.Origins, "allow-origin", nil, "a web page origin (https://app.example:8443) allowed to call --http, besides this machine's")
+	cmd.Flags().StringSliceVar(&sessionDirs, "session-dir", nil, "a folder of session transcripts archive_now may read, besides the agents' own")
 	cmd.AddCommand(a.newMCPInstallCmd("install"), a.newMCPInstallCmd("uninstall"))
 	return cmd
 }
 
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
-func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) error {
+func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, sessionDirs []string) error {
 	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return err
@@ -99,7 +113,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 		Vault: m.Vault, Index: m.Index, Sessions: m.Sessions, Embeddings: m.Embeddings,
 		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
 		Archive: &mcp.Sessions{
-			Dirs: ingest.DefaultDirs(home, a.getenv), CWD: cwd, Started: a.now(),
+			Dirs: append(ingest.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
 			Open: a.services.OpenStore,
 		},
 	})
