@@ -186,9 +186,23 @@ func load(root, id string) (Run, error) {
 	if err != nil {
 		return Run{}, fmt.Errorf("read run %s: %w", id, err)
 	}
+	r, err := parseRun(id, data)
+	if err != nil {
+		return Run{}, fmt.Errorf("read run %s: %w", recordPath(root, id), err)
+	}
+	return r, nil
+}
+
+// parseRun reads the record of run id from data. The id names the
+// record's file, its lock and its ref, so a record that says it is another
+// run is refused.
+func parseRun(id string, data []byte) (Run, error) {
 	var r Run
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Run{}, fmt.Errorf("read run %s: %w", id, err)
+		return Run{}, err
+	}
+	if r.ID != id {
+		return Run{}, fmt.Errorf("the record says it is run %q", r.ID)
 	}
 	// One shape in --json whatever wrote the record.
 	for _, l := range []*[]string{&r.Created, &r.Updated, &r.Deleted} {

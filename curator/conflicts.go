@@ -18,9 +18,12 @@ import (
 // in the run's notes. It returns the records settled, for the caller to
 // mark resolved once the run is merged.
 func (w *work) resolveConflicts(ctx context.Context, v *vault.Vault) ([]vault.ConflictRecord, error) {
-	records, err := v.Conflicts(ctx)
+	records, bad, err := v.Conflicts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	for _, b := range bad {
+		w.notes = append(w.notes, b.Reason+" (skipped; see ctx0 doctor)")
 	}
 	var out []vault.ConflictRecord
 	for _, r := range records {
@@ -106,10 +109,12 @@ func otherSide(s merge.Side) merge.Side {
 	return merge.Ours
 }
 
-// updatedAt is the updated (else created) field of entry name as of rev.
+// updatedAt is the updated (else created) field of entry name as of rev,
+// a commit hash: a record is anyone's writing, so a rev it names is looked
+// up as a hash only, never as a ref or expression.
 func updatedAt(ctx context.Context, v *vault.Vault, name, rev string) (time.Time, error) {
-	if rev == "" {
-		return time.Time{}, fmt.Errorf("no commit")
+	if !isCommitHash(rev) {
+		return time.Time{}, fmt.Errorf("commit %q is not a commit hash", rev)
 	}
 	doc, err := v.GetAt(ctx, name, rev)
 	if err != nil {
@@ -142,4 +147,9 @@ func dropConflictBlock(body, text string) (string, bool) {
 		return out, true
 	}
 	return body, false
+}
+
+// isCommitHash tells whether s is a full SHA-1 or SHA-256 hash in hex.
+func isCommitHash(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
 }

@@ -53,7 +53,7 @@ func TestConflictsNewerSideWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	records, err := v.Conflicts(t.Context())
+	records, _, err := v.Conflicts(t.Context())
 	if err != nil || run.Conflicts == 0 {
 		t.Fatalf("no conflicts kept aside: %v, %v", records, err)
 	}
@@ -62,7 +62,7 @@ func TestConflictsNewerSideWins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	left, err := v.Conflicts(t.Context())
+	left, _, err := v.Conflicts(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

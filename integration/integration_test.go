@@ -1,6 +1,8 @@
 package integration_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -81,6 +83,36 @@ func TestHooks(t *testing.T) {
 			if !seen[e] {
 				t.Errorf("%s: %s is not among its Events %v", name, e, h.Events)
 			}
+		}
+	}
+}
+
+// Cursor's transcript is found by the conversation id of the hook's
+// input; an id that is a path finds nothing, though the file it names is
+// a transcript.
+func TestCursorTranscriptIDIsOneName(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(cursor.Transcripts(home), "src-app", "agent-transcripts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(dir, "3f1e.jsonl")
+	other := filepath.Join(home, "secret.jsonl")
+	for _, p := range []string{mine, other} {
+		if err := os.WriteFile(p, []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ id, want string }{
+		{"3f1e", mine},
+		{"../../../../secret", ""},
+		{"/tmp/x", ""},
+		{`..\secret`, ""},
+		{"..", ""},
+		{"", ""},
+	} {
+		if got := cursor.Transcript(home, "/src/app", c.id); got != c.want {
+			t.Errorf("Transcript(%q) = %q, want %q", c.id, got, c.want)
 		}
 	}
 }

@@ -180,7 +180,7 @@ func TestRunConflictsListed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := v.Conflicts(t.Context())
+	cs, _, err := v.Conflicts(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

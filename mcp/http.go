@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -26,19 +27,27 @@ type HTTPOptions struct {
 	// Token, if set, must come with every request, as the header
 	// "Authorization: Bearer TOKEN".
 	Token string
+	// MaxSessions bounds the client sessions alive at once
+	// (DefaultMaxSessions if 0): a new one closes the one idle longest.
+	MaxSessions int
+	// IdleTimeout closes a session that has had no request for that long
+	// (DefaultIdleTimeout if 0).
+	IdleTimeout time.Duration
 }
 
 // TokenEnv is the environment variable that holds the HTTP server's token.
 const TokenEnv = "CTX0_MCP_TOKEN"
 
 // Handler serves s over MCP's streamable HTTP transport, one client session
-// per Mcp-Session-Id. Sessions idle for half an hour are closed. The SDK
-// refuses a Host that is not this machine's on a loopback connection (DNS
-// rebinding); Handler adds the Origin check and the token of o.
+// per Mcp-Session-Id, at most o.MaxSessions of them, each closed once idle
+// for o.IdleTimeout: a client that initializes again and again holds no
+// more than that. The SDK refuses a Host that is not this machine's on a
+// loopback connection (DNS rebinding); Handler adds the Origin check and
+// the token of o, before a request can make or end a session.
 func (s *Server) Handler(o HTTPOptions) http.Handler {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: 30 * time.Minute})
-	return guard(h, o)
+		&sdk.StreamableHTTPOptions{Logger: s.opts.Logger, SessionTimeout: cmp.Or(o.IdleTimeout, DefaultIdleTimeout)})
+	return guard(newSessionLimit(s.sdk, cmp.Or(o.MaxSessions, DefaultMaxSessions)).wrap(h), o)
 }
 
 // guard refuses a request whose Origin is not allowed, with 403 as the MCP

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -134,5 +135,119 @@ func TestHTTPRememberNeedsOriginAndToken(t *testing.T) {
 	ok(t, cs, "remember", map[string]any{"content": "The staging database moves to Frankfurt in May."})
 	if n := commits(t, f.v.Root()); n != before+1 {
 		t.Fatalf("%d commits after one remember, want 1", n-before)
+	}
+}
+
+// sessionCount is the number of client sessions the server holds.
+func sessionCount(f *fixture) int {
+	n := 0
+	for range f.s.SDK().Sessions() {
+		n++
+	}
+	return n
+}
+
+// A client that initializes again and again (each initialize is a new
+// session) holds at most MaxSessions: each new one closes the one idle the
+// longest, while the sessions in use keep working.
+func TestHTTPSessionsAreBounded(t *testing.T) {
+	const max = 5
+	f := newFixture(t)
+	url := serveHTTP(t, f, HTTPOptions{MaxSessions: max})
+	var ids []string
+	for i := range 40 {
+		res := post(t, url, nil)
+		id := res.Header.Get(sessionIDHeader)
+		if res.StatusCode != http.StatusOK || id == "" {
+			t.Fatalf("initialize %d: status %d, session %q", i, res.StatusCode, id)
+		}
+		ids = append(ids, id)
+		if n := sessionCount(f); n > max {
+			t.Fatalf("after %d initialize requests: %d sessions alive, want at most %d", i+1, n, max)
+		}
+	}
+	if n := sessionCount(f); n != max {
+		t.Errorf("%d sessions alive, want %d", n, max)
+	}
+	// The newest sessions are the ones kept; the first was closed.
+	ping := func(id string) int {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"ping"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set(sessionIDHeader, id)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := ping(ids[0]); code != http.StatusNotFound {
+		t.Errorf("the oldest session answered %d, want 404 (closed)", code)
+	}
+	// Using a session makes it the newest: the next one closes another.
+	kept := ids[len(ids)-max]
+	if code := ping(kept); code != http.StatusOK {
+		t.Fatalf("a kept session answered %d", code)
+	}
+	post(t, url, nil)
+	if code := ping(kept); code != http.StatusOK {
+		t.Errorf("the session just used was closed (%d), not the one idle longest", code)
+	}
+	if code := ping(ids[len(ids)-max+1]); code != http.StatusNotFound {
+		t.Errorf("the session idle longest answered %d, want 404 (closed)", code)
+	}
+	// A whole client session still works beside the churn.
+	cs := dial(t, &sdk.StreamableClientTransport{Endpoint: url})
+	ok(t, cs, "remember", map[string]any{"content": "The staging database moves to Frankfurt in May."})
+	if n := sessionCount(f); n > max {
+		t.Errorf("%d sessions alive, want at most %d", n, max)
+	}
+}
+
+// A session in the middle of a request (here its stream of server
+// messages, which stays open) is not closed to make room: the new session
+// is refused with 503 until one is idle.
+func TestHTTPBusySessionsAreKept(t *testing.T) {
+	f := newFixture(t)
+	url := serveHTTP(t, f, HTTPOptions{MaxSessions: 1})
+	id := post(t, url, nil).Header.Get(sessionIDHeader)
+	ctx, cancel := context.WithCancel(t.Context())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(sessionIDHeader, id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stream.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: status %d", stream.StatusCode)
+	}
+	if res := post(t, url, nil); res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("initialize while the only session is busy: status %d, want 503", res.StatusCode)
+	}
+	cancel()
+	stream.Body.Close()
+	// The server sees the stream end when its handler returns; a new
+	// session gets in once it has.
+	res := post(t, url, nil)
+	for res.StatusCode == http.StatusServiceUnavailable {
+		runtime.Gosched()
+		res = post(t, url, nil)
+	}
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("initialize after the stream ended: status %d", res.StatusCode)
+	}
+	if n := sessionCount(f); n != 1 {
+		t.Errorf("%d sessions alive, want 1", n)
 	}
 }

@@ -222,9 +222,11 @@ func save(path string, top jsonobj.Object, mode os.FileMode) error {
 	return writeText(path, data, mode)
 }
 
-// writeText writes a config file atomically and durably, with mode mode.
+// writeText writes a config file atomically and durably, with mode mode,
+// through the link path may be (as hooks install writes an agent's
+// settings).
 func writeText(path string, data []byte, mode os.FileMode) error {
-	return atomicfile.Replace(path, data, mode)
+	return atomicfile.Replace(atomicfile.Through(path), data, mode)
 }
 
 // Snippets is how to register the same server in other agents, for people

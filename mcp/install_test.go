@@ -196,3 +196,74 @@ func TestSnippets(t *testing.T) {
 		}
 	}
 }
+
+// A config kept as a link (into a dotfiles repository, by a relative or an
+// absolute link, or a chain of them) is written through the link, as hooks
+// install writes an agent's settings: the link stays a link, the file it
+// leads to gets ctx0's server, and uninstall takes it out the same way.
+// A link whose file does not exist yet gets that file made.
+func TestInstallWritesThroughALink(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		link     func(t *testing.T, home, target string)
+		existing bool
+	}{
+		{"absolute", func(t *testing.T, home, target string) { symlink(t, target, filepath.Join(home, ".claude.json")) }, true},
+		{"relative", func(t *testing.T, home, target string) {
+			symlink(t, filepath.Join("dotfiles", "claude.json"), filepath.Join(home, ".claude.json"))
+		}, true},
+		{"chain", func(t *testing.T, home, target string) {
+			symlink(t, target, filepath.Join(home, "middle.json"))
+			symlink(t, "middle.json", filepath.Join(home, ".claude.json"))
+		}, true},
+		{"to a file not made yet", func(t *testing.T, home, target string) { symlink(t, target, filepath.Join(home, ".claude.json")) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			target := filepath.Join(home, "dotfiles", "claude.json")
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if tt.existing {
+				if err := os.WriteFile(target, []byte(claudeJSON), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tt.link(t, home, target)
+			link := filepath.Join(home, ".claude.json")
+			c := ClaudeCodeConfig(User, home, "", func(string) string { return "" })
+			if c.Path != link {
+				t.Fatalf("config path %s, want %s", c.Path, link)
+			}
+			if ch, err := Install(c, ServerEntry{Type: "stdio", Command: "ctx0", Args: []string{"mcp"}}); err != nil || ch.Action != "added" {
+				t.Fatalf("install: %v, %v", ch, err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%s is no longer a link: %v, %v", link, fi, err)
+			}
+			data, err := os.ReadFile(target)
+			if err != nil || !strings.Contains(string(data), `"ctx0"`) {
+				t.Fatalf("the linked file: %s, %v", data, err)
+			}
+			if tt.existing && !strings.Contains(string(data), `"github"`) {
+				t.Errorf("the linked file lost its other server:\n%s", data)
+			}
+			if ch, err := Uninstall(c); err != nil || ch.Action != "removed" {
+				t.Fatalf("uninstall: %v, %v", ch, err)
+			}
+			if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+				t.Fatalf("%s is no longer a link after uninstall: %v, %v", link, fi, err)
+			}
+			if data, _ := os.ReadFile(target); strings.Contains(string(data), `"ctx0"`) {
+				t.Errorf("ctx0 still in the linked file:\n%s", data)
+			}
+		})
+	}
+}
+
+func symlink(t *testing.T, target, link string) {
+	t.Helper()
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -24,8 +24,11 @@ import (
 // servers in that folder), else the newest transcript written since the
 // server started.
 type Sessions struct {
-	Dirs    []string // the agents' session folders (ingest.DefaultDirs)
-	CWD     string   // the folder the server runs in
+	// Dirs are the agents' session folders (ingest.DefaultDirs) and those
+	// the person named (ctx0 mcp --session-dir): the only folders a
+	// transcript is read from.
+	Dirs    []string
+	CWD     string // the folder the server runs in
 	Started time.Time
 	// Open opens the vault's ingest state.
 	Open func(ctx context.Context) (*ingest.Store, error)
@@ -63,10 +66,11 @@ func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error)
 		if filepath.Ext(p) != ".jsonl" {
 			return "", fmt.Errorf("transcript_path %s: want a session transcript, a .jsonl file", p)
 		}
-		if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("transcript_path %s: no such file", p)
+		real, err := sessionFile(p, s.Dirs)
+		if err != nil {
+			return "", fmt.Errorf("transcript_path %s: %w", p, err)
 		}
-		return p, nil
+		return real, nil
 	}
 	var all []ingest.File
 	for _, d := range s.Dirs {
@@ -109,3 +113,34 @@ func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error)
 	}
 	return "", errors.New("cannot tell which session is this one: no transcript of this folder, and none written since the server started; pass session_id or transcript_path")
 }
+
+// sessionFile resolves p (links followed to the end) and returns it if it
+// is a regular file inside one of dirs (resolved the same way): a client,
+// remote ones over --http --allow-remote included, names the transcript,
+// so archive_now reads no file the agents' own session folders do not
+// hold, whatever a link inside them points to.
+func sessionFile(p string, dirs []string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", errors.New("want an absolute path")
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", errors.New("no such file")
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return "", errors.New("no such file")
+	}
+	for _, d := range dirs {
+		rd, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if rel, err := filepath.Rel(rd, real); err == nil && filepath.IsLocal(rel) {
+			return real, nil
+		}
+	}
+	return "", fmt.Errorf("%w (%s)", errOutsideSessions, strings.Join(dirs, ", "))
+}
+
+// errOutsideSessions is a transcript_path outside every session folder.
+var errOutsideSessions = errors.New("not in an agent's session folder; ctx0 reads transcripts only from those, or from a folder given to ctx0 mcp --session-dir")

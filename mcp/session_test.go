@@ -60,6 +60,60 @@ func TestArchiveNow(t *testing.T) {
 	fails(t, cs, "archive_now", map[string]any{"transcript_path": "/etc/passwd"}, ".jsonl")
 }
 
+// archive_now reads a transcript_path only inside the session folders: a
+// client (a remote one, over --http --allow-remote) cannot have it read
+// any other file of the machine, through a link or a climb.
+func TestArchiveNowStaysInTheSessionFolders(t *testing.T) {
+	base := t.TempDir()
+	projects := filepath.Join(base, "projects")
+	data, err := os.ReadFile("../librarian/transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(p string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	inside := write(filepath.Join(projects, "-src-app", "0e26ec2f-in.jsonl"))
+	outside := write(filepath.Join(base, "elsewhere", "secrets.jsonl"))
+	// A folder whose name starts like the session folder's is not in it.
+	sibling := write(filepath.Join(base, "projects-old", "x.jsonl"))
+	link := filepath.Join(projects, "-src-app", "link.jsonl")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	linkedDir := filepath.Join(projects, "-linked")
+	if err := os.Symlink(filepath.Dir(outside), linkedDir); err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, func(o *Options) {
+		o.Archive = &Sessions{Dirs: []string{projects}, Started: time.Now(),
+			Open: func(ctx context.Context) (*ingest.Store, error) { return ingest.Open(ctx, o.Vault.Root()) }}
+	})
+	cs := f.connect(t)
+	for _, p := range []string{
+		outside,
+		sibling,
+		link,
+		filepath.Join(linkedDir, "secrets.jsonl"),
+		filepath.Join(projects, "..", "elsewhere", "secrets.jsonl"),
+		"projects/-src-app/0e26ec2f-in.jsonl",
+	} {
+		fails(t, cs, "archive_now", map[string]any{"transcript_path": p}, "transcript_path "+p)
+	}
+	fails(t, cs, "archive_now", map[string]any{"transcript_path": outside}, "not in an agent's session folder")
+	out := ok(t, cs, "archive_now", map[string]any{"transcript_path": inside})
+	if !strings.Contains(out, inside) {
+		t.Errorf("archive_now inside the folder: %s", out)
+	}
+}
+
 func TestRecoverTools(t *testing.T) {
 	h := recoverTools(func(context.Context, string, sdk.Request) (sdk.Result, error) { panic("boom") })
 	res, err := h(t.Context(), "tools/call", nil)

@@ -9,13 +9,17 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/vault/entry"
 	"github.com/ctx0/ctx0/vault/merge"
 )
 
@@ -70,67 +74,223 @@ func conflictFiles(cs []PathConflict, ours, theirs string, when time.Time) ([]ch
 }
 
 // Conflicts lists the conflicts waiting to be resolved, oldest first: those
-// committed and those a git merge recorded since the last sync.
-func (v *Vault) Conflicts(ctx context.Context) ([]ConflictRecord, error) {
-	out := []ConflictRecord{}
+// committed and those a git merge recorded since the last sync. A record
+// file that cannot be read as a record, or that fails its checks (see
+// ParseConflictRecord), is left out of records and listed in bad, left in
+// place for doctor to report: the records are committed, so anyone who can
+// push to the remote writes them, and one bad file must neither stop the
+// listing nor lead a resolve out of .ctx0/conflicts.
+func (v *Vault) Conflicts(ctx context.Context) (records []ConflictRecord, bad []BadRecord, err error) {
+	records = []ConflictRecord{}
 	seen := map[string]bool{}
 	for _, dir := range []string{conflictsDir, pendingConflictsDir} {
-		files, err := readConflictFiles(v.root, dir)
+		files, skipped, err := readConflictFiles(ctx, v.root, dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		bad = append(bad, skipped...)
 		for _, f := range files {
-			var r ConflictRecord
-			if err := yaml.Unmarshal(f.data, &r); err != nil {
-				return nil, fmt.Errorf("read conflict %s: %w", f.path, err)
-			}
-			if !seen[r.ID] {
-				seen[r.ID] = true
-				out = append(out, r)
+			if !seen[f.record.ID] {
+				seen[f.record.ID] = true
+				records = append(records, f.record)
 			}
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].When.Before(out[j].When) })
-	return out, ctx.Err()
+	sort.SliceStable(records, func(i, j int) bool { return records[i].When.Before(records[j].When) })
+	return records, bad, ctx.Err()
 }
 
+// BadRecord is a record file ctx0 refused to read. It stays where it is
+// until a person removes it (or ctx0 doctor --fix moves it aside).
+type BadRecord struct {
+	File   string `json:"file"`   // slash-separated, relative to the vault root
+	Reason string `json:"reason"` // one line, naming the file
+}
+
+func (b BadRecord) String() string { return b.Reason }
+
+// refusedDir is where doctor --fix moves the record files ctx0 refuses:
+// machine-local state, out of git, kept for a person to look at.
+const refusedDir = ".ctx0/state/refused"
+
+// badRecordAdvice is what doctor says of a refused record.
+func badRecordAdvice(b BadRecord) string {
+	return b.Reason + "; ctx0 conflicts and curator runs skip it. Unless you wrote it, whoever can push to the remote did: run ctx0 doctor --fix to move it into " + refusedDir + "/ (its removal is committed), or remove it yourself"
+}
+
+// setAsideBadRecords moves each conflict record file that ctx0 refuses
+// into refusedDir, and commits its removal from .ctx0/conflicts when it was
+// committed. Call it under the vault lock. A folder that is refused (a
+// link in place of .ctx0/conflicts) is left for a person: doctor says so.
+func (v *Vault) setAsideBadRecords(ctx context.Context) ([]string, error) {
+	var done []string
+	for _, dir := range []string{conflictsDir, pendingConflictsDir} {
+		_, bad, err := readConflictFiles(ctx, v.root, dir)
+		if err != nil {
+			return done, err
+		}
+		for _, b := range bad {
+			if b.File == dir {
+				continue
+			}
+			to := refusedDir + "/" + strings.TrimPrefix(b.File, ".ctx0/")
+			if err := CheckPath(v.root, path.Dir(to)); err != nil {
+				return done, fmt.Errorf("set aside %s: %w", b.File, err)
+			}
+			full := filepath.Join(v.root, filepath.FromSlash(to))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return done, fmt.Errorf("set aside %s: %w", b.File, err)
+			}
+			// Rename moves a link itself, never what it points to.
+			if err := os.Rename(filepath.Join(v.root, filepath.FromSlash(b.File)), full); err != nil {
+				return done, fmt.Errorf("set aside %s: %w", b.File, err)
+			}
+			if dir == conflictsDir {
+				// Committed, its removal is a change every clone takes.
+				msg := "set aside a conflict record ctx0 refuses: " + b.File
+				if _, err := v.applyLocked(ctx, msg, []change{{path: b.File}}); err != nil {
+					return done, fmt.Errorf("set aside %s: %w", b.File, err)
+				}
+			}
+			done = append(done, "moved "+b.File+" into "+to+" ("+b.Reason+")")
+		}
+	}
+	return done, nil
+}
+
+// conflictFile is a record read from its file.
+type conflictFile struct {
+	path   string // slash-separated, relative to the vault root
+	data   []byte
+	record ConflictRecord
+}
+
+// maxConflictRecord bounds a record file: both versions of a field or
+// passage of one entry, with room to spare.
+const maxConflictRecord = 4 * entry.MaxSize
+
 // readConflictFiles reads the records in dir (slash-separated, relative to
-// root), in name order; none when dir does not exist.
-func readConflictFiles(root, dir string) ([]change, error) {
+// root), in name order; none when dir does not exist. Files that are not
+// valid records come back in bad.
+func readConflictFiles(ctx context.Context, root, dir string) (files []conflictFile, bad []BadRecord, err error) {
+	if err := CheckPath(root, dir); err != nil {
+		return nil, []BadRecord{{File: dir, Reason: fmt.Sprintf("%v %s: %v", ErrBadRecord, dir, err)}}, nil
+	}
 	entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(dir)))
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list conflicts in %s: %w", dir, err)
+		return nil, nil, fmt.Errorf("list conflicts in %s: %w", dir, err)
 	}
-	var out []change
 	for _, f := range entries {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		if !strings.HasSuffix(f.Name(), ".yaml") || atomicfile.IsTemp(f.Name()) {
 			continue
 		}
 		rel := dir + "/" + f.Name()
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, fmt.Errorf("read conflict %s: %w", rel, err)
+		if !f.Type().IsRegular() {
+			bad = append(bad, BadRecord{File: rel, Reason: fmt.Sprintf("%v %s: not a regular file", ErrBadRecord, rel)})
+			continue
 		}
-		out = append(out, change{path: rel, data: data})
+		if fi, err := f.Info(); err == nil && fi.Size() > maxConflictRecord {
+			bad = append(bad, BadRecord{File: rel, Reason: fmt.Sprintf("%v %s: %d bytes, more than a record holds (%d)", ErrBadRecord, rel, fi.Size(), maxConflictRecord)})
+			continue
+		}
+		data, err := ReadFile(root, rel)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // resolved meanwhile
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read conflict record %s: %w", rel, err)
+		}
+		r, err := ParseConflictRecord(rel, data)
+		if err != nil {
+			bad = append(bad, BadRecord{File: rel, Reason: err.Error()})
+			continue
+		}
+		files = append(files, conflictFile{path: rel, data: data, record: r})
 	}
-	return out, nil
+	return files, bad, nil
+}
+
+// conflictID is the shape conflictFiles gives a record's id: the first 12
+// hex digits of a SHA-256. The id names the record's file, so nothing else
+// may pass for one.
+var conflictID = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
+// ErrBadRecord is a record file that is not a record ctx0 wrote.
+var ErrBadRecord = errors.New("refuse record")
+
+// ParseConflictRecord reads the conflict record held in the file at file
+// (slash-separated, relative to the vault root). Anyone who can push to
+// the vault's remote can write such a file, so it checks everything that
+// later names a file: the id has the shape ctx0 gives it and is the
+// file's own name, the entry is the one its path names, and the path stays
+// inside the vault out of its hidden folders.
+func ParseConflictRecord(file string, data []byte) (ConflictRecord, error) {
+	var r ConflictRecord
+	if err := yaml.Unmarshal(data, &r); err != nil {
+		return ConflictRecord{}, fmt.Errorf("%w %s: %w", ErrBadRecord, file, err)
+	}
+	bad := func(format string, args ...any) (ConflictRecord, error) {
+		return ConflictRecord{}, fmt.Errorf("%w %s: %s", ErrBadRecord, file, fmt.Sprintf(format, args...))
+	}
+	if !conflictID.MatchString(r.ID) {
+		return bad("id %q is not a conflict id (12 hex digits)", r.ID)
+	}
+	if want := r.ID + ".yaml"; path.Base(file) != want {
+		return bad("id %q does not match the file name (want %s)", r.ID, want)
+	}
+	if err := checkRecordPath(r.Path); err != nil {
+		return bad("path %q: %v", r.Path, err)
+	}
+	if name, _ := nameOf(r.Path); r.Entry != name {
+		return bad("entry %q is not the entry of path %q", r.Entry, r.Path)
+	}
+	switch merge.Side(r.Kept) {
+	case "", merge.Ours, merge.Theirs:
+	default:
+		return bad("kept %q is neither ours nor theirs", r.Kept)
+	}
+	return r, nil
+}
+
+// checkRecordPath checks the shape of a path a record names: relative,
+// clean, slash-separated, valid UTF-8 without control characters, and out
+// of .git.
+func checkRecordPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty")
+	case !utf8.ValidString(p) || strings.ContainsFunc(p, unicode.IsControl):
+		return errors.New("not plain text")
+	case strings.Contains(p, "\\") || !filepath.IsLocal(p) || path.Clean(p) != p:
+		return ErrOutside
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if strings.EqualFold(seg, ".git") {
+			return errors.New("inside .git")
+		}
+	}
+	return nil
 }
 
 // pendingConflicts are the changes that commit the records a git merge left
 // in pendingConflictsDir, and the pending files to remove once they are
-// committed. A record already committed is not committed again.
-func (v *Vault) pendingConflicts() (changes []change, done []string, err error) {
-	files, err := readConflictFiles(v.root, pendingConflictsDir)
+// committed. A record already committed is not committed again; a file
+// that is not a valid record is left where it is, for doctor to report.
+func (v *Vault) pendingConflicts(ctx context.Context) (changes []change, done []string, err error) {
+	files, _, err := readConflictFiles(ctx, v.root, pendingConflictsDir)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, f := range files {
 		done = append(done, f.path)
 		to := conflictsDir + "/" + path.Base(f.path)
-		if _, err := os.Stat(filepath.Join(v.root, filepath.FromSlash(to))); err == nil {
+		if _, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(to))); err == nil {
 			continue
 		}
 		changes = append(changes, change{path: to, data: f.data})
@@ -139,9 +299,12 @@ func (v *Vault) pendingConflicts() (changes []change, done []string, err error) 
 }
 
 // removePending deletes pending conflict records, once committed or
-// resolved.
+// resolved; each path goes through CheckPath first.
 func (v *Vault) removePending(paths []string) error {
 	for _, p := range paths {
+		if err := CheckPath(v.root, p); err != nil {
+			return fmt.Errorf("remove conflict record %s: %w", p, err)
+		}
 		if err := os.Remove(filepath.Join(v.root, filepath.FromSlash(p))); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove conflict record %s: %w", p, err)
 		}
@@ -159,7 +322,7 @@ func (v *Vault) ResolveConflicts(ctx context.Context, ref string, force bool) (i
 	var n int
 	var pending []string
 	c, err := v.update(ctx, func() (string, []change, error) {
-		all, err := v.Conflicts(ctx)
+		all, _, err := v.Conflicts(ctx)
 		if err != nil {
 			return "", nil, err
 		}
@@ -174,9 +337,11 @@ func (v *Vault) ResolveConflicts(ctx context.Context, ref string, force bool) (i
 				continue
 			}
 			matched = append(matched, r)
+			// The id was checked when the record was read (ParseConflictRecord):
+			// it names its own file and nothing else.
 			file := r.ID + ".yaml"
 			pending = append(pending, pendingConflictsDir+"/"+file)
-			if _, err := os.Stat(filepath.Join(v.root, filepath.FromSlash(conflictsDir), file)); err == nil {
+			if _, err := os.Lstat(filepath.Join(v.root, filepath.FromSlash(conflictsDir), file)); err == nil {
 				changes = append(changes, change{path: conflictsDir + "/" + file})
 			}
 		}

@@ -169,7 +169,7 @@ func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, []string, er
 }
 
 func (v *Vault) commitChangesLocked(ctx context.Context, changes []change) (*Commit, error) {
-	records, pending, err := v.pendingConflicts()
+	records, pending, err := v.pendingConflicts(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -72,11 +72,14 @@ func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, GitProblem{".git/MERGE_HEAD", "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)"})
 	}
-	cs, err := v.Conflicts(ctx)
+	cs, bad, err := v.Conflicts(ctx)
 	if err != nil {
 		problems = append(problems, GitProblem{conflictsDir, fmt.Sprintf("read conflicts: %v", err)})
 	} else if len(cs) > 0 {
 		problems = append(problems, GitProblem{conflictsDir, fmt.Sprintf("%d merge conflicts kept aside by sync wait to be resolved (ctx0 conflicts)", len(cs))})
+	}
+	for _, b := range bad {
+		problems = append(problems, GitProblem{b.File, badRecordAdvice(b)})
 	}
 	return problems, nil
 }
@@ -178,8 +181,9 @@ func (v *Vault) unstagedCommits(ctx context.Context) ([]gitindex.Update, error) 
 // vault lock: it removes what killed fetches left and rebuilds pack
 // indexes that cannot be read (repairFetches), untracks what HEAD must not
 // hold (untrackLeftOutLocked), removes temporary files left by killed
-// writers (strayTemps) and stages the files of commits that git's staging
-// area lacks (unstagedCommits). It returns one line per repair.
+// writers (strayTemps), stages the files of commits that git's staging
+// area lacks (unstagedCommits) and moves the conflict records it refuses
+// into local state (setAsideBadRecords). It returns one line per repair.
 func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 	unlock, err := v.lock(ctx)
 	if err != nil {
@@ -220,7 +224,8 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 			done = append(done, "staged "+u.Path+" as HEAD has it")
 		}
 	}
-	return done, nil
+	set, err := v.setAsideBadRecords(ctx)
+	return append(done, set...), err
 }
 
 // checkFetches reports what killed fetches left (fetchLeftovers) and the

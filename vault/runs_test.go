@@ -370,7 +370,7 @@ func TestMergeRun(t *testing.T) {
 					t.Errorf("HEAD:%s = %q", p, got)
 				}
 			}
-			cs, err := v.Conflicts(ctx)
+			cs, _, err := v.Conflicts(ctx)
 			if err != nil || len(cs) != tt.conflicts {
 				t.Errorf("Conflicts() = %+v, %v; want %d", cs, err, tt.conflicts)
 			}

@@ -23,11 +23,13 @@ out of the vault), and the health of the git repository. Exits 1 when it finds
 a problem. Each line is KIND, the file that holds the problem (relative to the
 vault), and what is wrong. With --fix it first repairs what it safely can:
 files of commits that git's staging area lacks (what a ctx0 killed while
-writing leaves) are staged again, and what git tracks that ctx0 never commits
+writing leaves) are staged again, what git tracks that ctx0 never commits
 (machine-local state such as .ctx0/state/ and .ctx0/index.db, a repository's
-own .git files, a submodule) is untracked, its files kept. Changes a sync did
-not take from the remote are listed with the command that shows each; keep
-what you want of one, then ctx0 conflicts resolve ID.`,
+own .git files, a submodule) is untracked, its files kept, and conflict records
+ctx0 refuses (see ctx0 conflicts) are moved into .ctx0/state/refused/, their
+removal committed. Changes a sync did not take from the remote are listed with
+the command that shows each; keep what you want of one, then ctx0 conflicts
+resolve ID.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --fix
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,

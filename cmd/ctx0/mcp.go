@@ -22,8 +22,9 @@ import (
 
 func (a *app) newMCPCmd() *cobra.Command {
 	var (
-		addr string
-		ho   mcp.HTTPOptions
+		addr        string
+		ho          mcp.HTTPOptions
+		sessionDirs []string
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT]",
@@ -45,7 +46,14 @@ with 403 unless the page comes from this machine (localhost, 127.0.0.1,
 vault. With CTX0_MCP_TOKEN set, every request must carry it as
 "Authorization: Bearer TOKEN" (401 otherwise). --allow-remote listens beyond
 this machine, and requires CTX0_MCP_TOKEN: whoever reaches the server reads
-and writes the vault.
+and writes the vault. It keeps at most --max-sessions client sessions (64), a
+new one closing the one idle longest, and closes a session idle for 10
+minutes; a client whose session was closed starts a new one.
+
+archive_now reads a session's transcript only from the agents' own session
+folders ($CLAUDE_CONFIG_DIR/projects, $CODEX_HOME/sessions, Gemini CLI's tmp,
+~/.cursor/projects) and the folders named by --session-dir; a transcript_path
+elsewhere, or a link that leads out of them, is refused.
 
   ctx0 mcp install claude-code     register it in Claude Code (and print the
                                    lines for Cursor, Codex CLI, Gemini CLI)
@@ -59,24 +67,36 @@ and writes the vault.
 		Args: args(0, "no arguments (see install and uninstall)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ho.Token = a.getenv(mcp.TokenEnv)
+			if ho.MaxSessions < 1 {
+				return usagef("mcp: --max-sessions %d: want 1 or more", ho.MaxSessions)
+			}
 			if addr != "" {
 				if err := mcp.CheckAddr(addr, ho); err != nil {
 					return usageError{err}
 				}
 			}
-			return a.serveMCP(cmd.Context(), addr, ho)
+			for i, d := range sessionDirs {
+				abs, err := filepath.Abs(d)
+				if fi, serr := os.Stat(abs); err != nil || serr != nil || !fi.IsDir() {
+					return fmt.Errorf("mcp: --session-dir %s: not a folder", d)
+				}
+				sessionDirs[i] = abs
+			}
+			return a.serveMCP(cmd.Context(), addr, ho, sessionDirs)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address (127.0.0.1:PORT) instead of stdio")
 	cmd.Flags().BoolVar(&ho.AllowRemote, "allow-remote", false, "let --http listen beyond this machine (requires CTX0_MCP_TOKEN)")
 	cmd.Flags().StringSliceVar(&ho.Origins, "allow-origin", nil, "a web page origin (https://app.example:8443) allowed to call --http, besides this machine's")
+	cmd.Flags().IntVar(&ho.MaxSessions, "max-sessions", mcp.DefaultMaxSessions, "with --http, the client sessions kept at once; a new one closes the one idle longest")
+	cmd.Flags().StringSliceVar(&sessionDirs, "session-dir", nil, "a folder of session transcripts archive_now may read, besides the agents' own")
 	cmd.AddCommand(a.newMCPInstallCmd("install"), a.newMCPInstallCmd("uninstall"))
 	return cmd
 }
 
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
-func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) error {
+func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, sessionDirs []string) error {
 	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return err
@@ -99,7 +119,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions) err
 		Vault: m.Vault, Index: m.Index, Sessions: m.Sessions, Embeddings: m.Embeddings,
 		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
 		Archive: &mcp.Sessions{
-			Dirs: ingest.DefaultDirs(home, a.getenv), CWD: cwd, Started: a.now(),
+			Dirs: append(ingest.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
 			Open: a.services.OpenStore,
 		},
 	})

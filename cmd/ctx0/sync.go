@@ -301,7 +301,12 @@ machine-local state (.ctx0/state, the index), or a file where this vault has a
 folder of that name (or the reverse). Everything else was merged; the change
 stays in the history, and each line says the git show command that shows it.
 Keep what you want of it under a path ctx0 can take, then resolve its ID.
-(--json lists the conflicts only; ctx0 doctor --json lists both.)`,
+(--json lists the conflicts only; ctx0 doctor --json lists both.)
+
+Records are committed, so anyone who can push to the remote writes them: a
+record file that is not valid (bad YAML, an id that is not its file's own
+name, a path that leaves the vault) is skipped with a warning naming it, and
+ctx0 doctor reports it (doctor --fix moves it aside).`,
 		Example: `  ctx0 conflicts
   ctx0 conflicts resolve contacts/sarah-chen`,
 		Args: args(0, "no arguments (or the subcommand resolve)"),
@@ -310,15 +315,16 @@ Keep what you want of it under a path ctx0 can take, then resolve its ID.
 			if err != nil {
 				return err
 			}
-			cs, err := v.Conflicts(cmd.Context())
+			cs, bad, err := v.Conflicts(cmd.Context())
 			if err != nil {
 				return err
 			}
-			asides, bad, err := v.SetAsides(cmd.Context())
+			a.noteBadRecords(bad)
+			asides, badAsides, err := v.SetAsides(cmd.Context())
 			if err != nil {
 				return err
 			}
-			for _, b := range bad {
+			for _, b := range badAsides {
 				a.note("warning: %s cannot be read (see ctx0 doctor)", b)
 			}
 			return a.out().result(cs, func() error { return a.printConflicts(cs, asides) })
@@ -359,6 +365,14 @@ change a sync did not take forgets it, once you have taken what you want.`,
 	resolve.Flags().BoolVar(&force, "force", false, "resolve even though the entry still holds a conflict block")
 	cmd.AddCommand(resolve)
 	return cmd
+}
+
+// noteBadRecords says, on stderr, which record files were refused and
+// skipped.
+func (a *app) noteBadRecords(bad []vault.BadRecord) {
+	for _, b := range bad {
+		a.note("ctx0: skipped: %s (see ctx0 doctor)", b.Reason)
+	}
 }
 
 // printConflicts prints conflict records for people, each with both

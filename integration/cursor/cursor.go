@@ -57,7 +57,8 @@ func Transcripts(home string) string { return filepath.Join(Home(home), "project
 // letters and digits made ->/agent-transcripts/<id>.jsonl, or
 // <id>/<id>.jsonl as the editor lays it out. "" if neither exists.
 func Transcript(home, root, id string) string {
-	if root == "" || id == "" {
+	// The id comes from the hook's input: one name, never a path.
+	if root == "" || id == "" || !filepath.IsLocal(id) || strings.ContainsAny(id, `/\`) {
 		return ""
 	}
 	slug := strings.Map(func(r rune) rune {

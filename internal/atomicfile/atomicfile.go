@@ -81,6 +81,32 @@ func WriteTemp(path string, data []byte, perm fs.FileMode) (_ string, err error)
 	return f.Name(), nil
 }
 
+// Through returns the file that a write to path should replace: path
+// itself, or, when path is a symbolic link, the file at the end of its
+// links (which need not exist yet). A person's config kept as a link into
+// a dotfiles repository is then written through the link, as editors do,
+// instead of being replaced by a regular file that leaves the repository
+// behind. A chain longer than the system follows is returned as it is,
+// for the write to fail on.
+func Through(path string) string {
+	p := path
+	for range 40 {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return p
+		}
+		target, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		p = target
+	}
+	return path
+}
+
 // SyncDir fsyncs the folder dir, so that the names made, renamed or
 // removed in it survive a power cut.
 func SyncDir(dir string) error {

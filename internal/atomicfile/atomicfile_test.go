@@ -207,3 +207,39 @@ func TestTempNames(t *testing.T) {
 		}
 	}
 }
+
+// Through follows links to the file they lead to, made or not, and gives
+// up on a loop, returning the path as it is.
+func TestThrough(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "real.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"abs.json":     file,
+		"rel.json":     "real.json",
+		"chain.json":   "rel.json",
+		"missing.json": filepath.Join("sub", "new.json"),
+		"loop-a.json":  "loop-b.json",
+		"loop-b.json":  "loop-a.json",
+	}
+	for l, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct{ path, want string }{
+		{file, file},
+		{filepath.Join(dir, "none.json"), filepath.Join(dir, "none.json")},
+		{filepath.Join(dir, "abs.json"), file},
+		{filepath.Join(dir, "rel.json"), file},
+		{filepath.Join(dir, "chain.json"), file},
+		{filepath.Join(dir, "missing.json"), filepath.Join(dir, "sub", "new.json")},
+		{filepath.Join(dir, "loop-a.json"), filepath.Join(dir, "loop-a.json")},
+	} {
+		if got := Through(tt.path); got != tt.want {
+			t.Errorf("Through(%s) = %s, want %s", tt.path, got, tt.want)
+		}
+	}
+}

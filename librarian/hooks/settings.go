@@ -258,9 +258,7 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 	ch = Change{Settings: path, Added: []string{}, Updated: []string{}, Removed: []string{}}
 	// Settings kept in a dotfiles repository are often a symlink: write
 	// through it, not over it.
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
+	path = atomicfile.Through(path)
 	settings, mode, err := readSettings(path, a.Title)
 	if err != nil {
 		return ch, err
