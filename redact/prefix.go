@@ -2,8 +2,8 @@ package redact
 
 import (
 	"regexp"
-	"slices"
 	"regexp/syntax"
+	"slices"
 	"strings"
 )
 
