@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
@@ -124,22 +122,20 @@ func (v *Vault) readGitIndex() (*index.Index, error) {
 	return idx, nil
 }
 
-func (v *Vault) ignoreMatcher() (gitignore.Matcher, error) {
-	patterns, err := gitignore.ReadPatterns(osfs.New(v.root), nil)
-	if err != nil {
-		return nil, fmt.Errorf("read .gitignore: %w", err)
-	}
-	return gitignore.NewMatcher(patterns), nil
-}
-
 // commitExternalLocked commits what other tools changed, as one "external
-// edits" commit, so a merge never overwrites it. Call it under the vault
-// lock.
-func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, error) {
+// edits" commit, so a merge never overwrites it, and returns the files it
+// withheld because they hold a secret. Call it under the vault lock.
+func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, []Withheld, error) {
 	changes, err := v.externalChanges(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	changes, withheld := withholdSecrets(changes)
+	c, err := v.commitChangesLocked(ctx, changes)
+	return c, withheld, err
+}
+
+func (v *Vault) commitChangesLocked(ctx context.Context, changes []change) (*Commit, error) {
 	records, pending, err := v.pendingConflicts()
 	if err != nil {
 		return nil, err

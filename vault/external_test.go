@@ -22,7 +22,7 @@ func TestExternalEditKeepsWriteInProgress(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer unlock()
-		if _, err := v.commitExternalLocked(ctx); err != nil {
+		if _, _, err := v.commitExternalLocked(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -102,6 +102,9 @@ type SyncResult struct {
 	Conflicts int     `json:"conflicts"`                // true conflicts kept aside (see ctx0 conflicts)
 	Pushed    bool    `json:"pushed"`
 	Attempts  int     `json:"attempts"`
+	// Withheld are files edited with other tools that hold a secret: not
+	// committed, so never pushed.
+	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
 // maxSyncAttempts bounds the fetch-merge-push cycle when another pusher
@@ -232,7 +235,8 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 		return plumbing.ZeroHash, err
 	}
 	defer unlock()
-	ext, err := v.commitExternalLocked(ctx)
+	ext, withheld, err := v.commitExternalLocked(ctx)
+	res.Withheld = withheld
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

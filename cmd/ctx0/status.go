@@ -35,6 +35,9 @@ func syncResultLine(r vault.SyncResult, pushes bool) string {
 	if r.Conflicts > 0 {
 		parts = append(parts, words.Plural(r.Conflicts, "conflict kept aside (ctx0 conflicts)", "conflicts kept aside (ctx0 conflicts)"))
 	}
+	if n := len(r.Withheld); n > 0 {
+		parts = append(parts, words.Plural(n, "file holding a secret not committed", "files holding a secret not committed"))
+	}
 	switch {
 	case r.Pushed:
 		parts = append(parts, "pushed")

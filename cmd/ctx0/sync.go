@@ -116,6 +116,9 @@ func (a *app) printSynced(res vault.SyncResult) {
 	if res.Conflicts > 0 {
 		a.note("See them with: ctx0 conflicts")
 	}
+	for _, w := range res.Withheld {
+		a.note("Not committed: %s %s; remove the secret, or list the file in .gitignore.", w.Path, w.Reason)
+	}
 }
 
 // reportWatch prints one line per sync of ctx0 sync --watch, to stdout: a
