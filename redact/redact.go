@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -223,12 +224,23 @@ var ownRules = []rule{
 		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"pass", "pwd"},
 		fold:  true,
+		valid: notPlaceholder,
 	},
 	{
 		kind:  "secret",
 		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"secret", "key", "token"},
 		fold:  true,
+		valid: notPlaceholder,
+	},
+	{
+		// --api-key X, --token=X on a command line: the value must look
+		// generated, so "--token-file path" and "--token $T" stay.
+		kind:  "secret",
+		re:    lazy.Regexp(`(?i)(?:^|\s)--?(?:api-?key|token|auth-token|access-token|secret|client-secret)(?:=|\s+)["']?([A-Za-z0-9_+/=.~-]{16,})`),
+		hints: []string{"-api", "-token", "-auth", "-access", "-secret", "-client"},
+		fold:  true,
+		valid: looksRandom,
 	},
 	{
 		// A bare "key=" or "token:" names too many things that are not
@@ -263,6 +275,22 @@ var ownRules = []rule{
 // after it ends the sentence, not the value, and a word with brackets is
 // code (getToken()), not a value.
 const proseValue = "(?:\"([^\"\\s]{4,})\"|'([^'\\s]{4,})'|`([^`\\s]{4,})`|([^\\s\"'`()\\[\\]{}<>]*[^\\s\"'`.,;:!?()\\[\\]{}<>])(?:[\\s.,;:!?]|\\z))"
+
+// notPlaceholder accepts a value that is not one of the stand-ins that
+// documentation and templates put where a secret goes: ********, xxxx,
+// changeme, your_api_key_here.
+func notPlaceholder(v string) bool {
+	l := strings.ToLower(strings.Trim(v, `"'`))
+	if l == "" || strings.Count(l, l[:1]) == len(l) {
+		return false
+	}
+	for _, w := range []string{"changeme", "change-me", "change_me", "placeholder", "redacted"} {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(l, "your") && !strings.HasPrefix(l, "<")
+}
 
 // looksLikeCredential accepts a word that mixes letters with digits or
 // symbols, as passwords and keys do and words of a sentence do not.
@@ -320,6 +348,7 @@ func String(s string) string {
 // of which never redact.
 type engine struct {
 	rules []*rule
+	own   int // rules[:own] are ownRules
 	hints *hintSet
 	// ruleHints[i] are the ids of rule i's hints in hints.
 	ruleHints [][]int32
@@ -331,6 +360,7 @@ var theEngine = sync.OnceValue(func() *engine {
 	for i := range ownRules {
 		e.rules = append(e.rules, &ownRules[i])
 	}
+	e.own = len(e.rules)
 	e.rules = append(e.rules, gitleaksRules()...)
 	ids := map[string]int32{}
 	var all []string
@@ -352,17 +382,62 @@ var theEngine = sync.OnceValue(func() *engine {
 	return e
 })
 
+// pass runs every rule once. ctx0's own rules replace in turn, so that a
+// key in an assignment is named by its shape before the assignment rule
+// sees it; gitleaks' rules all look at the same text and their secrets are
+// replaced together, a span two rules overlap as one, so that a rule for
+// a shorter shape (FLWSECK_TEST-… of 12) cannot cut a longer one (of 32)
+// in two and leave its tail.
 func pass(s string) string {
 	e := theEngine()
 	found := make([]bool, e.nHints)
 	e.hints.find(s, found)
+	var spans []span
 	for i, r := range e.rules {
 		if !r.mayMatch(s, e.ruleHints[i], found) {
 			continue
 		}
-		s = r.apply(s)
+		if i < e.own {
+			s = replaceSpans(s, r.secrets(s))
+			continue
+		}
+		spans = append(spans, r.secrets(s)...)
 	}
-	return s
+	return replaceSpans(s, spans)
+}
+
+// span is a secret of kind at s[start:end].
+type span struct {
+	start, end int
+	kind       string
+}
+
+// replaceSpans replaces each span of s by its marker; overlapping spans
+// become one, named by the one that starts first (the longest if several
+// do).
+func replaceSpans(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	slices.SortStableFunc(spans, func(a, b span) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && spans[i].start < cur.end; i++ {
+			cur.end = max(cur.end, spans[i].end)
+		}
+		b.WriteString(s[last:cur.start])
+		b.WriteString(Marker(cur.kind))
+		last = cur.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // mayMatch reports whether s holds one of the rule's hints: found tells
@@ -379,7 +454,8 @@ func (r *rule) mayMatch(s string, ids []int32, found []bool) bool {
 	return false
 }
 
-func (r *rule) apply(s string) string {
+// secrets finds the rule's secrets in s.
+func (r *rule) secrets(s string) []span {
 	var matches [][]int
 	if p := r.prefixed(); p != nil {
 		matches = p.findAll(s)
@@ -387,7 +463,7 @@ func (r *rule) apply(s string) string {
 		matches = r.re().FindAllStringSubmatchIndex(s, -1)
 	}
 	if matches == nil {
-		return s
+		return nil
 	}
 	// Markers already in s are never part of a secret: a later rule must
 	// not take "generic-api-key]" for a token.
@@ -395,7 +471,7 @@ func (r *rule) apply(s string) string {
 	if strings.Contains(s, "[REDACTED:") {
 		markers = markerRE().FindAllStringIndex(s, -1)
 	}
-	var b strings.Builder
+	var out []span
 	last := 0
 	for _, m := range matches {
 		start, end := m[0], m[1]
@@ -430,15 +506,10 @@ func (r *rule) apply(s string) string {
 		if r.allowed(s, secret, m[0], m[1]) {
 			continue
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(Marker(r.kind))
+		out = append(out, span{start, end, r.kind})
 		last = end
 	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
+	return out
 }
 
 func (r *rule) prefixed() *prefixed {
