@@ -11,8 +11,8 @@ import (
 // text around it stays byte for byte; every near-miss comes out unchanged.
 func TestCorpus(t *testing.T) {
 	secrets, keeps := redacttest.Corpus(t)
-	if len(secrets) < 40 || len(keeps) < 40 {
-		t.Fatalf("corpus has %d secrets and %d near-misses; want at least 40 of each", len(secrets), len(keeps))
+	if len(secrets) < 150 || len(keeps) < 100 {
+		t.Fatalf("corpus has %d secrets and %d near-misses; want at least 150 and 100", len(secrets), len(keeps))
 	}
 	for _, c := range secrets {
 		t.Run(c.Name, func(t *testing.T) {

@@ -11,9 +11,12 @@ package redact
 
 import (
 	"fmt"
+	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/ctx0/ctx0/internal/lazy"
@@ -22,17 +25,20 @@ import (
 // Marker is how a redacted secret of kind reads in the output.
 func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 
-// rule finds one kind of secret. The secret is the whole match, or the
-// first submatch when the pattern has one (the rest, such as "Bearer " or
-// "password=", is context that stays). hints are substrings one of which
-// must occur in the text, checked case-insensitively when fold is set, so
-// the regular expression only runs on text that may hold a match.
+// rule finds one kind of secret. The secret is the whole match, or a
+// submatch when the pattern has one (the rest, such as "Bearer " or
+// "password=", is context that stays): the submatch numbered group when
+// group is set, else the first that is not empty. hints are substrings one
+// of which must occur in the text, checked case-insensitively when fold is
+// set, so the regular expression only runs on text that may hold a match;
+// a rule without hints runs on every text.
 type rule struct {
 	kind string
 	// re is compiled the first time a text holds one of the hints.
 	re    func() *regexp.Regexp
 	hints []string
 	fold  bool
+	group int
 	// bounded: the match must not continue a longer token on its left, so
 	// "sk-" inside base64 or a word is not taken for a key.
 	bounded bool
@@ -41,6 +47,14 @@ type rule struct {
 	// value to look like a credential, so "the password policy is strict"
 	// stays.
 	valid func(secret string) bool
+	// entropy, when set, is the Shannon entropy (bits per character) the
+	// secret must exceed, and allow the lists of what is not a secret
+	// after all: both come with gitleaks' rules (see gitleaks.go).
+	entropy float64
+	allow   []*allowlist
+	// prefix, when set, finds the matches by their opening words (see
+	// prefixed); it gives nil for a pattern without such words.
+	prefix func() *prefixed
 }
 
 // assignedValue is what may follow "password=" and the like: a quoted
@@ -49,9 +63,13 @@ type rule struct {
 // so `token = getToken()` and `password = os.environ["PASSWORD"]` stay.
 const assignedValue = `(?:"([^"\s\[\]{}()<>$]{4,})"|'([^'\s\[\]{}()<>$]{4,})'|([^\s"'\[\]{}()<>$,;]{6,})(?:[\s"',;]|\z))`
 
-// The order matters: specific shapes first, so a key assigned to a
-// variable is named by its shape, not by the variable.
-var rules = []rule{
+// ownRules are ctx0's own: the shapes of the keys people paste most, and
+// the secrets that are known by the words around them (an assignment, a
+// command line, a sentence) rather than by their own shape, which no rule
+// set for source code covers. gitleaks' rules run after them (see
+// gitleaks.go). The order matters: specific shapes first, so a key
+// assigned to a variable is named by its shape, not by the variable.
+var ownRules = []rule{
 	{
 		kind:  "private-key",
 		re:    lazy.Regexp(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`),
@@ -102,22 +120,127 @@ var rules = []rule{
 		fold:  true,
 	},
 	{
-		// scheme://user:password@host
+		// scheme://user:password@host. The password runs to the last @
+		// before the host, so one that holds an @ or a ! is taken whole
+		// (postgres://app:p@ssw0rd!2024@db).
 		kind:  "password",
-		re:    lazy.Regexp(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/\s@\[\]]+)@`),
+		re:    lazy.Regexp(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/?#\s\[\]]+)@[A-Za-z0-9\[_-]`),
 		hints: []string{"://"},
+	},
+	{
+		// A Sentry DSN: https://<key>@o1.ingest.sentry.io/42; the key is
+		// what lets anyone send events as the project.
+		kind:  "sentry-dsn",
+		re:    lazy.Regexp(`https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.-]+(?::\d+)?/(?:[\w.-]+/)*\d+\b`),
+		hints: []string{"://"},
+	},
+	{
+		// https://discord.com/api/webhooks/<id>/<token>
+		kind:  "discord-webhook",
+		re:    lazy.Regexp(`(?i)discord(?:app)?\.com/api(?:/v\d+)?/webhooks/(\d{15,22}/[A-Za-z0-9_-]{40,})`),
+		hints: []string{"discord"},
+		fold:  true,
+	},
+	{
+		// Microsoft Teams incoming webhooks, old and new hosts.
+		kind:  "teams-webhook",
+		re:    lazy.Regexp(`(?i)(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/([^\s"'<>()\[\]]{20,})`),
+		hints: []string{"webhook"},
+		fold:  true,
+	},
+	{kind: "xai-key", re: lazy.Regexp(`xai-[A-Za-z0-9]{40,}`), hints: []string{"xai-"}, bounded: true},
+	{
+		// <bot id>:<secret>, as BotFather gives it.
+		kind:    "telegram-bot-token",
+		re:      lazy.Regexp(`(\d{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|\z)`),
+		hints:   []string{":AA"},
+		bounded: true,
+	},
+	{kind: "age-secret-key", re: lazy.Regexp(`AGE-SECRET-KEY-1[0-9A-Z]{58}`), hints: []string{"AGE-SECRET-KEY-1"}, bounded: true},
+	{
+		// ~/.docker/config.json: "auth" is base64 of user:password.
+		kind:  "docker-auth",
+		re:    lazy.Regexp(`"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`),
+		hints: []string{`"auth"`, "identitytoken", "registrytoken"},
+		fold:  true,
+	},
+	{
+		// A kubeconfig's client key, base64 of a PEM private key.
+		kind:  "private-key",
+		re:    lazy.Regexp(`client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]{16,})`),
+		hints: []string{"client-key-data"},
+	},
+	{
+		// A PuTTY key file: the private lines and their MAC; the header
+		// and the public lines are not secret.
+		kind:  "private-key",
+		re:    lazy.Regexp(`(?s)PuTTY-User-Key-File-\d+:.*?(Private-Lines:.*?(?:Private-MAC:\s*[0-9a-fA-F]+|\z))`),
+		hints: []string{"PuTTY-User-Key-File-"},
+	},
+	{
+		// mysql -uroot -pS3cret: the password is glued to -p (-p alone
+		// asks for it; -P is the port).
+		kind:  "password",
+		re:    lazy.Regexp(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		hints: []string{"mysql", "mariadb"},
+	},
+	{
+		// sshpass -p S3cret ssh host, redis-cli -a S3cret.
+		kind:  "password",
+		re:    lazy.Regexp(`\b(?:sshpass(?:\s+-[a-oq-zA-Z]\S*)*\s+-p|redis-cli\b[^\n|;&]*?\s(?:-a|--pass))\s*(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		hints: []string{"sshpass", "redis-cli"},
+	},
+	{
+		// curl -u user:S3cret, curl --user=user:S3cret.
+		kind:  "password",
+		re:    lazy.Regexp(`\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:=|\s*)(?:"[^"\s:]*:([^"\s$][^"\s]*)"|'[^'\s:]*:([^'\s$][^'\s]*)'|[^\s:"']+:([^\s"'$][^\s"']*))`),
+		hints: []string{"curl"},
+	},
+	{
+		// --password S3cret on any command line (--password=S3cret is
+		// an assignment, below); "the --password flag" stays.
+		kind:  "password",
+		re:    lazy.Regexp(`(?i)(?:^|\s)--?(?:[a-z]+-)?(?:password|passwd|pass|pwd)\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		hints: []string{"-pass", "-pwd", "-db-pass", "-http-pass"},
+		fold:  true,
+		valid: looksLikeCredential,
+	},
+	{
+		// .netrc: machine host login me password S3cret, on one line or
+		// several.
+		kind:  "password",
+		re:    lazy.Regexp(`(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+(\S+)`),
+		hints: []string{"machine", "default"},
+		fold:  true,
+	},
+	{
+		// .pgpass: host:port:database:user:password, one a line.
+		kind:  "password",
+		re:    lazy.Regexp(`(?m)^[ \t]*[A-Za-z0-9_.*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+?)[ \t]*$`),
+		hints: []string{":5432:", ":5433:", ":6432:", ":*:"},
 	},
 	{
 		kind:  "password",
 		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"pass", "pwd"},
 		fold:  true,
+		valid: notPlaceholder,
 	},
 	{
 		kind:  "secret",
 		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
 		hints: []string{"secret", "key", "token"},
 		fold:  true,
+		valid: notPlaceholder,
+	},
+	{
+		// --api-key X, --token=X on a command line: the value must look
+		// generated, so "--token-file path" and "--token $T" stay.
+		kind:  "secret",
+		re:    lazy.Regexp(`(?i)(?:^|\s)--?(?:api-?key|token|auth-token|access-token|secret|client-secret)(?:=|\s+)["']?([A-Za-z0-9_+/=.~-]{16,})`),
+		hints: []string{"-api", "-token", "-auth", "-access", "-secret", "-client"},
+		fold:  true,
+		valid: looksRandom,
 	},
 	{
 		// A bare "key=" or "token:" names too many things that are not
@@ -134,14 +257,14 @@ var rules = []rule{
 		// prod was wJalr…". Only a value that looks like a credential is
 		// taken, so "the password policy is strict" stays.
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)\b(?:password|passwd|passphrase|pwd|pin code)s?(?:\s+(?:for|of|on|to)\s+(?:the\s+|our\s+|my\s+)?[\w.-]+)?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		re:    lazy.Regexp(`(?i)\b(?:password|passwd|passphrase|pwd|pin code)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
 		hints: []string{"pass", "pwd", "pin code"},
 		fold:  true,
 		valid: looksLikeCredential,
 	},
 	{
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)\b(?:secret|secret key|api key|access key|token|credential)s?(?:\s+(?:for|of|on|to)\s+(?:the\s+|our\s+|my\s+)?[\w.-]+)?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		re:    lazy.Regexp(`(?i)\b(?:secret|secret key|api key|access key|token|credential)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
 		hints: []string{"secret", "key", "token", "credential"},
 		fold:  true,
 		valid: looksLikeCredential,
@@ -152,6 +275,22 @@ var rules = []rule{
 // after it ends the sentence, not the value, and a word with brackets is
 // code (getToken()), not a value.
 const proseValue = "(?:\"([^\"\\s]{4,})\"|'([^'\\s]{4,})'|`([^`\\s]{4,})`|([^\\s\"'`()\\[\\]{}<>]*[^\\s\"'`.,;:!?()\\[\\]{}<>])(?:[\\s.,;:!?]|\\z))"
+
+// notPlaceholder accepts a value that is not one of the stand-ins that
+// documentation and templates put where a secret goes: ********, xxxx,
+// changeme, your_api_key_here.
+func notPlaceholder(v string) bool {
+	l := strings.ToLower(strings.Trim(v, `"'`))
+	if l == "" || strings.Count(l, l[:1]) == len(l) {
+		return false
+	}
+	for _, w := range []string{"changeme", "change-me", "change_me", "placeholder", "redacted"} {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return !strings.HasPrefix(l, "your") && !strings.HasPrefix(l, "<")
+}
 
 // looksLikeCredential accepts a word that mixes letters with digits or
 // symbols, as passwords and keys do and words of a sentence do not.
@@ -204,70 +343,209 @@ func String(s string) string {
 	return s
 }
 
-func pass(s string) string {
-	var lower string
-	for i := range rules {
-		r := &rules[i]
-		if !r.mayMatch(s, &lower) {
-			continue
-		}
-		s = r.apply(s)
-	}
-	return s
+// engine is every rule, ctx0's own first, and the hints that gate them,
+// built on first use: the CLI links this package into every command, most
+// of which never redact.
+type engine struct {
+	rules []*rule
+	own   int // rules[:own] are ownRules
+	hints *hintSet
+	// ruleHints[i] are the ids of rule i's hints in hints.
+	ruleHints [][]int32
+	nHints    int
 }
 
-// mayMatch checks the rule's hints; lower is s in lower case, computed the
-// first time a rule needs it.
-func (r *rule) mayMatch(s string, lower *string) bool {
-	hay := s
-	if r.fold {
-		if *lower == "" {
-			*lower = strings.ToLower(s)
-		}
-		hay = *lower
+var theEngine = sync.OnceValue(func() *engine {
+	e := &engine{}
+	for i := range ownRules {
+		e.rules = append(e.rules, &ownRules[i])
 	}
-	for _, h := range r.hints {
-		if strings.Contains(hay, h) {
+	e.own = len(e.rules)
+	e.rules = append(e.rules, gitleaksRules()...)
+	ids := map[string]int32{}
+	var all []string
+	for _, r := range e.rules {
+		var mine []int32
+		for _, h := range r.hints {
+			k := strings.ToLower(h)
+			id, ok := ids[k]
+			if !ok {
+				id = int32(len(all))
+				ids[k] = id
+				all = append(all, k)
+			}
+			mine = append(mine, id)
+		}
+		e.ruleHints = append(e.ruleHints, mine)
+	}
+	e.hints, e.nHints = newHintSet(all), len(all)
+	return e
+})
+
+// pass runs every rule once. ctx0's own rules replace in turn, so that a
+// key in an assignment is named by its shape before the assignment rule
+// sees it; gitleaks' rules all look at the same text and their secrets are
+// replaced together, a span two rules overlap as one, so that a rule for
+// a shorter shape (FLWSECK_TEST-… of 12) cannot cut a longer one (of 32)
+// in two and leave its tail.
+func pass(s string) string {
+	e := theEngine()
+	found := make([]bool, e.nHints)
+	e.hints.find(s, found)
+	var spans []span
+	for i, r := range e.rules {
+		if !r.mayMatch(s, e.ruleHints[i], found) {
+			continue
+		}
+		if i < e.own {
+			s = replaceSpans(s, r.secrets(s))
+			continue
+		}
+		spans = append(spans, r.secrets(s)...)
+	}
+	return replaceSpans(s, spans)
+}
+
+// span is a secret of kind at s[start:end].
+type span struct {
+	start, end int
+	kind       string
+}
+
+// replaceSpans replaces each span of s by its marker; overlapping spans
+// become one, named by the one that starts first (the longest if several
+// do).
+func replaceSpans(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	slices.SortStableFunc(spans, func(a, b span) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return b.end - a.end
+	})
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && spans[i].start < cur.end; i++ {
+			cur.end = max(cur.end, spans[i].end)
+		}
+		b.WriteString(s[last:cur.start])
+		b.WriteString(Marker(cur.kind))
+		last = cur.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// mayMatch reports whether s holds one of the rule's hints: found tells
+// which occur in any case; a rule that is not folded checks its own case.
+func (r *rule) mayMatch(s string, ids []int32, found []bool) bool {
+	if len(ids) == 0 {
+		return true
+	}
+	for j, id := range ids {
+		if found[id] && (r.fold || strings.Contains(s, r.hints[j])) {
 			return true
 		}
 	}
 	return false
 }
 
-func (r *rule) apply(s string) string {
-	matches := r.re().FindAllStringSubmatchIndex(s, -1)
-	if matches == nil {
-		return s
+// secrets finds the rule's secrets in s.
+func (r *rule) secrets(s string) []span {
+	var matches [][]int
+	if p := r.prefixed(); p != nil {
+		matches = p.findAll(s)
+	} else {
+		matches = r.re().FindAllStringSubmatchIndex(s, -1)
 	}
-	var b strings.Builder
+	if matches == nil {
+		return nil
+	}
+	// Markers already in s are never part of a secret: a later rule must
+	// not take "generic-api-key]" for a token.
+	var markers [][]int
+	if strings.Contains(s, "[REDACTED:") {
+		markers = markerRE().FindAllStringIndex(s, -1)
+	}
+	var out []span
 	last := 0
 	for _, m := range matches {
 		start, end := m[0], m[1]
-		// The secret is the first submatch that took part, if any.
-		for g := 2; g+1 < len(m); g += 2 {
-			if m[g] >= 0 {
-				start, end = m[g], m[g+1]
-				break
+		switch {
+		case r.group > 0 && 2*r.group+1 < len(m):
+			start, end = m[2*r.group], m[2*r.group+1]
+		case r.group == 0:
+			// The secret is the first submatch that is not empty, if any.
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 && m[g+1] > m[g] {
+					start, end = m[g], m[g+1]
+					break
+				}
 			}
+		}
+		if start < last || start < 0 || end <= start {
+			continue
 		}
 		if r.bounded && start > 0 && isTokenByte(s[start-1]) {
 			continue
 		}
-		if r.valid != nil && !r.valid(s[start:end]) {
+		secret := s[start:end]
+		if r.valid != nil && !r.valid(secret) {
 			continue
 		}
-		if strings.HasPrefix(s[start:], "[REDACTED:") {
+		if overlaps(markers, start, end) {
 			continue
 		}
-		b.WriteString(s[last:start])
-		b.WriteString(Marker(r.kind))
+		if r.entropy > 0 && shannonEntropy(secret) <= r.entropy {
+			continue
+		}
+		if r.allowed(s, secret, m[0], m[1]) {
+			continue
+		}
+		out = append(out, span{start, end, r.kind})
 		last = end
 	}
-	if last == 0 {
-		return s
+	return out
+}
+
+func (r *rule) prefixed() *prefixed {
+	if r.prefix == nil {
+		return nil
 	}
-	b.WriteString(s[last:])
-	return b.String()
+	return r.prefix()
+}
+
+// overlaps reports whether [start, end) shares a byte with one of spans.
+func overlaps(spans [][]int, start, end int) bool {
+	for _, sp := range spans {
+		if start < sp[1] && sp[0] < end {
+			return true
+		}
+	}
+	return false
+}
+
+// shannonEntropy is the entropy of s in bits per character, as gitleaks
+// computes it: a value that repeats few characters is not a key.
+func shannonEntropy(s string) float64 {
+	if s == "" {
+		return 0
+	}
+	counts := map[rune]int{}
+	for _, c := range s {
+		counts[c]++
+	}
+	var h float64
+	inv := 1 / float64(len(s))
+	for _, n := range counts {
+		f := float64(n) * inv
+		h -= f * math.Log2(f)
+	}
+	return h
 }
 
 // isTokenByte reports whether c can be part of a key or of base64 text. A

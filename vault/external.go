@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
@@ -146,26 +144,28 @@ func (v *Vault) readGitIndex() (*index.Index, error) {
 	return idx, nil
 }
 
-func (v *Vault) ignoreMatcher() (gitignore.Matcher, error) {
-	patterns, err := gitignore.ReadPatterns(osfs.New(v.root), nil)
-	if err != nil {
-		return nil, fmt.Errorf("read .gitignore: %w", err)
-	}
-	return gitignore.NewMatcher(patterns), nil
-}
-
 // commitExternalLocked commits what other tools changed, as one "external
 // edits" commit, so a merge never overwrites it. Call it under the vault
 // lock.
 //
-// It returns the folders it left out as repositories of their own.
-func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, []string, error) {
+// It returns what it left out: folders that are repositories of their own,
+// and files that hold a secret.
+func (v *Vault) commitExternalLocked(ctx context.Context) (*Commit, externalLeftOut, error) {
+	var left externalLeftOut
 	changes, nested, err := v.externalChanges(ctx)
+	left.nested = nested
 	if err != nil {
-		return nil, nested, err
+		return nil, left, err
 	}
+	changes, left.withheld = withholdSecrets(changes)
 	c, err := v.commitChangesLocked(ctx, changes)
-	return c, nested, err
+	return c, left, err
+}
+
+// externalLeftOut is what an external-edits commit did not take.
+type externalLeftOut struct {
+	nested   []string   // folders that are git repositories of their own
+	withheld []Withheld // files other than entries that hold a secret
 }
 
 func (v *Vault) commitChangesLocked(ctx context.Context, changes []change) (*Commit, error) {

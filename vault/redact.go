@@ -68,3 +68,46 @@ func redactChanges(msg string, changes []change) (string, map[string]int) {
 	}
 	return msg, counts
 }
+
+// Withheld is a file edited with other tools that ctx0 did not commit
+// because it holds a secret; Reason reads after the path ("holds 1 secret
+// (github-token 1)").
+type Withheld struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// withholdSecrets takes out of an external-edits commit every file other
+// than markdown that holds a secret, and says why. An entry (.md) is
+// ctx0's own format and is redacted in place like any text ctx0 stores;
+// any other file (a script, a .env, a config, an image) is the person's,
+// and rewriting it would break it and lose the only copy of the secret,
+// so it is left as it is, uncommitted, and reported until the person
+// removes the secret or ignores the file. A deletion is never withheld.
+func withholdSecrets(changes []change) ([]change, []Withheld) {
+	var kept []change
+	var held []Withheld
+	for _, c := range changes {
+		if c.data == nil || strings.HasSuffix(c.path, ".md") {
+			kept = append(kept, c)
+			continue
+		}
+		_, counts := Redact(string(c.data))
+		if len(counts) == 0 {
+			kept = append(kept, c)
+			continue
+		}
+		what := "holds " + redact.Summary(counts)
+		if isBinary(c.data) {
+			what = "is a binary file holding what looks like " + redact.Summary(counts)
+		}
+		held = append(held, Withheld{Path: c.path, Reason: what})
+	}
+	return kept, held
+}
+
+// isBinary tells binary data as git does: a NUL byte in its first 8000
+// bytes.
+func isBinary(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+}

@@ -321,6 +321,8 @@ func (v *Vault) MergeRun(ctx context.Context, commit, label string) (MergeResult
 	}
 	defer unlock()
 	var res MergeResult
+	// Files withheld for a secret stay out of this commit as out of every
+	// other; sync reports them.
 	if res.External, _, err = v.commitExternalLocked(ctx); err != nil {
 		return res, fmt.Errorf("merge %s: %w", label, err)
 	}

@@ -108,6 +108,9 @@ type SyncResult struct {
 	// Nested lists the folders left out of the external edits because
 	// each is a git repository of its own, which ctx0 never commits.
 	Nested []string `json:"nested_repositories,omitempty"`
+	// Withheld are files edited with other tools that hold a secret: not
+	// committed, so never pushed.
+	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
 // maxSyncAttempts bounds the fetch-merge-push cycle when another pusher
@@ -238,8 +241,8 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 		return plumbing.ZeroHash, err
 	}
 	defer unlock()
-	ext, nested, err := v.commitExternalLocked(ctx)
-	res.Nested = nested
+	ext, left, err := v.commitExternalLocked(ctx)
+	res.Nested, res.Withheld = left.nested, left.withheld
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}

@@ -38,6 +38,9 @@ func syncResultLine(r vault.SyncResult, pushes bool) string {
 	if n := len(r.SetAside); n > 0 {
 		parts = append(parts, words.Plural(n, "change not taken (ctx0 conflicts)", "changes not taken (ctx0 conflicts)"))
 	}
+	if n := len(r.Withheld); n > 0 {
+		parts = append(parts, words.Plural(n, "file holding a secret not committed", "files holding a secret not committed"))
+	}
 	switch {
 	case r.Pushed:
 		parts = append(parts, "pushed")

@@ -122,7 +122,8 @@ func (a *app) printSynced(res vault.SyncResult) {
 
 // warnSyncLeftOut says, on stderr, what a sync left out of the vault:
 // changes of the remote it could not take, tracked machine-local files it
-// untracked and repositories inside the vault it did not commit.
+// untracked, repositories inside the vault and files holding a secret it
+// did not commit.
 func (a *app) warnSyncLeftOut(res vault.SyncResult) {
 	for _, s := range res.SetAside {
 		a.note("warning: not taken from %s: %s (%s); see it with %s, then ctx0 conflicts resolve %s", s.From, s.Path, s.Reason, s.Show(), s.ID)
@@ -134,6 +135,9 @@ func (a *app) warnSyncLeftOut(res vault.SyncResult) {
 	}
 	for _, p := range res.Nested {
 		a.note("warning: %s/ is a git repository of its own: not committed to the vault (move it out, or list it in .gitignore)", p)
+	}
+	for _, w := range res.Withheld {
+		a.note("Not committed: %s %s; remove the secret, or list the file in .gitignore.", w.Path, w.Reason)
 	}
 }
 
