@@ -43,6 +43,9 @@ type change struct {
 	// area describe the file no newer than data, so a write that comes
 	// after the read shows as a change at the next look.
 	disk os.FileInfo
+	// plain marks a file that is text but not an entry (a memory tool's
+	// notes.txt): checked and redacted as text, as an entry's body is.
+	plain bool
 }
 
 // Commit describes a commit ctx0 made.
