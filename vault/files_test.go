@@ -91,6 +91,7 @@ func TestEditFiles(t *testing.T) {
 		{"a/../../x.txt", ErrOutside},
 		{"/etc/x.txt", ErrOutside},
 		{".git/config", ErrHidden},
+		{".gitattributes", ErrHidden},
 		{"notes/.ctx0/x", ErrHidden},
 		{"link/x.txt", ErrLink},
 	} {
