@@ -825,6 +825,11 @@ func (s *Server) memRename(ctx context.Context, in memoryIn) (string, error) {
 		return "", err
 	}
 	if fi, err := os.Stat(s.full(from.rel)); err == nil && fi.IsDir() {
+		// Folders git does not hold (empty ones) move too: the new one is
+		// made, the old one goes.
+		if err := os.MkdirAll(s.full(to.rel), 0o755); err != nil {
+			return "", fmt.Errorf("rename %s: %w", to.given, err)
+		}
 		s.removeEmptyDirs(from.rel)
 	}
 	return fmt.Sprintf("Successfully renamed %s to %s%s", from.given, to.given, redactedNote(c)), nil
