@@ -23,7 +23,8 @@ func TestToolsRefuseWhatReadsRefuse(t *testing.T) {
 		{"remember NUL", "remember", map[string]any{"content": "a\x00b"}, "binary content"},
 		{"create NUL", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/zero.md", "file_text": "a\x00b"}, "binary content"},
 		{"create large", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/big.md", "file_text": large}, "too large"},
-		{"overwrite NUL", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/plain.md", "file_text": "a\x00b"}, "binary content"},
+		{"create NUL text file", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/zero.txt", "file_text": "a\x00b"}, "binary content"},
+		{"create large text file", "memory", map[string]any{"command": "create", "path": "/memories/knowledge/big.txt", "file_text": large}, "too large"},
 		{"str_replace NUL", "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/plain.md", "old_str": "placeholder", "new_str": "a\x00b"}, "binary content"},
 		{"insert large", "memory", map[string]any{"command": "insert", "path": "/memories/knowledge/plain.md", "insert_line": 0, "insert_text": large}, "too large"},
 	} {

@@ -261,9 +261,3 @@ func TestInstallWritesThroughALink(t *testing.T) {
 	}
 }
 
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}

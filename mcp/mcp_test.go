@@ -233,98 +233,67 @@ func TestMemoryTool(t *testing.T) {
 		t.Errorf("view shows hidden folders:\n%s", view)
 	}
 
-	// create: a file at the top, with an extension of its own.
-	out := mem(map[string]any{"command": "create", "path": "/memories/user_preferences.txt", "file_text": "# Preferences\nlikes tea\nlikes tea\nwrites Go\n"})
-	if !strings.HasPrefix(out, "File created successfully at: /memories/user_preferences.txt") {
-		t.Errorf("create: %s", out)
+	// create: a text file is the agent's text, under its name, byte for byte.
+	mem(map[string]any{"command": "create", "path": "/memories/user_preferences.txt", "file_text": "likes tea\n"})
+	if data, err := os.ReadFile(filepath.Join(root, "user_preferences.txt")); err != nil || string(data) != "likes tea\n" {
+		t.Errorf("user_preferences.txt = %q, %v", data, err)
 	}
-	data, err := os.ReadFile(filepath.Join(root, "user-preferences.txt.md"))
+	// A .md file is an entry: ctx0's frontmatter, the folder's type, the
+	// body as written; view and the listing's size are the body's.
+	mem(map[string]any{"command": "create", "path": "/memories/contacts/Bob_Smith.md", "file_text": "# Bob\nBob runs ops."})
+	data, err := os.ReadFile(filepath.Join(root, "contacts", "Bob_Smith.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"title: Preferences", "type: note", "source: agent", "created: ", "\n# Preferences\nlikes tea\n"} {
+	for _, want := range []string{"title: Bob\n", "type: contact\n", "source: agent\n", "created: ", "---\n# Bob\nBob runs ops."} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("created file lacks %q:\n%s", want, data)
 		}
 	}
-	// In a folder: the folder's type.
-	mem(map[string]any{"command": "create", "path": "/memories/contacts/bob.md", "file_text": "Bob runs ops."})
-	if d, err := f.v.Get(t.Context(), "contacts/bob"); err != nil || d.Entry.Type() != "contact" {
-		t.Errorf("contacts/bob: %v, %v", d, err)
+	if !strings.HasSuffix(string(data), "Bob runs ops.") {
+		t.Errorf("a line break was added to the body:\n%q", data)
 	}
-	if !slices.ContainsFunc(strings.Split(mem(map[string]any{"command": "view", "path": "/memories"}), "\n"), func(l string) bool {
-		return strings.HasSuffix(l, "\t/memories/user-preferences.txt")
-	}) {
-		t.Error("view does not list the new file by the name it was given")
+	listing := mem(map[string]any{"command": "view", "path": "/memories/contacts"})
+	if !strings.Contains(listing, "\n19B\t/memories/contacts/Bob_Smith.md") {
+		t.Errorf("the listing does not give the body's size (19B):\n%s", listing)
 	}
-
-	view = mem(map[string]any{"command": "view", "path": "/memories/user_preferences.txt"})
-	want := "Here's the content of /memories/user_preferences.txt with line numbers:\n     1\t# Preferences\n     2\tlikes tea\n     3\tlikes tea\n     4\twrites Go"
-	if view != want {
-		t.Errorf("view:\ngot  %q\nwant %q", view, want)
-	}
-	if got := mem(map[string]any{"command": "view", "path": "/memories/user_preferences.txt", "view_range": []int{2, -1}}); !strings.HasSuffix(got, "     2\tlikes tea\n     3\tlikes tea\n     4\twrites Go") || strings.Contains(got, "Preferences\n") {
-		t.Errorf("view_range: %q", got)
-	}
-	fails(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/user_preferences.txt", "view_range": []int{9, 10}}, "view_range")
-
-	// str_replace: zero matches, two matches, one.
-	fails(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/user_preferences.txt", "old_str": "likes coffee", "new_str": "x"},
-		"No replacement was performed, old_str `likes coffee` did not appear verbatim in /memories/user_preferences.txt.")
-	fails(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/user_preferences.txt", "old_str": "likes tea", "new_str": "x"},
-		"Multiple occurrences of old_str `likes tea` in lines: 2, 3. Please ensure it is unique")
-	out = mem(map[string]any{"command": "str_replace", "path": "/memories/user_preferences.txt", "old_str": "writes Go", "new_str": "writes Go and Rust"})
-	if !strings.Contains(out, "has been edited") || !strings.Contains(out, "     4\twrites Go and Rust") {
-		t.Errorf("str_replace: %s", out)
-	}
-	// insert at the top and at the end.
-	mem(map[string]any{"command": "insert", "path": "/memories/user_preferences.txt", "insert_line": 0, "insert_text": "(kept by the agent)\n"})
-	mem(map[string]any{"command": "insert", "path": "/memories/user_preferences.txt", "insert_line": 5, "insert_text": "last line"})
-	fails(t, cs, "memory", map[string]any{"command": "insert", "path": "/memories/user_preferences.txt", "insert_line": 99, "insert_text": "x"}, "It should be within the range [0, 6]")
-	d, err := f.v.Get(t.Context(), "user-preferences.txt")
+	// Edits keep the frontmatter and bump updated; the index follows.
+	f.clock.add(time.Hour)
+	mem(map[string]any{"command": "str_replace", "path": "/memories/contacts/Bob_Smith.md", "old_str": "ops", "new_str": "ops and Rust services"})
+	mem(map[string]any{"command": "insert", "path": "/memories/contacts/Bob_Smith.md", "insert_line": 2, "insert_text": "On call in March."})
+	d, err := f.v.Get(t.Context(), "contacts/Bob_Smith")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := d.Entry.Body(), "(kept by the agent)\n# Preferences\nlikes tea\nlikes tea\nwrites Go and Rust\nlast line\n"; got != want {
+	if got, want := d.Entry.Body(), "# Bob\nBob runs ops and Rust services.\nOn call in March."; got != want {
 		t.Errorf("body:\ngot  %q\nwant %q", got, want)
 	}
-	if d.Entry.Title() != "Preferences" {
-		t.Errorf("the frontmatter was not kept: %s", d.Entry.Bytes())
+	if d.Entry.Title() != "Bob" || d.Entry.Type() != "contact" || !d.Entry.Updated().Equal(f.clock.now()) {
+		t.Errorf("the frontmatter was not kept and updated: %s", d.Entry.Bytes())
 	}
-	// The index follows the writes.
-	if found := ok(t, cs, "search", map[string]any{"query": "rust"}); !strings.Contains(found, "user-preferences.txt") {
+	if found := ok(t, cs, "search", map[string]any{"query": "rust services"}); !strings.Contains(found, "contacts/Bob_Smith") {
 		t.Errorf("search after edits: %s", found)
 	}
 
-	// create over an existing file overwrites its body.
-	mem(map[string]any{"command": "create", "path": "/memories/contacts/bob.md", "file_text": "Bob runs ops and on-call."})
-	if d, _ := f.v.Get(t.Context(), "contacts/bob"); d.Entry.Body() != "Bob runs ops and on-call.\n" || d.Entry.Type() != "contact" {
-		t.Errorf("overwrite: %s", d.Entry.Bytes())
-	}
-
-	// rename a file, then a folder.
-	out = mem(map[string]any{"command": "rename", "old_path": "/memories/contacts/bob.md", "new_path": "/memories/contacts/robert.md"})
-	if !strings.Contains(out, "Successfully renamed") {
-		t.Errorf("rename: %s", out)
-	}
-	fails(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/contacts/bob.md"}, "does not exist")
-	fails(t, cs, "memory", map[string]any{"command": "rename", "old_path": "/memories/contacts/robert.md", "new_path": "/memories/me.md"}, "already exists")
+	// rename a file, then a folder: one commit each.
+	mem(map[string]any{"command": "rename", "old_path": "/memories/contacts/Bob_Smith.md", "new_path": "/memories/contacts/robert.md"})
 	mem(map[string]any{"command": "rename", "old_path": "/memories/contacts", "new_path": "/memories/people"})
 	if _, err := f.v.Read(t.Context(), "people/robert"); err != nil {
 		t.Errorf("folder rename: %v", err)
 	}
-
-	// delete: archived, out of the way.
-	out = mem(map[string]any{"command": "delete", "path": "/memories/people/robert.md"})
-	if !strings.Contains(out, "Successfully deleted /memories/people/robert.md") || !strings.Contains(out, "/memories/archive/people/robert.md") {
-		t.Errorf("delete: %s", out)
+	// delete a folder: gone from the view in one commit, kept in history.
+	mem(map[string]any{"command": "delete", "path": "/memories/people"})
+	fails(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/people"}, "does not exist")
+	if strings.Contains(mem(map[string]any{"command": "view", "path": "/memories"}), "robert") {
+		t.Error("the deleted file is still listed")
 	}
-	fails(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/people/robert.md"}, "does not exist")
-	fails(t, cs, "memory", map[string]any{"command": "delete", "path": "/memories"}, "Cannot delete the /memories directory itself")
+	if got := git(t, root, "show", "HEAD~1:people/robert.md"); !strings.Contains(got, "On call in March.") {
+		t.Errorf("history lost the deleted file: %s", got)
+	}
 
 	// Each write was one commit, and git finds the repository sound.
-	if got := commits(t, root) - before; got != 9 {
-		t.Errorf("%d commits for 9 writes:\n%s", got, git(t, root, "log", "--oneline"))
+	if got := commits(t, root) - before; got != 7 {
+		t.Errorf("%d commits for 7 writes:\n%s", got, git(t, root, "log", "--oneline"))
 	}
 	git(t, root, "fsck", "--strict")
 	if st := git(t, root, "status", "--porcelain"); st != "" {
@@ -355,11 +324,13 @@ func TestMemoryToolRefusesTraversal(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"command": "view", "path": "/memories/../etc/passwd"}, "escape /memories"},
-		{map[string]any{"command": "view", "path": "/etc/passwd"}, "not under /memories"},
+		{map[string]any{"command": "view", "path": "/etc/passwd"}, "Path must start with /memories"},
+		{map[string]any{"command": "view", "path": "memories/me.md"}, "Path must start with /memories"},
 		{map[string]any{"command": "view", "path": "/memories/.git/config"}, "hidden"},
 		{map[string]any{"command": "create", "path": "/memories/.ctx0/config.yaml", "file_text": "x"}, "hidden"},
 		{map[string]any{"command": "create", "path": "/memories/knowledge/../../x.md", "file_text": "x"}, "escape /memories"},
-		{map[string]any{"command": "create", "path": `/memories/..\..\x.md`, "file_text": "x"}, "escape /memories"},
+		{map[string]any{"command": "create", "path": `/memories/..\..\x.md`, "file_text": "x"}, "hidden"},
+		{map[string]any{"command": "create", "path": `/memories/a\b.md`, "file_text": "x"}, "not a valid memory path"},
 		{map[string]any{"command": "view", "path": "/memories/knowledge/link/secret.md"}, "symbolic link"},
 		{map[string]any{"command": "create", "path": "/memories/knowledge/link/new.md", "file_text": "x"}, "symbolic link"},
 		{map[string]any{"command": "view", "path": "/memories/knowledge/link"}, "symbolic link"},
@@ -369,7 +340,9 @@ func TestMemoryToolRefusesTraversal(t *testing.T) {
 		{map[string]any{"command": "rename", "old_path": "/memories/me.md", "new_path": "/memories/knowledge/people/me.md"}, "symbolic link"},
 		{map[string]any{"command": "rename", "old_path": "/memories/me.md", "new_path": "/memories/../me.md"}, "escape /memories"},
 		{map[string]any{"command": "delete", "path": "/memories/../../tmp"}, "escape /memories"},
-		{map[string]any{"command": "create", "path": "/memories/CONTEXT.md", "file_text": "x"}, "read-only"},
+		{map[string]any{"command": "create", "path": "/memories/CONTEXT.md", "file_text": "x"}, "File /memories/CONTEXT.md already exists"},
+		{map[string]any{"command": "str_replace", "path": "/memories/CONTEXT.md", "old_str": "a", "new_str": "b"}, "read-only"},
+		{map[string]any{"command": "delete", "path": "/memories/CONTEXT.md"}, "read-only"},
 	} {
 		fails(t, cs, "memory", c.args, c.want)
 	}
@@ -464,19 +437,32 @@ func TestCheckAddr(t *testing.T) {
 	}
 }
 
-// A file added by hand under a name that is not normalized can be read,
-// and is not written through a name that could resolve to another entry.
+// A file added by hand under a name that is not normalized is read and
+// written under that name, never through another name it normalizes to.
 func TestMemoryToolHandNamedFile(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect(t)
 	if err := os.WriteFile(filepath.Join(f.v.Root(), "knowledge", "My Notes.md"), []byte("---\ntitle: Mine\n---\nby hand\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got := ok(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/knowledge/My Notes.md"}); !strings.HasSuffix(got, "     1\tby hand") {
+	if got := ok(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/knowledge/My Notes.md"}); !strings.HasSuffix(got, "     1\tby hand\n     2\t") {
 		t.Errorf("view: %q", got)
 	}
-	fails(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/My Notes.md", "old_str": "by hand", "new_str": "x"}, "git mv")
-	fails(t, cs, "memory", map[string]any{"command": "delete", "path": "/memories/knowledge/My Notes.md"}, "git mv")
+	ok(t, cs, "memory", map[string]any{"command": "create", "path": "/memories/knowledge/my-notes.md", "file_text": "another file"})
+	ok(t, cs, "memory", map[string]any{"command": "str_replace", "path": "/memories/knowledge/My Notes.md", "old_str": "by hand", "new_str": "edited"})
+	for name, want := range map[string]string{"My Notes.md": "---\ntitle: Mine\n", "my-notes.md": "another file"} {
+		data, err := os.ReadFile(filepath.Join(f.v.Root(), "knowledge", name))
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Errorf("%s = %q, %v", name, data, err)
+		}
+	}
+	if got := ok(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/knowledge/My Notes.md"}); !strings.HasSuffix(got, "     1\tedited\n     2\t") {
+		t.Errorf("view after the edit: %q", got)
+	}
+	ok(t, cs, "memory", map[string]any{"command": "delete", "path": "/memories/knowledge/My Notes.md"})
+	if _, err := os.Stat(filepath.Join(f.v.Root(), "knowledge", "my-notes.md")); err != nil {
+		t.Errorf("deleting My Notes.md touched my-notes.md: %v", err)
+	}
 }
 
 func TestResourcesListEntries(t *testing.T) {

@@ -104,9 +104,9 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  "memory",
 		Title: "Memory files (/memories)",
-		Description: "The memory directory /memories, which is this vault: one markdown file per entry, in folders (contacts/, projects/, decisions/, knowledge/, ...). Commands: " +
-			"view (a folder's files two levels deep, or a file's body with line numbers; view_range [start, end]), create (path, file_text; overwrites an existing file's body), str_replace (path, old_str that occurs exactly once, new_str), insert (path, insert_line: 0 for the top, insert_text), delete (path; moved to /memories/archive/), rename (old_path, new_path). " +
-			"Files show and edit their body; ctx0 keeps their frontmatter (title, type, dates). Every write is a git commit. Use it as you would your memory directory: view /memories at the start of a task, and keep notes on progress and what you learn.",
+		Description: "The memory directory /memories, which is this vault: markdown entries in folders (contacts/, projects/, decisions/, knowledge/, ...) and your own files, under the names you give them. Commands: " +
+			"view (a folder's files two levels deep, or a file with line numbers; view_range [start, end]), create (path, file_text; fails if the file exists), str_replace (path, old_str that occurs exactly once, new_str), insert (path, insert_line: 0 for the top, insert_text), delete (path: a file or a folder), rename (old_path, new_path). " +
+			"A .md file shows and edits its body; ctx0 keeps its frontmatter (title, type, dates). Every write is a git commit, so a deleted file stays in history. Use it as you would your memory directory: view /memories at the start of a task, and keep notes on progress and what you learn.",
 		Annotations: &sdk.ToolAnnotations{Title: "Memory files", OpenWorldHint: ptr(false)},
 	}, nil, func(sc *jsonschema.Schema) {
 		sc.Properties["command"].Enum = []any{"view", "create", "str_replace", "insert", "delete", "rename"}

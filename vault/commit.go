@@ -48,6 +48,9 @@ type change struct {
 	// committed (machine-local state, a nested repository's files) that
 	// another tool or an older ctx0 did.
 	untrack bool
+	// plain marks a file that is text but not an entry (a memory tool's
+	// notes.txt): checked and redacted as text, as an entry's body is.
+	plain bool
 }
 
 // Commit describes a commit ctx0 made.

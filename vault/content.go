@@ -22,7 +22,7 @@ func checkText(verb, arg, text string) error {
 // body can still take a file over the limit.
 func checkChanges(changes []change) error {
 	for _, c := range changes {
-		if c.data == nil || !strings.HasSuffix(c.path, ".md") {
+		if c.data == nil || (!c.plain && !strings.HasSuffix(c.path, ".md")) {
 			continue
 		}
 		if err := entry.CheckContent(c.data); err != nil {

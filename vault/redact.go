@@ -48,13 +48,30 @@ func redactFile(p string, data []byte, counts map[string]int) []byte {
 	return e.Bytes()
 }
 
-// redactChanges redacts every entry file a write puts in the vault, and its
-// commit message: nothing ctx0 commits holds a secret the redactor knows.
+// redactText is data, a text file, with its secrets replaced, adding what
+// it replaced to counts.
+func redactText(data []byte, counts map[string]int) []byte {
+	out, n := Redact(string(data))
+	if len(n) == 0 {
+		return data
+	}
+	for k, c := range n {
+		counts[k] += c
+	}
+	return []byte(out)
+}
+
+// redactChanges redacts every entry file and plain text file a write puts
+// in the vault, and its commit message: nothing ctx0 commits holds a secret
+// the redactor knows.
 // It returns what it replaced, by kind; nil if nothing.
 func redactChanges(msg string, changes []change) (string, map[string]int) {
 	counts := map[string]int{}
 	for i := range changes {
 		data := redactFile(changes[i].path, changes[i].data, counts)
+		if changes[i].plain && data != nil {
+			data = redactText(data, counts)
+		}
 		if !bytes.Equal(data, changes[i].data) {
 			changes[i].disk = nil // the file must be written: it holds the secret
 		}
