@@ -12,6 +12,7 @@ import (
 
 	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // Rate is at most N calls in any Per.
@@ -20,10 +21,11 @@ type Rate struct {
 	Per time.Duration
 }
 
-// DefaultRememberRate allows at most 5 saves per conversation turn, so an
-// agent saves selectively; MCP has no turns, so a minute stands for one. A
-// client that saves more is told to be selective and when it may save again.
-var DefaultRememberRate = Rate{N: 5, Per: time.Minute}
+// The remember limits are the vault's (remember.per_client_per_minute and
+// remember.per_vault_per_minute in its config): high enough that a team of
+// agents saving as they work never meets them, low enough that a client
+// caught in a loop is slowed before it floods the vault. A client over a
+// limit is told which one, and when it may save again.
 
 // DefaultWriteRate bounds the memory tool's writes: editing files takes more
 // calls than remembering facts, but a client looping on writes is stopped.
@@ -38,27 +40,89 @@ const rateFile = "mcp-rate.json"
 // limiter counts the calls of one kind made to a vault, by any session of
 // any server process, in a sliding window.
 type limiter struct {
-	kind string // the key in rateFile
-	rate Rate
-	now  func() time.Time
-	path string // rateFile of the vault
-	mu   sync.Mutex
+	kind    string // the key in rateFile
+	rate    Rate
+	setting string // the config key that sets rate, if one does
+	now     func() time.Time
+	path    string // rateFile of the vault
+	mu      sync.Mutex
 }
 
 func newLimiter(kind string, r Rate, root string, now func() time.Time) *limiter {
 	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(ingest.StateDir), rateFile)}
 }
 
-// rateError says a call was refused, and when the next one will be taken.
+// rateError says a call was refused, by which limit, and when the next one
+// will be taken.
 type rateError struct {
-	what  string
-	rate  Rate
-	retry time.Duration
+	what    string
+	rate    Rate
+	scope   string // "per client session", "in this vault, by all clients together"
+	setting string // the config key that sets the limit; "" if none
+	retry   time.Duration
 }
 
 func (e *rateError) Error() string {
-	return fmt.Sprintf("rate limited: %s at most %d times per %v in this vault; try again in %v. Be selective: save only what will matter in a later session, one clear standalone fact per memory.",
-		e.what, e.rate.N, e.rate.Per, e.retry.Round(time.Second))
+	per := "per " + e.rate.Per.String()
+	if e.rate.Per == time.Minute {
+		per = "a minute"
+	}
+	setting := ""
+	if e.setting != "" {
+		setting = fmt.Sprintf(" (%s in %s)", e.setting, vault.ConfigFile)
+	}
+	return fmt.Sprintf("rate limited: %s at most %d times %s %s%s; try again in %v. Be selective: save only what will matter in a later session, one clear standalone fact per memory.",
+		e.what, e.rate.N, per, e.scope, setting, e.retry.Round(time.Second))
+}
+
+// clientLimiter counts the calls of one kind made by each client session,
+// in a sliding window. A session lives in one server process, so the counts
+// live in memory.
+type clientLimiter struct {
+	rate    Rate
+	setting string
+	now     func() time.Time
+	mu      sync.Mutex
+	calls   map[any][]time.Time // by session
+}
+
+func newClientLimiter(r Rate, setting string, now func() time.Time) *clientLimiter {
+	return &clientLimiter{rate: r, setting: setting, now: now, calls: map[any][]time.Time{}}
+}
+
+// allow counts a call by client, or refuses it; it returns the time the
+// call was counted at, for undo.
+func (l *clientLimiter) allow(client any, what string) (time.Time, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	for c, ts := range l.calls {
+		ts = slices.DeleteFunc(ts, func(t time.Time) bool {
+			return now.Sub(t) >= l.rate.Per || t.After(now.Add(l.rate.Per))
+		})
+		if len(ts) == 0 {
+			delete(l.calls, c) // sessions that ended are forgotten here
+		} else {
+			l.calls[c] = ts
+		}
+	}
+	ts := l.calls[client]
+	if len(ts) >= l.rate.N {
+		retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
+		return time.Time{}, &rateError{what: what, rate: l.rate, scope: "per client session", setting: l.setting, retry: retry}
+	}
+	l.calls[client] = append(ts, now)
+	return now, nil
+}
+
+// undo forgets client's call counted at at.
+func (l *clientLimiter) undo(client any, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ts := l.calls[client]
+	if i := slices.IndexFunc(ts, at.Equal); i >= 0 {
+		l.calls[client] = slices.Delete(ts, i, i+1)
+	}
 }
 
 // allow counts a call, or refuses it. It returns the time the call was
@@ -69,7 +133,7 @@ func (l *limiter) allow(ctx context.Context, what string) (at time.Time, err err
 		now := l.now()
 		if len(ts) >= l.rate.N {
 			retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
-			refused = &rateError{what: what, rate: l.rate, retry: retry}
+			refused = &rateError{what: what, rate: l.rate, scope: "in this vault, by all clients together", setting: l.setting, retry: retry}
 			return ts
 		}
 		at = now

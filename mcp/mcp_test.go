@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctx0/ctx0/vault"
 )
 
 func TestToolsAndResourcesListed(t *testing.T) {
@@ -115,7 +117,7 @@ func TestRememberSearchShowRetrieve(t *testing.T) {
 }
 
 func TestRememberLimits(t *testing.T) {
-	f := newFixture(t)
+	f := newFixture(t, func(o *Options) { o.RememberClientRate = Rate{N: 5, Per: time.Minute} })
 	cs := f.connect(t)
 	long := strings.Repeat("word ", 401) // 2,005 characters
 	fails(t, cs, "remember", map[string]any{"content": long}, "be more concise")
@@ -124,7 +126,7 @@ func TestRememberLimits(t *testing.T) {
 	for i := range 5 { // refused calls do not count
 		ok(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact number %d about the deploy pipeline.", i)})
 	}
-	fails(t, cs, "remember", map[string]any{"content": "One fact too many."}, "rate limited")
+	fails(t, cs, "remember", map[string]any{"content": "One fact too many."}, "at most 5 times a minute per client session (remember.per_client_per_minute in .ctx0/config.yaml); try again in 1m0s")
 	f.clock.add(61 * time.Second)
 	ok(t, cs, "remember", map[string]any{"content": "One fact too many."})
 }
@@ -133,9 +135,10 @@ func TestRememberLimits(t *testing.T) {
 // vault and a restarted server are counted with the rest, so a client
 // cannot get round it by reconnecting.
 func TestRememberLimitPerVault(t *testing.T) {
-	f := newFixture(t)
+	perVault := Rate{N: 5, Per: time.Minute}
+	f := newFixture(t, func(o *Options) { o.RememberRate = perVault })
 	second := func() *fixture { // another server process on the same vault
-		return &fixture{v: f.v, ix: f.ix, s: New(Options{Vault: f.v, Index: f.ix, Now: f.clock.now}), clock: f.clock}
+		return &fixture{v: f.v, ix: f.ix, s: New(Options{Vault: f.v, Index: f.ix, Now: f.clock.now, RememberRate: perVault}), clock: f.clock}
 	}
 	before := commits(t, f.v.Root())
 	sessions := []*sdk.ClientSession{f.connect(t), f.connect(t), second().connect(t), f.connect(t), second().connect(t)}
@@ -143,7 +146,7 @@ func TestRememberLimitPerVault(t *testing.T) {
 		ok(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact %d about the release train.", i)})
 	}
 	for i, cs := range []*sdk.ClientSession{f.connect(t), second().connect(t), sessions[0]} {
-		fails(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact %d over the limit.", i)}, "rate limited")
+		fails(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Fact %d over the limit.", i)}, "in this vault, by all clients together (remember.per_vault_per_minute in .ctx0/config.yaml)")
 	}
 	if n := commits(t, f.v.Root()) - before; n != 5 {
 		t.Errorf("%d commits, want 5", n)
@@ -525,4 +528,51 @@ func TestSearchTimeWords(t *testing.T) {
 	if !strings.Contains(found, monthly) || strings.Contains(found, yearly) {
 		t.Errorf("search: %s; want %s and not %s", found, monthly, yearly)
 	}
+}
+
+// The remember limits come from the vault's config. Three clients saving as
+// they work are never refused while a runaway client is slowed by its own
+// limit, told which limit it hit and when to try again; after the window it
+// saves again.
+func TestRememberLimitSlowsOnlyTheRunaway(t *testing.T) {
+	f := newFixture(t)
+	root := f.v.Root()
+	cfg := "remember:\n  per_client_per_minute: 10\n  per_vault_per_minute: 1000\n"
+	if err := os.WriteFile(filepath.Join(root, ".ctx0", "config.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, root, "add", ".ctx0/config.yaml")
+	git(t, root, "commit", "-qm", "limits")
+	v, err := vault.Open(t.Context(), root, vault.WithClock(f.clock.now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.SetCatalog(f.ix)
+	g := &fixture{v: v, ix: f.ix, s: New(Options{Vault: v, Index: f.ix, Now: f.clock.now}), clock: f.clock}
+	team := []*sdk.ClientSession{g.connect(t), g.connect(t), g.connect(t)}
+	runaway := g.connect(t)
+	before := commits(t, root)
+	saved, refused := 0, 0
+	for round := range 6 {
+		for c, cs := range team {
+			ok(t, cs, "remember", map[string]any{"content": fmt.Sprintf("Client %d learned fact %d about the build.", c, round)})
+		}
+		for i := range 4 {
+			args := map[string]any{"content": fmt.Sprintf("Runaway note %d-%d, saved again and again.", round, i)}
+			if round*4+i < 10 {
+				ok(t, runaway, "remember", args)
+				saved++
+				continue
+			}
+			fails(t, runaway, "remember", args, "at most 10 times a minute per client session (remember.per_client_per_minute in .ctx0/config.yaml); try again in")
+			refused++
+		}
+		g.clock.add(time.Second)
+	}
+	if n := commits(t, root) - before; n != 18+saved {
+		t.Errorf("%d commits, want %d (18 by the team, %d by the runaway)", n, 18+saved, saved)
+	}
+	g.clock.add(time.Minute)
+	ok(t, runaway, "remember", map[string]any{"content": "Runaway note after a minute's rest."})
+	git(t, root, "fsck", "--strict")
 }

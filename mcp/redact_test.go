@@ -13,7 +13,10 @@ import (
 // str_replace and insert, reach no
 // commit, no name and no file, and the agent is told what was redacted.
 func TestToolsRedact(t *testing.T) {
-	f := newFixture(t, func(o *Options) { o.RememberRate = Rate{N: 1000, Per: time.Minute} })
+	f := newFixture(t, func(o *Options) {
+		o.RememberRate = Rate{N: 1000, Per: time.Minute}
+		o.RememberClientRate = Rate{N: 1000, Per: time.Minute}
+	})
 	cs := f.connect(t)
 	secrets, _ := redacttest.Corpus(t)
 	var all []string

@@ -40,8 +40,11 @@ type Options struct {
 	// Version is ctx0's version, reported to clients.
 	Version string
 	// RememberRate limits remember in the vault, whatever the session or
-	// process; zero: DefaultRememberRate.
+	// process; zero: the vault's remember.per_vault_per_minute.
 	RememberRate Rate
+	// RememberClientRate limits remember by one client session; zero: the
+	// vault's remember.per_client_per_minute.
+	RememberClientRate Rate
 	// WriteRate limits the memory tool's writes in the vault; zero:
 	// DefaultWriteRate.
 	WriteRate Rate
@@ -72,7 +75,8 @@ const DefaultMemoryMaxChars = 20000
 type Server struct {
 	opts     Options
 	sdk      *sdk.Server
-	remember *limiter
+	remember *limiter       // per vault
+	client   *clientLimiter // remember per client session
 	writes   *limiter
 	tools    map[string]*toolArgs // per tool: argument names, aliases and kinds
 }
@@ -82,8 +86,12 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	rc := o.Vault.Config().Remember
 	if o.RememberRate.N == 0 {
-		o.RememberRate = DefaultRememberRate
+		o.RememberRate = Rate{N: rc.PerVaultPerMinute, Per: time.Minute}
+	}
+	if o.RememberClientRate.N == 0 {
+		o.RememberClientRate = Rate{N: rc.PerClientPerMinute, Per: time.Minute}
 	}
 	if o.WriteRate.N == 0 {
 		o.WriteRate = DefaultWriteRate
@@ -97,9 +105,11 @@ func New(o Options) *Server {
 	s := &Server{
 		opts:     o,
 		remember: newLimiter("remember", o.RememberRate, o.Vault.Root(), o.Now),
+		client:   newClientLimiter(o.RememberClientRate, "remember.per_client_per_minute", o.Now),
 		writes:   newLimiter("memory writes", o.WriteRate, o.Vault.Root(), o.Now),
 		tools:    map[string]*toolArgs{},
 	}
+	s.remember.setting = "remember.per_vault_per_minute"
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctx0", Title: "ctx0 memory", Version: o.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Logger:       o.Logger,

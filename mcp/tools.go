@@ -49,7 +49,7 @@ func (s *Server) addTools() {
 		Name:  "remember",
 		Title: "Remember a fact",
 		Description: "Save one fact to long-term memory (a new vault entry, one git commit). Use when the user shares a fact or preference, asks you to remember something, a decision is made (say why), or you learn something surprising or hard-won (an error and its fix). " +
-			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Vault.Config().Remember.MaxChars, s.opts.RememberRate.N),
+			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Vault.Config().Remember.MaxChars, s.opts.RememberClientRate.N),
 		Annotations: &sdk.ToolAnnotations{Title: "Remember a fact", OpenWorldHint: ptr(false)},
 	}, map[string]string{"linkedTo": "links", "linked": "links"}, func(sc *jsonschema.Schema) {
 		sc.Properties["type"].Description = "what kind of fact: " + types + "; leave out to have it told from the content (decision, preference, milestone, fact or note)"
@@ -147,8 +147,15 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if t == "" {
 		t = librarian.TypeOf(in.Content)
 	}
+	// The client's own limit first: a runaway client is refused before it
+	// uses up the vault's.
+	byClient, err := s.client.allow(req.Session, "remember")
+	if err != nil {
+		return nil, rememberOut{}, err
+	}
 	counted, err := s.remember.allow(ctx, "remember")
 	if err != nil {
+		s.client.undo(req.Session, byClient)
 		return nil, rememberOut{}, err
 	}
 	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
@@ -156,6 +163,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	})
 	if err != nil || r.Duplicate {
 		s.remember.undo(ctx, counted)
+		s.client.undo(req.Session, byClient)
 	}
 	if err != nil {
 		return nil, rememberOut{}, err

@@ -95,6 +95,20 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		return Commit{}, err
 	}
 	msg, redacted := redactChanges(msg, changes)
+	blobs, err := v.storeBlobs(changes)
+	if err != nil {
+		return Commit{}, err
+	}
+	c, err := v.commitFiles(ctx, msg, changes, blobs, v.treePlan(ctx, msg, blobs))
+	if c.Hash != "" {
+		c.Redacted = redacted
+	}
+	return c, err
+}
+
+// storeBlobs stores the new content of changes, and returns each path's
+// blob (the zero hash for a removal).
+func (v *Vault) storeBlobs(changes []change) (map[string]plumbing.Hash, error) {
 	blobs := make(map[string]plumbing.Hash, len(changes))
 	for _, c := range changes {
 		if c.data == nil {
@@ -103,11 +117,17 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 		}
 		h, err := v.storeBlob(c.data)
 		if err != nil {
-			return Commit{}, fmt.Errorf("store %s: %w", c.path, err)
+			return nil, fmt.Errorf("store %s: %w", c.path, err)
 		}
 		blobs[c.path] = h
 	}
-	c, err := v.commitFiles(ctx, msg, changes, blobs, func(head headState) (plumbing.Hash, error) {
+	return blobs, nil
+}
+
+// treePlan commits HEAD's tree with blobs applied (path → blob, zero to
+// remove), with message msg; nothing when the tree does not change.
+func (v *Vault) treePlan(ctx context.Context, msg string, blobs map[string]plumbing.Hash) planFunc {
+	return func(head headState) (plumbing.Hash, error) {
 		var baseTree plumbing.Hash
 		var parents []plumbing.Hash
 		if !head.hash.IsZero() {
@@ -127,11 +147,7 @@ func (v *Vault) applyLocked(ctx context.Context, msg string, changes []change) (
 			return plumbing.ZeroHash, nil
 		}
 		return v.newCommit(tree, parents, msg)
-	})
-	if c.Hash != "" {
-		c.Redacted = redacted
 	}
-	return c, err
 }
 
 // planFunc returns the commit to move the branch to from head, writing it
@@ -141,73 +157,127 @@ type planFunc func(head headState) (plumbing.Hash, error)
 // commitFiles writes changes into the work tree, commits the tree plan
 // gives on the current HEAD, moves the branch, and stages the changed paths
 // with blobs (their hashes; zero for removals).
+func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (Commit, error) {
+	s, err := v.stage(changes, blobs)
+	if err != nil {
+		return Commit{}, err
+	}
+	h, err := v.commitStaged(ctx, msg, []*staged{s}, plan)
+	switch {
+	case err != nil && h.IsZero():
+		return Commit{}, err
+	case err != nil:
+		return Commit{Hash: h.String(), Message: msg}, err
+	}
+	return Commit{Hash: h.String(), Message: msg, Paths: s.paths()}, nil
+}
+
+// staged is one write's files, in the work tree and in the lock's journal,
+// waiting for the commit that holds them.
 //
 // The order keeps a commit from ever standing without its files: files
-// first, then the branch, then git's staging area. Each change is in the
-// lock's journal first, with its content before and after, so a process
-// killed at any point is finished or undone by the next ctx0 command
-// (recoverLocked).
-func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, blobs map[string]plumbing.Hash, plan planFunc) (_ Commit, err error) {
+// first (stage), then the branch, then git's staging area (commitStaged).
+// Each change is in the lock's journal first, with its content before and
+// after, so a process killed at any point is finished or undone by the next
+// ctx0 command (recoverLocked).
+type staged struct {
+	changes   []change
+	updates   []gitindex.Update
+	undo      func() // puts the files back as they were
+	settle    func() // brings back what other programs wrote to them meanwhile
+	journaled int    // the journal's writes before this one's
+}
+
+func (s *staged) paths() []string {
+	paths := make([]string, len(s.changes))
+	for i, c := range s.changes {
+		paths[i] = c.path
+	}
+	return paths
+}
+
+// stage puts changes into the work tree, recorded first in the lock's
+// journal. On failure nothing of it is left: the files are put back and
+// their journal records dropped.
+func (v *Vault) stage(changes []change, blobs map[string]plumbing.Hash) (*staged, error) {
 	for _, c := range changes {
 		if c.untrack {
 			continue // nothing on disk is touched
 		}
 		if err := CheckPath(v.root, c.path); err != nil {
-			return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+			return nil, fmt.Errorf("write %s: %w", c.path, err)
 		}
 		if c.data != nil {
 			if err := checkTakeable(c.path, filemode.Regular); err != nil {
-				return Commit{}, fmt.Errorf("write %s: %w", c.path, err)
+				return nil, fmt.Errorf("write %s: %w", c.path, err)
 			}
 		}
 	}
-	// Files go to disk before the commit exists. If we fail before the
-	// branch moves, the files are put back as they were; once it has moved,
-	// never: the commit holds them.
-	// Writes other programs made to the files we replaced are brought back
-	// last: after the undo on failure, or once the commit is staged.
-	var settleLate func()
-	defer func() {
-		if settleLate != nil {
-			settleLate()
-		}
-	}()
 	before, undo, err := v.snapshot(changes)
 	if err != nil {
-		return Commit{}, err
+		return nil, err
 	}
+	s := &staged{changes: changes, undo: undo, settle: func() {}}
+	if s.journaled, err = v.journalWrites(changes, blobs, before); err != nil {
+		s.abandon(v)
+		return nil, err
+	}
+	updates, settle, err := v.writeWorkTree(changes, blobs, before)
+	s.settle = settle
+	if err != nil {
+		s.abandon(v)
+		return nil, err
+	}
+	s.updates = updates
+	return s, nil
+}
+
+// abandon puts back what s wrote (only files that still hold it), drops
+// its journal records, and brings back what other programs wrote to the
+// files meanwhile.
+func (s *staged) abandon(v *Vault) {
+	if v.held != nil && len(v.held.j.Writes) > s.journaled {
+		v.held.j.Writes = v.held.j.Writes[:s.journaled]
+	}
+	s.undo()
+	s.settle()
+}
+
+// commitStaged commits the tree plan gives on the current HEAD, moves the
+// branch, and stages the files of ss in git's staging area. It returns the
+// commit; the commit with an error when it stands but the staging area
+// could not be brought up to date (the journal keeps the record, so the
+// next ctx0 command does it). If the branch did not move, every write of ss
+// is put back.
+func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan planFunc) (commit plumbing.Hash, err error) {
 	committed := false
 	defer func() {
 		if err != nil && !committed {
-			undo()
+			for i := len(ss) - 1; i >= 0; i-- {
+				ss[i].abandon(v)
+			}
+			return
 		}
-	}()
-	journaled, err := v.journalWrites(changes, blobs, before)
-	if err != nil {
-		return Commit{}, err
-	}
-	defer func() {
 		// The record of these writes is kept only when the commit stands
 		// but git's staging area lags: the next command stages them.
-		if v.held != nil && (err == nil || !committed) {
-			v.held.j.Writes = v.held.j.Writes[:journaled]
+		if err == nil && v.held != nil && len(ss) > 0 {
+			v.held.j.Writes = v.held.j.Writes[:ss[0].journaled]
+		}
+		// Writes other programs made to the replaced files are brought
+		// back once the commit is staged.
+		for _, s := range ss {
+			s.settle()
 		}
 	}()
-	updates, settle, err := v.writeWorkTree(changes, blobs, before)
-	settleLate = settle
-	if err != nil {
-		return Commit{}, err
-	}
 	// git's staging area is locked before the branch moves, as `git commit`
 	// does, so that a commit is never made that cannot then be staged.
 	indexLockPath := filepath.Join(v.gitDir, "index.lock")
 	indexLock, err := v.lockGitIndex(ctx, indexLockPath)
 	if err != nil {
-		return Commit{}, fmt.Errorf("update git index: %w", err)
+		return plumbing.ZeroHash, fmt.Errorf("update git index: %w", err)
 	}
 	defer releaseLockFile(indexLock, indexLockPath)
 
-	var commit plumbing.Hash
 	for attempt := 0; ; attempt++ {
 		commit, err = v.commitOnHead(ctx, msg, plan)
 		if !errors.Is(err, errRefMoved) || attempt == 5 {
@@ -215,25 +285,24 @@ func (v *Vault) commitFiles(ctx context.Context, msg string, changes []change, b
 		}
 	}
 	if err != nil {
-		return Commit{}, err
+		return plumbing.ZeroHash, err
 	}
 	committed = true
 	if v.onCommit != nil && ctx.Value(syncingKey{}) == nil {
 		v.onCommit(v)
+	}
+	var updates []gitindex.Update
+	for _, s := range ss {
+		updates = append(updates, s.updates...)
 	}
 	locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
 	if ierr := gitindex.ApplyWithLock(ctx, v.gitDir, updates, locked); ierr != nil {
 		// The commit stands, and so do the files. Only git's staging area
 		// is behind; the journal keeps the record, so the next ctx0
 		// command brings it up to date.
-		return Commit{Hash: commit.String(), Message: msg},
-			fmt.Errorf("%w (commit %s was made and its files are in place; the next ctx0 command stages them)", ierr, commit.String()[:10])
+		return commit, fmt.Errorf("%w (commit %s was made and its files are in place; the next ctx0 command stages them)", ierr, commit.String()[:10])
 	}
-	paths := make([]string, len(changes))
-	for i, c := range changes {
-		paths[i] = c.path
-	}
-	return Commit{Hash: commit.String(), Message: msg, Paths: paths}, nil
+	return commit, nil
 }
 
 // releaseLockFile closes f, the git lock file p, and removes p, unless it

@@ -44,6 +44,12 @@ type RememberConfig struct {
 	// MaxChars is the longest text remember accepts; longer text is refused
 	// so agents save concise, standalone facts rather than transcripts.
 	MaxChars int `yaml:"max_chars"`
+	// PerClientPerMinute is how many remember calls one MCP client session
+	// may make in a minute: a client that loops is slowed, not the team.
+	PerClientPerMinute int `yaml:"per_client_per_minute"`
+	// PerVaultPerMinute is how many remember calls the vault takes in a
+	// minute from every client and server process together.
+	PerVaultPerMinute int `yaml:"per_vault_per_minute"`
 }
 
 // TypeInfo describes an entry type.
@@ -80,7 +86,7 @@ var Sources = []string{"user", "agent", "auto", "librarian", "curator"}
 func DefaultConfig() Config {
 	return Config{
 		Author:   Author{Name: "ctx0", Email: "ctx0@localhost"},
-		Remember: RememberConfig{MaxChars: 2000},
+		Remember: RememberConfig{MaxChars: 2000, PerClientPerMinute: 60, PerVaultPerMinute: 600},
 		Sync:     SyncConfig{StartBudget: 1500 * time.Millisecond},
 	}
 }
@@ -137,6 +143,21 @@ func ParseConfig(f *config.File) (Config, error) {
 	}
 	if cfg.Remember.MaxChars <= 0 {
 		cfg.Remember.MaxChars = DefaultConfig().Remember.MaxChars
+	}
+	for _, r := range []struct {
+		key string
+		n   *int
+		def int
+	}{
+		{"per_client_per_minute", &cfg.Remember.PerClientPerMinute, DefaultConfig().Remember.PerClientPerMinute},
+		{"per_vault_per_minute", &cfg.Remember.PerVaultPerMinute, DefaultConfig().Remember.PerVaultPerMinute},
+	} {
+		if *r.n < 0 {
+			return cfg, fmt.Errorf("parse config %s: remember: %s %d: want a positive number of calls a minute", p, r.key, *r.n)
+		}
+		if *r.n == 0 {
+			*r.n = r.def
+		}
 	}
 	if cfg.Author.Name == "" || cfg.Author.Email == "" {
 		def := DefaultConfig().Author

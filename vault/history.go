@@ -61,6 +61,9 @@ func (v *Vault) History(ctx context.Context, ref string) ([]LogEntry, error) {
 		if changed {
 			e := logEntry(c)
 			e.Path = p
+			if line := groupSubject(c.Message, p); line != "" {
+				e.Subject = line
+			}
 			out = append(out, e)
 		}
 		return nil

@@ -45,6 +45,7 @@ type Vault struct {
 
 	sem       chan struct{} // one lock holder per process at a time (see takeLock)
 	held      *held         // the vault lock, while this process holds it
+	writes    writeQueue    // writes waiting for the next group commit
 	recovered []string      // what taking the lock repaired (recoverLocked), for doctor
 }
 

@@ -21,44 +21,6 @@ var ErrExists = errors.New("entry exists")
 // ErrTooLong is returned when remembered text is over the configured limit.
 var ErrTooLong = errors.New("memory too long")
 
-// update runs one write: under the vault lock, fn reads what it needs and
-// returns the changes; they are committed as one commit, and the catalog
-// hears of them. Deciding under the lock is what keeps two writers from
-// picking the same new name or overwriting each other's edit.
-func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []change, err error)) (Commit, error) {
-	unlock, err := v.lock(ctx)
-	if err != nil {
-		return Commit{}, err
-	}
-	defer unlock()
-	var c Commit
-	for attempt := 0; ; attempt++ {
-		msg, changes, err := fn()
-		if err != nil || len(changes) == 0 {
-			return Commit{}, err
-		}
-		if err := checkChanges(changes); err != nil {
-			return Commit{}, err
-		}
-		c, err = v.applyLocked(ctx, msg, changes)
-		if errors.Is(err, errStale) && attempt < staleRetries {
-			// Someone edited a file between our read and our write: read
-			// it again and make the change anew on what is there now.
-			continue
-		}
-		if err != nil {
-			return Commit{}, err
-		}
-		break
-	}
-	if o, ok := v.catalog.(Observer); ok {
-		if err := o.Changed(ctx, c.Paths); err != nil {
-			return c, err
-		}
-	}
-	return c, nil
-}
-
 // Meta is what a new entry's frontmatter says.
 type Meta struct {
 	Title   string

@@ -4,23 +4,23 @@
 // held. A lock is per open file, so two Locks on one path in one process
 // exclude each other as two processes would.
 //
-// Every wait ends with its context; the lock file and its folder are made
-// when missing.
+// A wait blocks in the kernel (flock without LOCK_NB) rather than retrying:
+// a waiter costs no CPU however many wait, and the kernel hands the lock
+// over as soon as it is let go. Every wait ends with its context; the lock
+// file and its folder are made when missing.
 package filelock
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
+	"sync"
+	"syscall"
 
 	"github.com/gofrs/flock"
 )
-
-// retry is how long a waiter sleeps between tries: flock has no wait that
-// a context can end, so a wait is a loop of tries.
-const retry = 2 * time.Millisecond
 
 // Lock is a lock held on a file.
 type Lock struct{ f *flock.Flock }
@@ -39,13 +39,13 @@ func (l *Lock) Unlock() error {
 // Exclusive waits until ctx ends for the exclusive lock on the file at
 // path; the error wraps ctx.Err() if ctx ends first.
 func Exclusive(ctx context.Context, path string) (*Lock, error) {
-	return wait(ctx, path, (*flock.Flock).TryLockContext)
+	return wait(ctx, path, (*flock.Flock).TryLock, (*flock.Flock).Lock)
 }
 
 // Shared waits until ctx ends for a shared lock on the file at path, which
 // other shared locks may hold too.
 func Shared(ctx context.Context, path string) (*Lock, error) {
-	return wait(ctx, path, (*flock.Flock).TryRLockContext)
+	return wait(ctx, path, (*flock.Flock).TryRLock, (*flock.Flock).RLock)
 }
 
 // TryExclusive takes the exclusive lock on the file at path if no one
@@ -60,19 +60,64 @@ func TryShared(path string) (l *Lock, ok bool, err error) {
 	return try(path, (*flock.Flock).TryRLock)
 }
 
-func wait(ctx context.Context, path string, lock func(*flock.Flock, context.Context, time.Duration) (bool, error)) (*Lock, error) {
+// wait tries the lock once, then blocks for it in a goroutine, since a
+// blocking flock cannot be interrupted by a context. A wait that ctx ends
+// leaves that goroutine blocked; when it gets the lock at last it lets go
+// of it at once, so a cancelled wait never keeps the lock.
+func wait(ctx context.Context, path string, try func(*flock.Flock) (bool, error), block func(*flock.Flock) error) (*Lock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
 	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}
-	ok, err := lock(f, ctx, retry)
-	if err == nil && !ok {
-		err = ctx.Err()
-	}
-	if err != nil {
+	if ok, err := try(f); err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
+	} else if ok {
+		return &Lock{f}, nil
 	}
-	return &Lock{f}, nil
+	var (
+		mu        sync.Mutex
+		abandoned bool
+		got       = make(chan error, 1)
+	)
+	go func() {
+		err := block(f)
+		// A signal to the thread may end the wait early: wait again.
+		for errors.Is(err, syscall.EINTR) {
+			err = block(f)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if abandoned {
+			if err == nil {
+				f.Unlock()
+			}
+			return
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		if err != nil {
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		return &Lock{f}, nil
+	case <-ctx.Done():
+		mu.Lock()
+		abandoned = true
+		mu.Unlock()
+		// The lock may have come between ctx's end and now.
+		select {
+		case err := <-got:
+			if err == nil {
+				f.Unlock()
+			}
+		default:
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
+	}
 }
 
 func try(path string, lock func(*flock.Flock) (bool, error)) (*Lock, bool, error) {

@@ -1,0 +1,333 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Group commit. The writes of one process that arrive while a commit is
+// being made wait, and go into the next commit together: one lock, one
+// commit, one update of git's staging area for all of them, so throughput
+// grows with the writers instead of staying at one commit at a time.
+// Each write is still decided, checked, redacted and merged with what a
+// person changed on its own, in arrival order, each on the files as the
+// writes before it left them; a write that fails fails alone, and each
+// caller gets its own result with the commit that holds its write. Two
+// writes of one file never share a commit: the later one waits for the
+// next, so the journal and the merge see one change per file.
+
+// pendingWrite is one call of update waiting for its commit.
+type pendingWrite struct {
+	ctx   context.Context
+	fn    func() (msg string, changes []change, err error)
+	c     Commit
+	err   error
+	panic any // what fn panicked with, raised again in the caller
+	done  chan struct{}
+}
+
+func (p *pendingWrite) finish(c Commit, err error) {
+	p.c, p.err = c, err
+	close(p.done)
+}
+
+// run decides the write, keeping a panic for the caller's goroutine.
+func (p *pendingWrite) run() (msg string, changes []change, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.panic = r
+			err = fmt.Errorf("write panicked: %v", r)
+		}
+	}()
+	return p.fn()
+}
+
+// writeQueue holds the writes waiting for the next commit, and whether a
+// goroutine is making commits of them.
+type writeQueue struct {
+	mu      sync.Mutex
+	pending []*pendingWrite
+	running bool
+}
+
+// take removes the next group from the queue: the writes that arrived so
+// far, those of a sync apart from the others (a sync's commits are its own
+// to push).
+func (q *writeQueue) take() []*pendingWrite {
+	if len(q.pending) == 0 {
+		return nil
+	}
+	syncing := isSyncing(q.pending[0].ctx)
+	var group, rest []*pendingWrite
+	for _, p := range q.pending {
+		if isSyncing(p.ctx) == syncing {
+			group = append(group, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	q.pending = rest
+	return group
+}
+
+func isSyncing(ctx context.Context) bool { return ctx.Value(syncingKey{}) != nil }
+
+// update runs one write: under the vault lock, fn reads what it needs and
+// returns the changes; they are committed, with the other writes waiting
+// at the time, and the catalog hears of them. Deciding under the lock is
+// what keeps two writers from picking the same new name or overwriting
+// each other's edit.
+func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []change, err error)) (Commit, error) {
+	if err := ctx.Err(); err != nil {
+		return Commit{}, v.lockError(ctx)
+	}
+	p := &pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
+	q := &v.writes
+	q.mu.Lock()
+	q.pending = append(q.pending, p)
+	if !q.running {
+		q.running = true
+		go v.runWrites()
+	}
+	q.mu.Unlock()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		q.mu.Lock()
+		if i := slices.Index(q.pending, p); i >= 0 {
+			q.pending = slices.Delete(q.pending, i, i+1)
+			q.mu.Unlock()
+			return Commit{}, v.lockError(ctx)
+		}
+		q.mu.Unlock()
+		// Taken into a commit already: its outcome is this write's.
+		<-p.done
+	}
+	if p.panic != nil {
+		panic(p.panic)
+	}
+	return p.c, p.err
+}
+
+func (v *Vault) lockError(ctx context.Context) error {
+	return fmt.Errorf("lock vault %s: %w", filepath.Join(v.root, lockFile), ctx.Err())
+}
+
+// runWrites commits the queued writes, group after group, until none wait.
+func (v *Vault) runWrites() {
+	q := &v.writes
+	for {
+		q.mu.Lock()
+		group := q.take()
+		if len(group) == 0 {
+			q.running = false
+			q.mu.Unlock()
+			return
+		}
+		q.mu.Unlock()
+		if later := v.commitGroup(group); len(later) > 0 {
+			q.mu.Lock()
+			q.pending = append(later, q.pending...)
+			q.mu.Unlock()
+		}
+	}
+}
+
+// groupWrite is one write of a group, in the work tree.
+type groupWrite struct {
+	p        *pendingWrite
+	msg      string
+	redacted map[string]int
+	blobs    map[string]plumbing.Hash
+	s        *staged
+	indexErr error // the catalog could not follow
+}
+
+// errLater means a write changes a file that an earlier write of the same
+// group changes: it goes into the next commit.
+var errLater = errors.New("a file of this write is in the commit being made")
+
+// commitGroup makes one commit of group's writes, and finishes each; it
+// returns the writes that must wait for the next commit.
+func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
+	ctx, stop := groupContext(group)
+	defer stop()
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		for _, p := range group {
+			if p.ctx.Err() != nil {
+				err = v.lockError(p.ctx)
+			}
+			p.finish(Commit{}, err)
+		}
+		return nil
+	}
+	defer unlock()
+	obs, _ := v.catalog.(Observer)
+	touched := map[string]bool{}
+	var ws []*groupWrite
+	for _, p := range group {
+		w, err := v.stageWrite(p, touched)
+		switch {
+		case errors.Is(err, errLater):
+			later = append(later, p)
+			continue
+		case err != nil || w == nil:
+			p.finish(Commit{}, err)
+			continue
+		}
+		ws = append(ws, w)
+		if obs != nil {
+			// The next write's checks (a duplicate, a free name, an
+			// alias) see this one.
+			w.indexErr = obs.Changed(p.ctx, w.s.paths())
+		}
+	}
+	if len(ws) == 0 {
+		return later
+	}
+	msg := groupMessage(ws)
+	blobs := map[string]plumbing.Hash{}
+	ss := make([]*staged, len(ws))
+	for i, w := range ws {
+		for p, h := range w.blobs {
+			blobs[p] = h
+		}
+		ss[i] = w.s
+	}
+	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	if err != nil && h.IsZero() {
+		if obs != nil {
+			// The files were put back: the catalog follows them.
+			var paths []string
+			for _, w := range ws {
+				paths = append(paths, w.s.paths()...)
+			}
+			obs.Changed(context.WithoutCancel(ctx), paths)
+		}
+		for _, w := range ws {
+			w.p.finish(Commit{}, err)
+		}
+		return later
+	}
+	for _, w := range ws {
+		c := Commit{Hash: h.String(), Message: msg}
+		if len(w.redacted) > 0 {
+			c.Redacted = w.redacted
+		}
+		if err != nil {
+			w.p.finish(c, err)
+			continue
+		}
+		c.Paths = w.s.paths()
+		w.p.finish(c, w.indexErr)
+	}
+	return later
+}
+
+// stageWrite decides p's write on the files as they are now and puts it in
+// the work tree; nil when it changes nothing. A file that another program
+// changes meanwhile makes it decide again.
+func (v *Vault) stageWrite(p *pendingWrite, touched map[string]bool) (*groupWrite, error) {
+	for attempt := 0; ; attempt++ {
+		if err := p.ctx.Err(); err != nil {
+			return nil, err
+		}
+		msg, changes, err := p.run()
+		if err != nil || len(changes) == 0 {
+			return nil, err
+		}
+		if err := checkChanges(changes); err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			if touched[c.path] {
+				return nil, errLater
+			}
+		}
+		msg, redacted := redactChanges(msg, changes)
+		blobs, err := v.storeBlobs(changes)
+		if err != nil {
+			return nil, err
+		}
+		s, err := v.stage(changes, blobs)
+		if errors.Is(err, errStale) && attempt < staleRetries {
+			// Someone edited a file between our read and our write: read
+			// it again and make the change anew on what is there now.
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range changes {
+			touched[c.path] = true
+		}
+		return &groupWrite{p: p, msg: msg, redacted: redacted, blobs: blobs, s: s}, nil
+	}
+}
+
+// groupContext is the context of a group's lock wait and commit: it keeps
+// the first write's values and ends when every write's context has ended,
+// since until then someone waits for the commit.
+func groupContext(group []*pendingWrite) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(group[0].ctx))
+	left := int64(len(group))
+	stops := make([]func() bool, len(group))
+	for i, p := range group {
+		stops[i] = context.AfterFunc(p.ctx, func() {
+			if atomic.AddInt64(&left, -1) == 0 {
+				cancel()
+			}
+		})
+	}
+	return ctx, func() {
+		for _, s := range stops {
+			s()
+		}
+		cancel()
+	}
+}
+
+// groupMessage is the commit message of a group: a write alone keeps its
+// own; several get a subject that counts them and one line each, the
+// subject of its own message.
+func groupMessage(ws []*groupWrite) string {
+	if len(ws) == 1 {
+		return ws[0].msg
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s%d writes\n", groupPrefix, len(ws))
+	for _, w := range ws {
+		subject, _, _ := strings.Cut(w.msg, "\n")
+		b.WriteString("\n" + subject)
+	}
+	return b.String()
+}
+
+// groupPrefix starts the subject of a group commit's message.
+const groupPrefix = "ctx0: "
+
+// groupSubject is the line of a group commit's message that names the
+// entry at path p, for its history; "" when msg is not a group's or names
+// it nowhere.
+func groupSubject(msg, p string) string {
+	subject, body, ok := strings.Cut(msg, "\n\n")
+	if !ok || !strings.HasPrefix(subject, groupPrefix) || !strings.HasSuffix(subject, " writes") {
+		return ""
+	}
+	name := strings.TrimSuffix(p, ".md")
+	for _, line := range strings.Split(body, "\n") {
+		if slices.Contains(strings.Fields(line), name) {
+			return line
+		}
+	}
+	return ""
+}

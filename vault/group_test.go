@@ -1,0 +1,172 @@
+package vault
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Writes that arrive while a commit is being made go into the next commit
+// together, each with its own result: a name, the commit that holds it, its
+// own line in the message. A write that fails fails alone, a duplicate is
+// caught within the group, and two writes of one entry go into two commits,
+// neither lost. Checked with the real git.
+func TestGroupCommit(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	base, err := v.Remember(ctx, RememberOptions{Text: "The shared entry that two writers edit at once."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := strings.TrimSpace(runGit(t, v, "rev-list", "--count", "HEAD"))
+
+	// Hold the vault lock, as another writer would, while writes queue.
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		what string
+		name string
+		c    Commit
+		dup  bool
+		err  error
+	}
+	results := make(chan result, 64)
+	var wg sync.WaitGroup
+	remember := func(what, text string) {
+		wg.Go(func() {
+			r, err := v.Remember(ctx, RememberOptions{Text: text})
+			results <- result{what, r.Name, r.Commit, r.Duplicate, err}
+		})
+	}
+	set := func(what, field, value string) {
+		wg.Go(func() {
+			name, c, err := v.Set(ctx, base.Name, field, value)
+			results <- result{what, name, c, false, err}
+		})
+	}
+	waitQueued := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			v.writes.mu.Lock()
+			queued, running := len(v.writes.pending), v.writes.running
+			v.writes.mu.Unlock()
+			if queued == n && running {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d writes queued, want %d", queued, n)
+			}
+		}
+	}
+	// The first write is taken at once and waits for the lock; the others
+	// queue behind it for the next commit.
+	remember("first", "The first write, alone in its commit.")
+	waitQueued(0)
+	for i := range 12 {
+		remember("fact", fmt.Sprintf("Fact %d about the deploy pipeline.", i))
+	}
+	for i := range 3 { // one title: three names
+		remember("same title", fmt.Sprintf("Rollbacks need a ticket.\n\nVariant %d.", i))
+	}
+	remember("twin", "A text sent twice by two agents.")
+	remember("twin", "A text sent twice by two agents.")
+	set("bad", "pinned", "maybe")
+	set("tags", "tags", "ops, deploy")
+	set("project", "project", "pipeline")
+	waitQueued(20)
+	unlock()
+	wg.Wait()
+	close(results)
+
+	commits := map[string][]result{}
+	var names []string
+	dups := 0
+	for r := range results {
+		switch {
+		case r.what == "bad":
+			if r.err == nil || !strings.Contains(r.err.Error(), "not true or false") {
+				t.Errorf("bad set: %v, want its own error", r.err)
+			}
+			continue
+		case r.err != nil:
+			t.Errorf("%s %s: %v", r.what, r.name, r.err)
+			continue
+		case r.dup:
+			dups++
+			continue
+		}
+		commits[r.c.Hash] = append(commits[r.c.Hash], r)
+		names = append(names, r.name)
+		// The commit returned holds the write.
+		runGit(t, v, "cat-file", "-e", r.c.Hash+":"+r.name+".md")
+		if !slices.Equal(r.c.Paths, []string{r.name + ".md"}) {
+			t.Errorf("%s: paths %v, want only its own", r.name, r.c.Paths)
+		}
+	}
+	if dups != 1 {
+		t.Errorf("%d duplicates, want 1 of the twins", dups)
+	}
+	// The first write, a commit of every other, and the second edit of
+	// the shared entry after it.
+	if len(commits) != 3 {
+		t.Errorf("%d commits, want 3: %v", len(commits), commits)
+	}
+	after := strings.TrimSpace(runGit(t, v, "rev-list", "--count", "HEAD"))
+	if fmt.Sprint(len(commits)) != fmt.Sprint(atoi(after)-atoi(before)) {
+		t.Errorf("%s commits on the branch after %s, want %d more", after, before, len(commits))
+	}
+	for h, rs := range commits {
+		msg := runGit(t, v, "log", "-1", "--format=%B", h)
+		if len(rs) == 1 {
+			continue
+		}
+		subject, body, _ := strings.Cut(strings.TrimSpace(msg), "\n\n")
+		if subject != fmt.Sprintf("ctx0: %d writes", len(rs)) {
+			t.Errorf("group subject %q, want it to count %d writes", subject, len(rs))
+		}
+		lines := strings.Split(body, "\n")
+		if len(lines) != len(rs) {
+			t.Errorf("%d lines for %d writes:\n%s", len(lines), len(rs), msg)
+		}
+		for _, r := range rs {
+			if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, " "+r.name) }) {
+				t.Errorf("no line for %s in:\n%s", r.name, msg)
+			}
+		}
+	}
+	slices.Sort(names)
+	for _, want := range []string{"knowledge/rollbacks-need-a-ticket", "knowledge/rollbacks-need-a-ticket-2", "knowledge/rollbacks-need-a-ticket-3"} {
+		if _, ok := slices.BinarySearch(names, want); !ok {
+			t.Errorf("no %s among %v", want, names)
+		}
+	}
+	d, err := v.Get(ctx, base.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Entry.Bytes(); !strings.Contains(string(got), "project: pipeline") || !strings.Contains(string(got), "deploy") {
+		t.Errorf("one edit of the shared entry is lost:\n%s", got)
+	}
+	checkClean(t, v)
+	// History names the entry's own line of a group commit.
+	h, err := v.History(ctx, names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(h[0].Subject, " "+names[0]) {
+		t.Errorf("history of %s says %q", names[0], h[0].Subject)
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, r := range s {
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
