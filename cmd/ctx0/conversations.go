@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -101,13 +102,7 @@ func statusList() string {
 }
 
 // span is a conversation's length for people: 0m, 45m, 2h05m.
-func span(d time.Duration) string {
-	d = d.Round(time.Minute)
-	if d >= time.Hour {
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dm", int(d.Minutes()))
-}
+func span(d time.Duration) string { return words.Duration(d) }
 
 // shownConversation is a conversation in full, as conversation show --json
 // prints it.
