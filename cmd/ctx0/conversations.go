@@ -40,7 +40,7 @@ insignificant to file (the note says why). Times are local.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(list, func() error { return a.printConversations(list) })
+			return a.listed(list, len(list), "No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.", func() error { return a.printConversations(list) })
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only conversations of this status: "+statusList())
@@ -62,10 +62,6 @@ func (a *app) runConversations(ctx context.Context, status string) ([]ingest.Con
 
 // printConversations prints conversations as a table, for people.
 func (a *app) printConversations(list []ingest.Conversation) error {
-	if len(list) == 0 {
-		a.note("No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.")
-		return nil
-	}
 	return a.writeTable(func(tw io.Writer) {
 		fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
 		for _, c := range list {
