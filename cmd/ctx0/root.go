@@ -76,8 +76,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	code := exitFailure
+	// The one usage-error path: a usage error of the command line, or a
+	// request the vault refuses as given (empty text, unknown type), exits 2
+	// whichever command made it.
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || vault.IsBadRequest(err) {
 		code = exitUsage
 	}
 	// The one place an error is printed, so the one place that says "ctx0:";
