@@ -154,7 +154,7 @@ a JSON object instead: {"error":"ctx0: ...","code":2}.`,
 		SilenceErrors: true,
 		Version:       version(),
 	}
-	root.SetVersionTemplate("ctx0 {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
 	root.PersistentFlags().StringVar(&a.vaultDir, "vault", "", "the vault folder")
 	root.PersistentFlags().Var(nowFlag{a}, "now", "the time to take for now, for tests and replays: a date (2023-05-08) or an RFC 3339 time; \"last week\" in a question is the week before it (default: the clock, or $CTX0_NOW)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
