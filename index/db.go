@@ -25,8 +25,9 @@ import (
 // remaps as the file grows; it never shrinks in place (no VACUUM, no
 // auto_vacuum), and a rebuild renames a new file over the old one, so a
 // mapping never outlives its file's size. (Deleting the file is safe too;
-// truncating it by hand under a running watcher is not.)
-const livePragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32000)&_pragma=mmap_size(1073741824)&_txlock=immediate"
+// truncating it by hand under a running watcher is not.) The WAL is cut
+// back to walLimit after each checkpoint (journal_size_limit).
+const livePragmas = "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=journal_size_limit(1048576)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-32000)&_pragma=mmap_size(1073741824)&_txlock=immediate"
 
 // buildPragmas configure a rebuild's new file, which nobody reads until it
 // is complete: no journal and no syncs, as a crash just leaves a temporary
@@ -121,3 +122,11 @@ func sameFile(p string, fi os.FileInfo) bool {
 	cur, err := os.Stat(p)
 	return err == nil && fi != nil && os.SameFile(cur, fi)
 }
+
+// walLimit is the size the write-ahead log is cut back to once a
+// checkpoint has folded it into the database: without a limit the file
+// keeps the size of the largest batch ever written (megabytes after a
+// rebuild's worth of updates), since connections here keep it when they
+// close (see persistWAL). With one, SQLite also cuts it to nothing as the
+// last connection closes.
+const walLimit = 1 << 20 // journal_size_limit in livePragmas

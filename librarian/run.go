@@ -54,6 +54,13 @@ type Result struct {
 // librarian: one still going on (active), or skipped.
 var ErrNotQueued = errors.New("not ready or queued for the librarian")
 
+// ActiveError is the error for an active conversation named to file: it
+// says when the conversation is finished by itself and what files it now.
+type ActiveError struct{ ingest.Waiting }
+
+func (e *ActiveError) Error() string { return e.Why() }
+func (e *ActiveError) Unwrap() error { return ErrNotQueued }
+
 // Run files one conversation: it claims it (the oldest queued, the oldest
 // ready or queued with o.Finished, or o.Conversation), extracts it, applies the extraction in an agent run
 // that merges into the branch, and archives it. If anything fails, or ctx
@@ -146,6 +153,12 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 	case ingest.Archived:
 		return nil, conv, nil
 	case ingest.Queued, ingest.Ready:
+	case ingest.Active:
+		w, err := st.Wait(ctx, conv)
+		if err != nil {
+			return nil, conv, err
+		}
+		return nil, conv, &ActiveError{w}
 	default:
 		return nil, conv, fmt.Errorf("conversation %d is %s: %w", id, conv.Status, ErrNotQueued)
 	}

@@ -177,7 +177,12 @@ func UninstallCodex(path string) (Change, error) {
 	if len(after) == 0 && bytes.HasSuffix(before, []byte("\n\n")) {
 		before = before[:len(before)-1] // the blank line install put before it
 	}
-	return ch, writeText(path, append(append([]byte{}, before...), after...), mode)
+	rest := append(append([]byte{}, before...), after...)
+	if len(bytes.TrimSpace(rest)) == 0 && !isLink(path) {
+		// Nothing else was in it, as when install created it.
+		return ch, os.Remove(path)
+	}
+	return ch, writeText(path, rest, mode)
 }
 
 // readText reads a config file; a missing one is nil.

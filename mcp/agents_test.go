@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,12 @@ func TestCodexInstall(t *testing.T) {
 			if ch, err := UninstallCodex(path); err != nil || ch.Action != "removed" {
 				t.Fatalf("uninstall: %+v, %v", ch, err)
 			}
-			if want := tt.before; !strings.HasPrefix(tt.name, "updated") && read(t, path) != want {
+			if tt.before == "" {
+				// The file install created, with nothing else in it, is gone.
+				if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("uninstalled: %v, want the file removed", err)
+				}
+			} else if want := tt.before; !strings.HasPrefix(tt.name, "updated") && read(t, path) != want {
 				t.Errorf("uninstalled:\n%q\nwant:\n%q", read(t, path), want)
 			}
 			if ch, err := UninstallCodex(path); err != nil || ch.Action != "absent" {

@@ -108,7 +108,8 @@ func Install(c Config, e ServerEntry) (Change, error) {
 }
 
 // Uninstall removes what Install added to the config c: ctx0's server, and
-// mcpServers if that leaves it empty; a .mcp.json left empty is removed. A
+// mcpServers if that leaves it empty; a file left empty is removed (unless
+// it is a symbolic link, kept in a dotfiles repository, say). A
 // server named ctx0 that ctx0 did not register is left alone.
 func Uninstall(c Config) (Change, error) {
 	ch := newChange(c)
@@ -134,10 +135,18 @@ func Uninstall(c Config) (Change, error) {
 	if err != nil || ch.Action == "absent" {
 		return ch, err
 	}
-	if len(top) == 0 && filepath.Base(c.Path) == ".mcp.json" {
+	if len(top) == 0 && !isLink(c.Path) {
+		// Nothing else was in it, as when install created it: the file
+		// goes, so uninstall leaves no "{}" behind.
 		return ch, os.Remove(c.Path)
 	}
 	return ch, save(c.Path, top, mode)
+}
+
+// isLink reports whether path is a symbolic link.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
 func newChange(c Config) Change {

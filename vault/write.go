@@ -21,6 +21,29 @@ var ErrExists = errors.New("entry exists")
 // ErrTooLong is returned when remembered text is over the configured limit.
 var ErrTooLong = errors.New("memory too long")
 
+// RequestError is a request refused as given: empty text, an unknown type
+// or source, a field that cannot hold the value. It is the caller's
+// mistake, which no retry mends, so adapters tell it from a failure (the
+// CLI exits 2, as for a usage error).
+type RequestError struct{ Err error }
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
+// badRequest marks err, if any, as the caller's mistake.
+func badRequest(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &RequestError{err}
+}
+
+// IsBadRequest reports whether err is a request refused as given.
+func IsBadRequest(err error) bool {
+	var re *RequestError
+	return errors.As(err, &re)
+}
+
 // Meta is what a new entry's frontmatter says.
 type Meta struct {
 	Title   string
@@ -112,7 +135,7 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	// title and the name all see the text as it will be stored.
 	text, redacted := Redact(strings.TrimSpace(o.Text))
 	if text == "" {
-		return Remembered{}, errors.New("remember: nothing to remember: the text is empty")
+		return Remembered{}, badRequest(errors.New("remember: nothing to remember: the text is empty"))
 	}
 	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
 		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
@@ -272,7 +295,7 @@ func (v *Vault) newEntry(m Meta, body string) (*entry.Entry, error) {
 // or built in): what add and set accept, and what list filters by.
 func (v *Vault) CheckType(t string) error {
 	if _, ok := v.cfg.Type(t); !ok {
-		return fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", t, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile)
+		return badRequest(fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", t, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile))
 	}
 	return nil
 }
@@ -282,10 +305,10 @@ func (v *Vault) checkMeta(m Meta) error {
 		return err
 	}
 	if m.Source != "" && !slices.Contains(Sources, m.Source) {
-		return fmt.Errorf("unknown source %q: use one of %s", m.Source, strings.Join(Sources, ", "))
+		return badRequest(fmt.Errorf("unknown source %q: use one of %s", m.Source, strings.Join(Sources, ", ")))
 	}
 	if m.Project != "" && strings.ContainsAny(m.Project, "\n\r") {
-		return fmt.Errorf("project %q: must be one line", m.Project)
+		return badRequest(fmt.Errorf("project %q: must be one line", m.Project))
 	}
 	return nil
 }

@@ -132,7 +132,9 @@ func (a *app) newRememberCmd() *cobra.Command {
 the text, and print the entry's name. Without --type, the type is told from
 the text: a choice made is a decision, a standing rule or a liking a
 preference, something shipped or signed a milestone, a lasting fact about
-someone named a fact, anything else a note. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
+someone named a fact, anything else a note. The source is user, or agent when
+ctx0 runs in an agent's shell (Claude Code, Codex CLI, Gemini CLI and Cursor
+set a variable there), unless --source says. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
 characters) is refused: keep memories concise and standalone. Text that an entry
 already holds returns that entry and writes nothing.`,
 		Example: `  ctx0 remember "The staging deploy key is in 1Password under staging-deploy" --tags infra
@@ -158,7 +160,7 @@ already holds returns that entry and writes nothing.`,
 	f.StringVar(&opts.tags, "tags", "", "comma-separated tags")
 	f.StringVar(&opts.Project, "project", "", "the project it belongs to (default: global)")
 	f.BoolVar(&opts.Pinned, "pin", false, "always load it into an agent's context; use sparingly")
-	f.StringVar(&opts.Source, "source", "agent", "who wrote it: user, agent, auto, librarian, curator")
+	f.StringVar(&opts.Source, "source", "", "who wrote it: user, agent, auto, librarian, curator (default: agent in an agent's shell, such as Claude Code's, Codex CLI's, Gemini CLI's or Cursor's; else user)")
 	a.jsonFlag(cmd, "print the result as JSON")
 	return cmd
 }
@@ -176,6 +178,9 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 		o.Text = t
 	}
 	o.Tags = splitList(opts.tags)
+	if o.Source == "" {
+		o.Source = a.writtenBy()
+	}
 	if o.Type == "" {
 		o.Type = librarian.TypeOf(o.Text)
 	}

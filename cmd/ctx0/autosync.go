@@ -96,6 +96,6 @@ func (a *app) sessionPull(ctx context.Context, root string) (string, error) {
 // automatically, unless it already does.
 func (a *app) proposeAutoSync(v *vault.Vault) {
 	if !v.Config().Sync.Auto && !slices.Contains(v.Trust().Unapproved, "sync.auto") {
-		a.note("To sync automatically (pull as agent sessions start, push after each write), put \"sync: {auto: true}\" in %s, then run ctx0 trust.", filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)))
+		a.note("To sync automatically (pull as agent sessions start, push after each write), set \"auto: true\" under sync: in %s, then run ctx0 trust.", filepath.Join(v.Root(), filepath.FromSlash(vault.ConfigFile)))
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func TestDocumentedConfigLoads(t *testing.T) {
 	for i, m := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(readme, -1) {
 		examples["README.md block "+string(rune('1'+i))] = m[1]
 	}
-	examples["the hint of proposeAutoSync"] = "sync: {auto: true}\n"
+	examples["the hint of proposeAutoSync"] = "sync:\n  auto: true\n"
 	examples["templates/vault/_ctx0/config.yaml"] = uncomment(read(t, "../../templates/vault/_ctx0/config.yaml"))
 	for _, p := range []string{"../../agent/llm/config.go", "../../extractor/config.go", "../../librarian/ingest/config.go", "../../curator/config.go"} {
 		examples[p] = docExample(read(t, p))
@@ -58,6 +59,45 @@ func TestDocumentedConfigLoads(t *testing.T) {
 				t.Errorf("%s: %v\n%s", name, err, text)
 			}
 		}
+	}
+}
+
+// TestInitConfigShowsDefaults checks that the config file ctx0 init writes
+// names every section ctx0 reads, and that what it sets is the default:
+// decoding it gives what an empty file gives.
+func TestInitConfigShowsDefaults(t *testing.T) {
+	text := read(t, "../../templates/vault/_ctx0/config.yaml")
+	for _, s := range configSections() {
+		if !regexp.MustCompile(`(?m)^(# )?` + s + `:`).MatchString(text) {
+			t.Errorf("templates/vault/_ctx0/config.yaml has no %s section", s)
+		}
+	}
+	got, err := config.Parse("config.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty, err := config.Parse("empty.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type parsed struct{ vault, llm, extractor, ingest, curator any }
+	parse := func(f *config.File) parsed {
+		var p parsed
+		var errs [5]error
+		p.vault, errs[0] = vault.ParseConfig(f)
+		p.llm, errs[1] = llm.ParseConfig(f)
+		p.extractor, errs[2] = extractor.ParseConfig(f)
+		p.ingest, errs[3] = ingest.ParseConfig(f)
+		p.curator, errs[4] = curator.ParseConfig(f)
+		for _, err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	if g, w := parse(got), parse(empty); !reflect.DeepEqual(g, w) {
+		t.Errorf("the config init writes is not the defaults:\n got %+v\nwant %+v", g, w)
 	}
 }
 

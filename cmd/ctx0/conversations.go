@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
@@ -39,7 +40,7 @@ insignificant to file (the note says why). Times are local.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(list, func() error { return a.printConversations(list) })
+			return a.listed(list, len(list), "No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.", func() error { return a.printConversations(list) })
 		},
 	}
 	cmd.Flags().StringVar(&status, "status", "", "only conversations of this status: "+statusList())
@@ -61,10 +62,6 @@ func (a *app) runConversations(ctx context.Context, status string) ([]ingest.Con
 
 // printConversations prints conversations as a table, for people.
 func (a *app) printConversations(list []ingest.Conversation) error {
-	if len(list) == 0 {
-		a.note("No conversations. Run ctx0 ingest, or ctx0 hooks install claude-code.")
-		return nil
-	}
 	return a.writeTable(func(tw io.Writer) {
 		fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
 		for _, c := range list {
@@ -101,13 +98,7 @@ func statusList() string {
 }
 
 // span is a conversation's length for people: 0m, 45m, 2h05m.
-func span(d time.Duration) string {
-	d = d.Round(time.Minute)
-	if d >= time.Hour {
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
-	return fmt.Sprintf("%dm", int(d.Minutes()))
-}
+func span(d time.Duration) string { return words.Duration(d) }
 
 // shownConversation is a conversation in full, as conversation show --json
 // prints it.

@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/export"
 	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // exportOptions are ctx0 export's flags.
@@ -22,7 +23,7 @@ type exportOptions struct {
 func (a *app) newExportCmd() *cobra.Command {
 	var opts exportOptions
 	cmd := &cobra.Command{
-		Use:   "export --output DIR | --format json|md",
+		Use:   "export --output DIR | --format json|md [--output FILE]",
 		Short: "Export the vault: a folder for agents, a JSON backup, or one markdown document",
 		Long: `Export the vault for an agent that has no ctx0, or as a backup.
 
@@ -43,7 +44,8 @@ that ctx0 import brings back. A file that is not a valid entry (bad YAML,
 too large, not UTF-8) is kept too, byte for byte, with "unparsed" saying why
 ("encoding": "base64" when it is not text); one that cannot be read at all
 stops the backup with an error naming it. --format md prints one document
-to read.
+to read. Either goes to stdout, or with --output FILE to that file (outside
+the vault), written whole or not at all.
 
 Entries are read from the vault's files, edits not yet committed included.
 Archived and superseded entries are left out of the folder and the document
@@ -53,6 +55,7 @@ unless --all.`,
   ctx0 export --output ./share --minimal --exclude scratch,inbox --redact
   ctx0 export --output /tmp/recent --since 2026-01-20 --include-versions
   ctx0 export --format json > backup.json
+  ctx0 export --format json -o ~/backup.json --since "last week"
   ctx0 export --format md --redact > all.md`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -67,11 +70,11 @@ unless --all.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.out, "output", "o", "", "the folder to export to")
+	f.StringVarP(&opts.out, "output", "o", "", "the folder to export to (with --format json or md, the file)")
 	f.StringVar(&opts.format, "format", "folder", "folder (to --output), json (a backup on stdout) or md (one document on stdout)")
 	f.StringVar(&opts.scope, "scope", "", "only these folders, entries or types, comma-separated (contacts,projects/bot0)")
 	f.StringVar(&opts.exclude, "exclude", "", "leave out these folders, entries or types, comma-separated (inbox,scratch)")
-	f.StringVar(&opts.since, "since", "", "only entries changed since DATE (2026-01-20 is midnight UTC; or an RFC 3339 time), by git history")
+	f.StringVar(&opts.since, "since", "", "only entries changed since this date (2026-01-20), time (RFC 3339) or time in words (\"last week\"), by git history")
 	f.BoolVar(&opts.All, "all", false, "include archived and superseded entries")
 	f.BoolVar(&opts.Minimal, "minimal", false, fmt.Sprintf("keep the frontmatter and the first %d characters of each body", export.MinimalChars))
 	f.BoolVar(&opts.Versions, "include-versions", false, "add each entry's earlier versions under .versions/")
@@ -89,9 +92,11 @@ func (a *app) runExport(ctx context.Context, opts exportOptions) (export.Result,
 	o := opts.Options
 	o.Scope, o.Exclude, o.Now = splitList(opts.scope), splitList(opts.exclude), a.now
 	if opts.since != "" {
-		t, err := parseSince(opts.since)
+		// The one reading of times, as search --since: dates, RFC 3339
+		// times and times in words ("last week"), against the app's now.
+		t, _, err := a.timeFlags(opts.since, "")
 		if err != nil {
-			return export.Result{}, err
+			return export.Result{}, usagef("export: %v", err)
 		}
 		o.Since = t
 	}
@@ -103,14 +108,20 @@ func (a *app) runExport(ctx context.Context, opts exportOptions) (export.Result,
 		return export.Result{}, err
 	}
 	o.Progress = a.stageProgress()
-	switch opts.format {
-	case "json":
-		res, err := export.JSON(ctx, v, a.stdout, o)
+	write := map[string]func(context.Context, *vault.Vault, io.Writer, export.Options) (export.Result, error){
+		"json": export.JSON, "md": export.Markdown,
+	}[opts.format]
+	if write != nil {
+		var res export.Result
+		if opts.out != "" {
+			res, err = export.ToFile(ctx, v, opts.out, o, write)
+		} else {
+			res, err = write(ctx, v, a.stdout, o)
+		}
 		a.noteExport(res)
-		return res, err
-	case "md":
-		res, err := export.Markdown(ctx, v, a.stdout, o)
-		a.noteExport(res)
+		if err == nil && opts.out != "" {
+			a.note("Wrote %s.", opts.out)
+		}
 		return res, err
 	}
 	return export.Folder(ctx, v, opts.out, o)
@@ -129,8 +140,6 @@ func checkExportFlags(format, out string, asJSON bool, o export.Options) error {
 		return usagef("export: --format %q: want folder, json or md", format)
 	}
 	switch {
-	case out != "":
-		return usagef("export --format %s prints to stdout: redirect it (ctx0 export --format %s > backup.%s)", format, format, format)
 	case asJSON:
 		return usagef("export: --json summarizes a folder export; --format %s prints the export itself", format)
 	case o.Flatten || o.Versions || o.Force:
@@ -139,17 +148,6 @@ func checkExportFlags(format, out string, asJSON bool, o export.Options) error {
 		return usagef("export: --minimal would cut the bodies out of a backup; use --format md --minimal for a short document")
 	}
 	return nil
-}
-
-// parseSince reads --since: a date (midnight UTC) or an RFC 3339 time.
-func parseSince(s string) (time.Time, error) {
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, usagef("export: --since %q: want a date such as 2026-01-20 or a time such as 2026-01-20T09:00:00Z", s)
 }
 
 // stageProgress shows a progress bar per stage of an export on a terminal.

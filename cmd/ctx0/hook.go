@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -318,9 +317,7 @@ func (a *app) runHooksEdit(ctx context.Context, verb, name string, flags scopeFl
 		return e, err
 	}
 	e.vault = v
-	if _, err := exec.LookPath("ctx0"); err != nil {
-		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not find the hook until it is (go install ./cmd/ctx0)", agent.Title)
-	}
+	a.warnNotOnPath(agent.Title + " will not find the hook")
 	e.Change, err = agent.Install(e.path, agent.Command("ctx0", e.vault.Root()))
 	return e, err
 }

@@ -28,6 +28,8 @@ func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
 type ingestReport struct {
 	ingest.Report
 	Finished int `json:"finished"`
+	// Folders are the folders read for session files.
+	Folders []string `json:"folders,omitempty"`
 }
 
 // ingestOptions are ctx0 ingest's flags.
@@ -154,12 +156,18 @@ func (a *app) runIngest(ctx context.Context, opts ingestOptions) (*ingestReport,
 	if err != nil {
 		return nil, err
 	}
-	return &ingestReport{rep, len(finished)}, nil
+	return &ingestReport{rep, len(finished), dirs}, nil
 }
 
 // summary is the report in a line for people.
 func (r ingestReport) summary() string {
 	var b strings.Builder
+	if r.Files == 0 && len(r.Folders) > 0 {
+		// Where it looked, so that a person whose sessions are elsewhere
+		// knows to name them.
+		fmt.Fprintf(&b, "No session files in %s (ctx0 ingest FILE or --dir D reads others).", strings.Join(r.Folders, ", "))
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Read %d of %s (%s): %s, %s",
 		r.Read, count(r.Files, "session file"), size(r.Bytes), count(r.Messages, "new message"), count(r.Conversations, "new conversation"))
 	if r.Reread > 0 {

@@ -56,7 +56,9 @@ func (a *app) newLibrarianRunCmd() *cobra.Command {
 with --conversation ID (an id from ctx0 conversations); or, with --all, every
 one in turn. --queued leaves ready conversations alone and files only queued
 ones: what the hooks run, so a session's end files that session and a person
-chooses when the rest are filed.
+chooses when the rest are filed. A conversation still active (the gap has
+not passed since its last message) is not filed: the run names each one, the
+time left, and the command that files it now (ctx0 ingest FILE --end).
 
 Each is filed by an agent run that reads the vault as of one commit and merges
 its changes into the branch field by field, so edits made meanwhile survive
@@ -94,7 +96,10 @@ when a session ends.`,
 				default:
 					a.note("No conversation is ready or queued for the librarian (see ctx0 conversations; ctx0 ingest reads sessions).")
 				}
-				return nil
+				if opts.queued || opts.id != 0 {
+					return nil
+				}
+				return a.noteWaiting(ctx)
 			})
 			if err != nil || !opts.curate || len(results) == 0 {
 				return err
@@ -155,6 +160,23 @@ func (a *app) runLibrarian(ctx context.Context, opts librarianRunOptions, filed 
 			return results, nil
 		}
 	}
+}
+
+// noteWaiting names each conversation a run without --conversation left
+// because it is still active, why, and the command that files it now.
+func (a *app) noteWaiting(ctx context.Context) error {
+	st, err := a.services.Store(ctx)
+	if err != nil {
+		return err
+	}
+	waiting, err := st.Waiting(ctx)
+	if err != nil {
+		return err
+	}
+	for _, w := range waiting {
+		a.note("Not filed: %s.", w.Why())
+	}
+	return nil
 }
 
 // librarianWorker is what librarian runs need, opened once for a command

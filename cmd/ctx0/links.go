@@ -33,11 +33,15 @@ func (a *app) linksCmd(use, short, long, example string, back bool) *cobra.Comma
 		Use: use, Short: short, Long: long, Example: example,
 		Args: args(1, "one NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			links, err := a.runLinks(cmd.Context(), args[0], back)
+			name, links, err := a.runLinks(cmd.Context(), args[0], back)
 			if err != nil {
 				return err
 			}
-			return a.out().result(links, func() error { return a.printLinks(links, back) })
+			none := fmt.Sprintf("No links from %s.", name)
+			if back {
+				none = fmt.Sprintf("No entry links to %s.", name)
+			}
+			return a.listed(links, len(links), none, func() error { return a.printLinks(links, back) })
 		},
 	}
 	a.jsonFlag(cmd, "print a JSON array")
@@ -45,22 +49,23 @@ func (a *app) linksCmd(use, short, long, example string, back bool) *cobra.Comma
 }
 
 // runLinks lists the links from the entry name, or with back the links to
-// it.
-func (a *app) runLinks(ctx context.Context, name string, back bool) ([]index.Link, error) {
+// it, and returns the entry's full name.
+func (a *app) runLinks(ctx context.Context, name string, back bool) (string, []index.Link, error) {
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	defer ix.Close()
 	name, err = v.Resolve(ctx, name)
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	list := ix.Links
 	if back {
 		list = ix.Backlinks
 	}
-	return list(ctx, name)
+	links, err := list(ctx, name)
+	return name, links, err
 }
 
 // printLinks prints links, one per line: where each leads, or for

@@ -20,6 +20,18 @@ import (
 	"github.com/ctx0/ctx0/mcp"
 )
 
+// installHint says how to put ctx0 on the PATH from a checkout: go install
+// puts it in $(go env GOPATH)/bin, which is often not on the PATH.
+const installHint = "go install ./cmd/ctx0 in ctx0's checkout, and add $(go env GOPATH)/bin to your PATH"
+
+// warnNotOnPath warns, when no ctx0 is on the PATH, that what an agent
+// would run, which consequence says, will fail until one is.
+func (a *app) warnNotOnPath(consequence string) {
+	if _, err := exec.LookPath("ctx0"); err != nil {
+		a.note("ctx0: warning: ctx0 is not on your PATH; %s until it is (%s)", consequence, installHint)
+	}
+}
+
 func (a *app) newMCPCmd() *cobra.Command {
 	var (
 		addr        string
@@ -236,9 +248,7 @@ func (a *app) runMCPInstall(ctx context.Context, verb, agent string, flags scope
 	if err != nil {
 		return mcpEdit{}, err
 	}
-	if _, err := exec.LookPath("ctx0"); err != nil {
-		a.note("ctx0: warning: ctx0 is not on your PATH; Claude Code will not start the server until it is (go install ./cmd/ctx0)")
-	}
+	a.warnNotOnPath("Claude Code will not start the server")
 	e.Change, err = mcp.Install(config, entry)
 	e.snippets = mcp.Snippets(entry)
 	return e, err
@@ -273,9 +283,7 @@ func (a *app) mcpAgentInstall(ctx context.Context, verb, agent string, project b
 	if err != nil {
 		return mcpEdit{}, err
 	}
-	if _, err := exec.LookPath("ctx0"); err != nil {
-		a.note("ctx0: warning: ctx0 is not on your PATH; %s will not start the server until it is (go install ./cmd/ctx0)", title)
-	}
+	a.warnNotOnPath(title + " will not start the server")
 	if agent == codex.Name {
 		e.Change, err = mcp.InstallCodex(config.Path, entry)
 	} else {

@@ -69,6 +69,21 @@ func (a *app) out() printer {
 	return textPrinter{}
 }
 
+// listed prints a listing command's result, the one rule for every
+// listing: under --json the list (an empty array when nothing was found);
+// for people the rows, or, when there are none, one line on stderr saying
+// so and what to do if there is something to do, so that no listing ends
+// in silence.
+func (a *app) listed(v any, n int, none string, rows func() error) error {
+	return a.out().result(v, func() error {
+		if n == 0 {
+			a.note("%s", none)
+			return nil
+		}
+		return rows()
+	})
+}
+
 // failure is an error as it is printed under --json: one JSON object on
 // stderr, with the message as the text form prints it and the exit code.
 type failure struct {

@@ -119,7 +119,7 @@ func (a *app) newQueryListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.out().result(list, func() error { return a.printQueries(list) })
+			return a.listed(list, len(list), "No learned queries yet; save one with ctx0 query save (see ctx0 query save --help).", func() error { return a.printQueries(list) })
 		},
 	}
 	a.jsonFlag(cmd, "print a JSON array")
@@ -157,10 +157,6 @@ func (a *app) runQueryList(ctx context.Context) ([]queryListing, error) {
 
 // printQueries prints learned queries as a table, for people.
 func (a *app) printQueries(list []queryListing) error {
-	if len(list) == 0 {
-		a.note("No learned queries yet; save one with ctx0 query save (see ctx0 query save --help).")
-		return nil
-	}
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tUSES\tAVG MS\tLAST USED\tPHRASES")
 	for _, q := range list {

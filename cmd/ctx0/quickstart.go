@@ -126,7 +126,7 @@ its sample people never mix with yours or reach your agents' sessions. Give
 			if err := a.quickstartSession(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stdout, "\nThe demo vault is %[1]s, apart from your own memory.\nNext: install the command (go install ./cmd/ctx0), cd %[1]s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah, ctx0 runs; open the folder in an\neditor such as Obsidian; CONTEXT.md there tells agents how to use it.\nFor your own memory: ctx0 init (the default vault, ~/.ctx0/vault), then\nctx0 hooks install claude-code (or codex, gemini, cursor) hands that agent's\nsessions to its librarian.\n", v.Root())
+			fmt.Fprintf(a.stdout, "\nThe demo vault is %[1]s, apart from your own memory.\nNext: install the command (%[2]s), cd %[1]s and try\nctx0 remember \"...\", ctx0 list, ctx0 history sarah, ctx0 runs; open the folder in an\neditor such as Obsidian; CONTEXT.md there tells agents how to use it.\nFor your own memory: ctx0 init (the default vault, ~/.ctx0/vault), then\nctx0 hooks install claude-code (or codex, gemini, cursor) hands that agent's\nsessions to its librarian.\n", v.Root(), installHint)
 			return nil
 		},
 	}

@@ -83,8 +83,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = usageError{err}
 	}
 	code := exitFailure
+	// The one usage-error path: a usage error of the command line, or a
+	// request the vault refuses as given (empty text, unknown type), exits 2
+	// whichever command made it.
 	var ue usageError
-	if errors.As(err, &ue) {
+	if errors.As(err, &ue) || vault.IsBadRequest(err) {
 		code = exitUsage
 	}
 	// The one place an error is printed, so the one place that says "ctx0:";
@@ -158,7 +161,7 @@ a JSON object instead: {"error":"ctx0: ...","code":2}.`,
 		SilenceErrors: true,
 		Version:       version(),
 	}
-	root.SetVersionTemplate("ctx0 {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
 	root.PersistentFlags().StringVar(&a.vaultDir, "vault", "", "the vault folder")
 	root.PersistentFlags().Var(nowFlag{a}, "now", "the time to take for now, for tests and replays: a date (2023-05-08) or an RFC 3339 time; \"last week\" in a question is the week before it (default: the clock, or $CTX0_NOW)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -228,3 +228,30 @@ func TestBuildVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildSource: the commit, its date and a modified tree, as Go records
+// them in a build from a checkout, make the line ctx0 --version adds.
+func TestBuildSource(t *testing.T) {
+	tests := []struct {
+		name     string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"clean", []debug.BuildSetting{{Key: "vcs.revision", Value: "c3b4dd735973d493ef6b03650c2e0f3eddfb255f"}, {Key: "vcs.time", Value: "2026-11-26T11:26:06Z"}, {Key: "vcs.modified", Value: "false"}},
+			"built from commit c3b4dd735973d493ef6b03650c2e0f3eddfb255f of 2026-11-26 11:26 UTC"},
+		{"modified", []debug.BuildSetting{{Key: "vcs.revision", Value: "c3b4dd735973d493ef6b03650c2e0f3eddfb255f"}, {Key: "vcs.time", Value: "2026-11-26T11:26:06Z"}, {Key: "vcs.modified", Value: "true"}},
+			"built from commit c3b4dd735973d493ef6b03650c2e0f3eddfb255f of 2026-11-26 11:26 UTC, with uncommitted changes"},
+		{"no time", []debug.BuildSetting{{Key: "vcs.revision", Value: "c3b4dd7"}}, "built from commit c3b4dd7"},
+		{"none", nil, ""},
+	}
+	for _, tt := range tests {
+		s, ok := buildSource(&debug.BuildInfo{Settings: tt.settings})
+		got := ""
+		if ok {
+			got = s.String()
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ is input + output; CREATED and UPDATED count entries.`,
 			if err != nil {
 				return err
 			}
-			return a.out().result(runs, func() error { return a.printRuns(runs) })
+			return a.listed(runs, len(runs), "No runs.", func() error { return a.printRuns(runs) })
 		},
 	}
 	a.jsonFlag(cmd, "print a JSON array")
@@ -52,10 +52,6 @@ func (a *app) runRuns(ctx context.Context) ([]agent.Run, error) {
 
 // printRuns prints runs as a table, for people.
 func (a *app) printRuns(runs []agent.Run) error {
-	if len(runs) == 0 {
-		a.note("No runs.")
-		return nil
-	}
 	return a.writeTable(func(tw io.Writer) {
 		fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tBASE\tRESULT\tMODEL\tTOKENS\tTIME\tCREATED\tUPDATED\tCONFLICTS\tTRIGGER")
 		for _, r := range runs {

@@ -39,6 +39,13 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
 			env.Setenv("GIT_COMMITTER_NAME", "Test Person")
 			env.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
+			// The ctx0 that exec runs, for scripts that run it with a PATH
+			// where it is not.
+			bin, err := exec.LookPath("ctx0")
+			if err != nil {
+				return err
+			}
+			env.Setenv("CTX0_BIN", bin)
 			return nil
 		},
 	})

@@ -80,7 +80,7 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 			if err != nil {
 				return err
 			}
-			return a.out().result(res, func() error { return a.printSearch(q.Text, res) })
+			return a.listed(res, len(res), fmt.Sprintf("No entries match %q.", q.Text), func() error { return a.printSearch(q.Text, res) })
 		},
 	}
 	cmd.Flags().IntVarP(&q.Limit, "limit", "n", index.DefaultLimit, "at most this many results")
@@ -112,10 +112,6 @@ func (a *app) searchQuery(q index.Query, since, until string, args []string) (in
 
 // printSearch prints search results, best first, for people.
 func (a *app) printSearch(query string, res []index.HybridResult) error {
-	if len(res) == 0 {
-		a.note("No entries match %q.", query)
-		return nil
-	}
 	for i, r := range res {
 		if i > 0 {
 			fmt.Fprintln(a.stdout)

@@ -79,7 +79,7 @@ leaves them out: --all lists them too, --archived lists only archived ones.`,
 			if err != nil {
 				return err
 			}
-			return a.printSummaries(list)
+			return a.listed(list, len(list), noEntries(f), func() error { return a.printSummaryRows(list) })
 		},
 	}
 	cmd.Flags().StringVar(&f.Type, "type", "", "only entries of this type")
@@ -117,13 +117,25 @@ func (a *app) runList(ctx context.Context, f vault.Filter) ([]vault.Summary, err
 	return list, nil
 }
 
+// noEntries says that list found nothing, and when filters chose, that
+// they did.
+func noEntries(f vault.Filter) string {
+	if f.Type == "" && f.Tag == "" && f.Project == "" && !f.Pinned && !f.Archived {
+		return "No entries."
+	}
+	return "No entries match --type, --tag, --project, --pinned or --archived as given."
+}
+
 // printSummaries prints listed entries, a line each, or as a JSON array.
 func (a *app) printSummaries(list []vault.Summary) error {
-	return a.out().result(list, func() error {
-		tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-		for _, s := range list {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
-		}
-		return tw.Flush()
-	})
+	return a.out().result(list, func() error { return a.printSummaryRows(list) })
+}
+
+// printSummaryRows prints listed entries, a line each, for people.
+func (a *app) printSummaryRows(list []vault.Summary) error {
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
+	}
+	return tw.Flush()
 }

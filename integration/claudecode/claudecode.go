@@ -14,6 +14,11 @@ const (
 	Title = "Claude Code"
 )
 
+// ShellEnv are the environment variables Claude Code sets in the shells
+// it runs commands in (CLAUDECODE=1): a command that sees one runs for
+// the agent, not for a person at a terminal.
+var ShellEnv = []string{"CLAUDECODE"}
+
 // Hooks are Claude Code's hook events; plain stdout of a SessionStart hook
 // is added as context.
 var Hooks = integration.Hooks{

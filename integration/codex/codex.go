@@ -13,6 +13,11 @@ const (
 	Title = "Codex CLI"
 )
 
+// ShellEnv are the environment variables Codex CLI sets in the shells it
+// runs commands in (the thread's id; CODEX_SANDBOX when sandboxed): a
+// command that sees one runs for the agent, not for a person.
+var ShellEnv = []string{"CODEX_THREAD_ID", "CODEX_SANDBOX"}
+
 // Hooks are Codex CLI's hook events (checked against openai/codex
 // codex-rs/hooks, and against the payloads Codex CLI 0.145.0, 0.147.0 and
 // 0.152.1 wrote, in integration/testdata/payloads): hooks.json in

@@ -15,6 +15,11 @@ const (
 	Title = "Cursor"
 )
 
+// ShellEnv are the environment variables Cursor's agent sets in the
+// shells it runs commands in (CURSOR_AGENT=1): a command that sees one
+// runs for the agent, not for a person in Cursor's own terminal.
+var ShellEnv = []string{"CURSOR_AGENT"}
+
 // Hooks are Cursor's hook events (checked against cursor.com/docs/agent/hooks
 // as others quote it, and the payloads entireio/cli records for Cursor
 // 2026.02): hooks.json in ~/.cursor (or a project's .cursor/),

@@ -13,6 +13,11 @@ const (
 	Title = "Gemini CLI"
 )
 
+// ShellEnv are the environment variables Gemini CLI sets in the shells it
+// runs commands in (GEMINI_CLI=1): a command that sees one runs for the
+// agent, not for a person.
+var ShellEnv = []string{"GEMINI_CLI"}
+
 // Hooks are Gemini CLI's hook events (checked against
 // google-gemini/gemini-cli 0.56.0-nightly, docs/hooks/reference.md and
 // packages/core/src/hooks/types.ts, and against the payloads Gemini CLI

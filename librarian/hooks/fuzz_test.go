@@ -3,6 +3,8 @@ package hooks
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,6 +39,9 @@ func FuzzInstallUninstall(f *testing.F) {
 			}
 			read := func(p string) []byte {
 				b, err := os.ReadFile(p)
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil // removed, left with nothing in it
+				}
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -258,7 +258,9 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 	ch = Change{Settings: path, Added: []string{}, Updated: []string{}, Removed: []string{}}
 	// Settings kept in a dotfiles repository are often a symlink: write
 	// through it, not over it.
-	path = atomicfile.Through(path)
+	target := atomicfile.Through(path)
+	linked := target != path
+	path = target
 	settings, mode, err := readSettings(path, a.Title)
 	if err != nil {
 		return ch, err
@@ -328,7 +330,28 @@ func (a Agent) edit(path string, fn func(event string, groups []json.RawMessage)
 		// left on uninstall: it may have been the person's.
 		settings = append(jsonobj.Object{{Key: "version", Value: json.RawMessage("1")}}, settings...)
 	}
+	if len(ch.Removed) > 0 && !linked && a.leftBare(settings) {
+		// Nothing but what install puts in a new file is left: the file
+		// goes, as it came, so uninstall leaves no "{}" behind.
+		if err := os.Remove(path); err != nil {
+			return ch, fmt.Errorf("remove %s: %w", path, err)
+		}
+		return ch, nil
+	}
 	return ch, writeSettings(path, settings, mode)
+}
+
+// leftBare reports whether settings holds nothing but what Install puts in
+// a file it creates besides the hooks: nothing, or Cursor's version.
+func (a Agent) leftBare(settings jsonobj.Object) bool {
+	switch {
+	case len(settings) == 0:
+		return true
+	case a.Flat && len(settings) == 1:
+		v, ok := settings.Get("version")
+		return ok && string(v) == "1"
+	}
+	return false
 }
 
 // readSettings reads a settings file; a missing or empty one is an empty

@@ -51,6 +51,11 @@ var cursorUserQuery = lazy.Regexp(`(?s)<user_query>\s*(.*?)\s*</user_query>`)
 // cursorRedacted is what Cursor writes in place of text it withholds.
 const cursorRedacted = "[REDACTED]"
 
+// cursorWithheld counts Cursor's own [REDACTED] placeholders among what a
+// reader leaves out, named so that the count is not read as secrets ctx0
+// removed (those are replaced in place, and never counted as left out).
+const cursorWithheld = "withheld_by_cursor"
+
 // cursorOwnPrompts begin the prompts Cursor itself writes as the user's:
 // when a background task (a shell command the agent left running)
 // finishes, Cursor adds a system notification and asks the agent, as the
@@ -112,11 +117,11 @@ func parseCursorLine(line []byte, pos int64, st *State, c *Chunk) {
 			t = strings.TrimSpace(t)
 			if role == Assistant {
 				if t == cursorRedacted {
-					c.Skipped["redacted"]++
+					c.Skipped[cursorWithheld]++
 					continue
 				}
 				if visible, ok := strings.CutSuffix(t, "\n\n"+cursorRedacted); ok {
-					c.Skipped["redacted"]++
+					c.Skipped[cursorWithheld]++
 					t = strings.TrimSpace(visible)
 				}
 			}

@@ -85,8 +85,8 @@ func TestCursorMarkers(t *testing.T) {
 			t.Errorf("message %d = %+v, want %+v", i, got, want[i])
 		}
 	}
-	if c.Skipped["turn_ended"] != 2 || c.Skipped["redacted"] != 3 || c.Skipped["injected"] != 1 || c.Skipped["malformed"] != 0 {
-		t.Errorf("skipped %v, want 2 turn_ended, 3 redacted, 1 injected (Cursor's own prompt), none malformed", c.Skipped)
+	if c.Skipped["turn_ended"] != 2 || c.Skipped["withheld_by_cursor"] != 3 || c.Skipped["injected"] != 1 || c.Skipped["malformed"] != 0 {
+		t.Errorf("skipped %v, want 2 turn_ended, 3 withheld_by_cursor, 1 injected (Cursor's own prompt), none malformed", c.Skipped)
 	}
 }
 

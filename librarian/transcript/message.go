@@ -143,3 +143,8 @@ func (s Skipped) Add(o Skipped) {
 		s[k] += n
 	}
 }
+
+// Timed reports whether the source's transcripts record when each message
+// was said. Cursor's do not: its messages are dated by the file's last
+// change when ctx0 reads it.
+func (s Source) Timed() bool { return s != Cursor }
