@@ -97,7 +97,7 @@ func TestRevertRefuses(t *testing.T) {
 	}
 	head := runGit(t, v, "rev-parse", "HEAD")
 	for _, o := range []RevertOptions{
-		{Commit: c.Hash},                                   // undone already
+		{Commit: c.Hash}, // undone already
 		{Commit: c.Hash, Paths: []string{"../outside.md"}}, // leaves the vault
 		{Commit: "no-such-revision"},
 		{Commit: first, Parent: first},
