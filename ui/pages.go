@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"html/template"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -129,8 +130,8 @@ type browseData struct {
 	Pinned  []index.Result
 	Entries []index.Result
 	Page    int
-	Prev    string // the query of the page before, "" on the first
-	Next    string // of the page after, "" on the last
+	Prev    template.URL // the page before, "" on the first
+	Next    template.URL // the page after, "" on the last
 }
 
 // browse lists the entries from the index, the most recently changed
@@ -167,13 +168,13 @@ func (s *Server) browse(r *http.Request) (string, any, error) {
 	if d.Entries, err = s.svc.Index.Latest(ctx, l); err != nil {
 		return "", nil, err
 	}
-	at := func(n int) string {
+	at := func(n int) template.URL {
 		v := url.Values{}
 		for k, vs := range d.Filter {
 			v[k] = vs
 		}
 		v.Set("page", strconv.Itoa(n))
-		return v.Encode()
+		return template.URL("/?" + v.Encode())
 	}
 	if len(d.Entries) > pageSize {
 		d.Entries, d.Next = d.Entries[:pageSize], at(page+1)
@@ -309,8 +310,8 @@ type change struct {
 type reviewData struct {
 	Changes []change
 	Runs    []agent.Run // runs whose changes never reached the branch
-	Prev    string
-	Next    string
+	Prev    template.URL
+	Next    template.URL
 }
 
 // review is the timeline of the branch's commits, newest first, each run
@@ -340,10 +341,10 @@ func (s *Server) review(r *http.Request) (string, any, error) {
 	}
 	if len(log) > page*pageSize {
 		log = log[:page*pageSize]
-		d.Next = "page=" + strconv.Itoa(page+1)
+		d.Next = template.URL("/review?page=" + strconv.Itoa(page+1))
 	}
 	if page > 1 {
-		d.Prev = "page=" + strconv.Itoa(page-1)
+		d.Prev = template.URL("/review?page=" + strconv.Itoa(page-1))
 	}
 	for _, e := range log[min((page-1)*pageSize, len(log)):] {
 		d.Changes = append(d.Changes, change{e, byCommit[e.Hash]})
