@@ -80,7 +80,10 @@ func (a *app) runUI(ctx context.Context, o uiOptions) error {
 	// Reads then need no check of every file: the page stays fast on a
 	// large vault, and fresh as files change.
 	if _, running := ix.RunningWatcher(); !running {
+		watched := make(chan struct{})
+		defer func() { cancel(); <-watched }()
 		go func() {
+			defer close(watched)
 			if err := ix.Watch(ctx, nil); err != nil && ctx.Err() == nil {
 				a.note("ctx0: ui: keeping the index fresh: %v; each page checks the files instead", err)
 			}
