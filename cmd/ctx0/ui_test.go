@@ -58,7 +58,7 @@ func startUI(t *testing.T, dir string) string {
 	a := &app{stdin: strings.NewReader(""), stdout: pw, stderr: io.Discard, getenv: os.Getenv, now: time.Now}
 	a.services = &container{a: a}
 	root := a.rootCmd()
-	root.SetArgs([]string{"--vault", dir, "ui", "--no-open"})
+	root.SetArgs([]string{"--vault", dir, "ui", "--no-open", "--project", "bot0"})
 	done := make(chan error, 1)
 	go func() {
 		err := root.ExecuteContext(ctx)
