@@ -22,6 +22,8 @@ type Listing struct {
 	Since    time.Time // only entries updated (else created, else modified) at or after Since
 	Until    time.Time // only entries updated (else created, else modified) before Until
 	All      bool      // also superseded and archived entries
+	// Offset skips this many of the entries selected: a later page.
+	Offset int
 }
 
 // latestIndexes let Latest walk the entries newest first and stop at its
@@ -115,7 +117,7 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")
 	}
 	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`
-		FROM entries WHERE problem = ''`+b.String()+` ORDER BY recency DESC, name LIMIT ?`, append(args, l.Limit)...)
+		FROM entries WHERE problem = ''`+b.String()+` ORDER BY recency DESC, name LIMIT ? OFFSET ?`, append(args, l.Limit, max(l.Offset, 0))...)
 	if err != nil {
 		return nil, fmt.Errorf("list latest entries: %w", err)
 	}

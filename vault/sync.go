@@ -498,54 +498,23 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 		asides = append(asides, newSetAside(p, l.err, label, theirs.String(), v.now()))
 	}
 	sort.Slice(asides, func(i, j int) bool { return asides[i].Path < asides[j].Path })
-	records, err := conflictFiles(tm.conflicts, head.hash.String(), theirs.String(), v.now())
-	if err != nil {
-		return mergeResult{}, err
-	}
-	changes := make([]change, 0, len(tm.edits)+len(records))
-	for p, h := range tm.edits {
-		if h.IsZero() {
-			changes = append(changes, change{path: p})
-		} else {
-			changes = append(changes, change{path: p, data: tm.data[p]})
-		}
-	}
-	for _, r := range records {
-		h, err := v.storeBlob(r.data)
-		if err != nil {
-			return mergeResult{}, err
-		}
-		tm.edits[r.path] = h
-		changes = append(changes, r)
-	}
 	msg := fmt.Sprintf("%s: merge %s into %s", verb, label, head.ref.Short())
-	if len(records) > 0 {
-		msg += fmt.Sprintf("\n\n%d conflict(s) kept aside; see ctx0 conflicts.", len(records))
-	}
 	if len(asides) > 0 {
 		msg += fmt.Sprintf("\n\n%d change(s) of %s not taken:", len(asides), label)
 		for _, a := range asides {
 			msg += "\n  " + a.Path + ": " + a.Reason
 		}
 	}
-	ourTree := oc.TreeHash
-	c, err := v.commitFiles(ctx, msg, changes, tm.edits, func(h headState) (plumbing.Hash, error) {
-		if h.hash != head.hash {
-			return plumbing.ZeroHash, fmt.Errorf("merge %s: the branch moved during the merge; run it again", label)
-		}
-		tree, err := v.writeTree(ctx, ourTree, tm.edits)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		return v.newCommit(tree, []plumbing.Hash{head.hash, theirs}, msg)
+	c, conflicts, err := v.commitTreeMerge(ctx, head, oc.TreeHash, tm, theirs, msg, func(h plumbing.Hash) []plumbing.Hash {
+		return []plumbing.Hash{h, theirs}
 	})
 	if err != nil {
-		return mergeResult{}, err
+		return mergeResult{}, fmt.Errorf("merge %s: %w", label, err)
 	}
 	if err := v.recordSetAside(asides); err != nil {
 		return mergeResult{}, err
 	}
-	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: len(records), setAside: asides}, nil
+	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: conflicts, setAside: asides}, nil
 }
 
 // moveLocked moves the branch from commit from to commit to (a
