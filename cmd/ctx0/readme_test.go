@@ -19,18 +19,21 @@ import (
 // no longer matches a tour command fails the test too, so the list cannot
 // outlive the README.
 var tourNotRun = map[string]string{
-	"ctx0 index --watch":                                  "runs until stopped",
-	"ctx0 index --embed":                                  "needs an embeddings endpoint",
-	"ctx0 runs show ID":                                   "ID stands for a run's id",
-	"ctx0 mcp --http 127.0.0.1:8765":                      "runs until stopped",
+	"ctx0 index --watch":             "runs until stopped",
+	"ctx0 index --embed":             "needs an embeddings endpoint",
+	"ctx0 runs show ID":              "ID stands for a run's id",
+	"ctx0 undo ID":                   "ID stands for a run's id",
+	"ctx0 mcp --http 127.0.0.1:8765": "runs until stopped",
 	"ctx0 remote add origin git@github.com:me/memory.git": "the remote is an example; no network in tests",
-	"ctx0 sync":                                           "needs the remote",
-	"ctx0 sync --watch":                                   "needs the remote, and runs until stopped",
-	"ctx0 clone git@github.com:me/memory.git ~/memory":    "needs the remote",
-	"ctx0 conflicts resolve sarah":                        "needs a conflict, which needs a second machine",
-	"ctx0 daemon":                                         "runs until stopped",
-	"ctx0 daemon install":                                 "starts a service of the machine",
-	"ctx0 daemon uninstall":                               "stops a service of the machine",
+	"ctx0 sync":         "needs the remote",
+	"ctx0 sync --watch": "needs the remote, and runs until stopped",
+	"ctx0 clone git@github.com:me/memory.git ~/memory": "needs the remote",
+	"ctx0 conflicts resolve sarah":                     "needs a conflict, which needs a second machine",
+	"ctx0 daemon":                                      "runs until stopped",
+	"ctx0 daemon install":                              "starts a service of the machine",
+	"ctx0 daemon uninstall":                            "stops a service of the machine",
+	"ctx0 ui":                                          "runs until stopped",
+	"ctx0 ui --no-open --addr 127.0.0.1:7777":          "runs until stopped",
 }
 
 // TestReadmeTour runs the shell blocks of README.md's "A short tour", each
