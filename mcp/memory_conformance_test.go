@@ -468,6 +468,8 @@ var memoryConformance = []memCase{
 		steps: []memStep{
 			{args: create("/memories/nested/../x.txt", "inside"), want: "File created successfully at: /memories/nested/../x.txt"},
 			{args: view("/memories/x.txt"), want: "Here's the content of /memories/x.txt with line numbers:\n     1\tinside"},
+			{args: view("/memories/../memories/x.txt"), want: "Here's the content of /memories/../memories/x.txt with line numbers:\n     1\tinside"},
+			{args: view("/memories/nested/../../x.txt"), err: "Path /memories/nested/../../x.txt would escape /memories directory"},
 		},
 		files: map[string]string{"x.txt": "inside"},
 		gone:  []string{"nested"},
@@ -487,6 +489,18 @@ var memoryConformance = []memCase{
 			{args: view("/memories/r.txt", 2, -1), want: "Here's the content of /memories/r.txt with line numbers:\n     2\ttwo\n     3\tthree"},
 			{args: view("/memories/r.txt", 9, 10), want: "Here's the content of /memories/r.txt with line numbers:\n"},
 		},
+	},
+	{
+		name: "an entry's text that opens with a rule",
+		refs: []string{"issue 32 (what to build: view consistent with what was written)"},
+		steps: []memStep{
+			{args: create("/memories/rule.md", "---\nnot frontmatter")},
+			{args: view("/memories/rule.md"), want: "Here's the content of /memories/rule.md with line numbers:\n     1\t---\n     2\tnot frontmatter"},
+			{args: create("/memories/own.md", "---\ntitle: Mine\n---\nbody")},
+			{args: view("/memories/own.md"), want: "Here's the content of /memories/own.md with line numbers:\n     1\tbody"},
+		},
+		files:   map[string]string{"own.md": "---\ntitle: Mine\n---\nbody"},
+		differs: "A .md file whose text brings frontmatter keeps it as ctx0's, out of view.",
 	},
 	{
 		name: "a trailing line break is a last, empty line",
