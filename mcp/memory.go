@@ -808,13 +808,16 @@ func (s *Server) memRename(ctx context.Context, in memoryIn) (string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		var edits []vault.FileEdit
-		for _, f := range files {
+		// The old files go first: where names differ only in case, the
+		// new ones may be the same files (macOS).
+		edits := make([]vault.FileEdit, 2*len(files))
+		for i, f := range files {
 			data, err := vault.ReadFile(s.root(), f)
 			if err != nil {
 				return "", nil, err
 			}
-			edits = append(edits, vault.FileEdit{Path: f}, vault.FileEdit{Path: to.rel + strings.TrimPrefix(f, from.rel), Data: data})
+			edits[i] = vault.FileEdit{Path: f}
+			edits[len(files)+i] = vault.FileEdit{Path: to.rel + strings.TrimPrefix(f, from.rel), Data: data}
 		}
 		return fmt.Sprintf("memory: rename %s/ to %s/ (%d files)", from.rel, to.rel, len(files)), edits, nil
 	})

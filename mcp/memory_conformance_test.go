@@ -260,6 +260,20 @@ var memoryConformance = []memCase{
 		gone: []string{"subdir", "archive/subdir"},
 	},
 	{
+		name: "files git does not hold yet",
+		refs: []string{"issue 32 (what to build: every write a commit)"},
+		setup: func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(root, "loose.txt"), "by hand")
+			write(t, filepath.Join(root, "kept.txt"), "by hand")
+		},
+		steps: []memStep{
+			{args: del("/memories/loose.txt"), want: "Successfully deleted /memories/loose.txt", noCommit: true},
+			{args: replace("/memories/kept.txt", "by hand", "edited")},
+		},
+		files: map[string]string{"kept.txt": "edited"},
+		gone:  []string{"loose.txt"},
+	},
+	{
 		name:  "delete a missing file",
 		refs:  []string{"py test_delete_error_when_file_not_found", "ts delete/should throw error when file not found"},
 		steps: []memStep{{args: del("/memories/nonexistent.txt"), err: "The path /memories/nonexistent.txt does not exist"}},
