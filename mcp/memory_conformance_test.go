@@ -159,6 +159,34 @@ var memoryConformance = []memCase{
 			"The Python SDK says 'exceeds maximum line limit of 999,999 lines'; ctx0 says what the TypeScript SDK says.",
 	},
 	{
+		name: "view a file that is not UTF-8",
+		refs: []string{"py test_view_error_for_non_utf8_file (later test file)"},
+		setup: func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(root, "binary.dat"), "\xff\xfe\x80 not utf-8")
+			commitAll(t, root)
+		},
+		steps: []memStep{{args: view("/memories/binary.dat"), err: "File /memories/binary.dat is not a valid UTF-8 text file"}},
+	},
+	{
+		name: "CRLF line breaks are kept",
+		refs: []string{
+			"py test_view_preserves_crlf_line_endings", "py test_str_replace_preserves_crlf_line_endings",
+			"py test_insert_preserves_crlf_line_endings (later test file)",
+		},
+		setup: func(t *testing.T, root, _ string) {
+			for _, n := range []string{"crlf.txt", "crlf2.txt", "crlf3.txt"} {
+				write(t, filepath.Join(root, n), "line1\r\nline2\r\nline3\r\n")
+			}
+			commitAll(t, root)
+		},
+		steps: []memStep{
+			{args: view("/memories/crlf.txt"), want: "Here's the content of /memories/crlf.txt with line numbers:\n     1\tline1\r\n     2\tline2\r\n     3\tline3\r\n     4\t"},
+			{args: replace("/memories/crlf2.txt", "line2", "LINE2")},
+			{args: insert("/memories/crlf3.txt", 1, "Inserted")},
+		},
+		files: map[string]string{"crlf.txt": "line1\r\nline2\r\nline3\r\n", "crlf2.txt": "line1\r\nLINE2\r\nline3\r\n", "crlf3.txt": "line1\r\nInserted\nline2\r\nline3\r\n"},
+	},
+	{
 		name: "str_replace",
 		refs: []string{"py test_str_replace", "ts str_replace/should replace string in file"},
 		steps: []memStep{
