@@ -313,6 +313,11 @@ var memoryConformance = []memCase{
 		files: map[string]string{"CONTEXT.md": ""},
 	},
 	{
+		name:  "rename /memories",
+		refs:  []string{"ts 1.14.0 node.ts (no published test)"},
+		steps: []memStep{{args: rename("/memories", "/memories/inner"), err: "Cannot rename the /memories directory itself"}},
+	},
+	{
 		name: "rename",
 		refs: []string{"py test_rename", "ts rename/should rename a file"},
 		steps: []memStep{
