@@ -125,36 +125,32 @@ func validCommand(c string) bool {
 }
 
 // parsePath takes a /memories path apart as the reference does: it must
-// start with /memories, and ".." resolves within the path as long as it
-// stays inside. Hidden parts (.git, .ctx0) are the vault's machinery or
-// other tools' files, never memories.
+// start with /memories, and ".." resolves, as long as where the path ends
+// is inside /memories (/memories/../memories/x is /memories/x). Hidden
+// parts (.git, .ctx0) are the vault's machinery or other tools' files,
+// never memories.
 func parsePath(arg, p string) (target, error) {
 	if p == "" {
 		return target{}, fmt.Errorf("%q is missing: give a path under /memories", arg)
 	}
-	rest, ok := strings.CutPrefix(p, memRoot)
-	if !ok || (rest != "" && rest[0] != '/') {
+	if rest, ok := strings.CutPrefix(p, memRoot); !ok || (rest != "" && rest[0] != '/') {
 		return target{}, fmt.Errorf("Path must start with /memories, got: %s", p)
 	}
-	var segs []string
-	for _, seg := range strings.Split(rest, "/") {
-		switch seg {
-		case "", ".":
-		case "..":
-			if len(segs) == 0 {
-				return target{}, fmt.Errorf("Path %s would escape /memories directory", p)
-			}
-			segs = segs[:len(segs)-1]
-		default:
-			segs = append(segs, seg)
-		}
+	// Resolved as names only: no link is followed (CheckPath refuses them).
+	c := path.Clean(p)
+	rel, ok := strings.CutPrefix(c, memRoot+"/")
+	if c == memRoot {
+		rel, ok = "", true
 	}
-	for _, seg := range segs {
+	if !ok {
+		return target{}, fmt.Errorf("Path %s would escape /memories directory", p)
+	}
+	for _, seg := range strings.Split(rel, "/") {
 		if strings.HasPrefix(seg, ".") {
 			return target{}, fmt.Errorf("The path %s is hidden (%s): hidden files and folders, such as .git and .ctx0, are not memories", p, seg)
 		}
 	}
-	return target{given: p, rel: strings.Join(segs, "/")}, nil
+	return target{given: p, rel: rel}, nil
 }
 
 // locate finds what a /memories path leads to, through the vault's one
@@ -500,18 +496,19 @@ func hasFrontmatter(text string) bool {
 }
 
 // newFile is a new file at rel holding text: the text itself for a file
-// that is not an entry, or one whose text brings its own frontmatter;
+// that is not an entry, or one whose text brings frontmatter of its own;
 // else the text as the body under ctx0's frontmatter, with a title from
-// its first heading or its name and the type of its folder.
+// its first heading or its name and the type of its folder. Text that
+// opens with a '---' line but does not read as frontmatter (a rule, a
+// block never closed) is body, as written.
 func (s *Server) newFile(rel, text string) ([]byte, error) {
 	if !isEntry(rel) {
 		return []byte(text), nil
 	}
 	if hasFrontmatter(text) {
-		if _, err := entry.Parse([]byte(text)); err != nil {
-			return nil, err
+		if e, err := entry.Parse([]byte(text)); err == nil && len(e.Keys()) > 0 {
+			return []byte(text), nil
 		}
-		return []byte(text), nil
 	}
 	name := strings.TrimSuffix(rel, ".md")
 	now := s.opts.Now().UTC().Truncate(time.Second)
@@ -811,13 +808,16 @@ func (s *Server) memRename(ctx context.Context, in memoryIn) (string, error) {
 		if err != nil {
 			return "", nil, err
 		}
-		var edits []vault.FileEdit
-		for _, f := range files {
+		// The old files go first: where names differ only in case, the
+		// new ones may be the same files (macOS).
+		edits := make([]vault.FileEdit, 2*len(files))
+		for i, f := range files {
 			data, err := vault.ReadFile(s.root(), f)
 			if err != nil {
 				return "", nil, err
 			}
-			edits = append(edits, vault.FileEdit{Path: f}, vault.FileEdit{Path: to.rel + strings.TrimPrefix(f, from.rel), Data: data})
+			edits[i] = vault.FileEdit{Path: f}
+			edits[len(files)+i] = vault.FileEdit{Path: to.rel + strings.TrimPrefix(f, from.rel), Data: data}
 		}
 		return fmt.Sprintf("memory: rename %s/ to %s/ (%d files)", from.rel, to.rel, len(files)), edits, nil
 	})

@@ -159,6 +159,34 @@ var memoryConformance = []memCase{
 			"The Python SDK says 'exceeds maximum line limit of 999,999 lines'; ctx0 says what the TypeScript SDK says.",
 	},
 	{
+		name: "view a file that is not UTF-8",
+		refs: []string{"py test_view_error_for_non_utf8_file (later test file)"},
+		setup: func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(root, "binary.dat"), "\xff\xfe\x80 not utf-8")
+			commitAll(t, root)
+		},
+		steps: []memStep{{args: view("/memories/binary.dat"), err: "File /memories/binary.dat is not a valid UTF-8 text file"}},
+	},
+	{
+		name: "CRLF line breaks are kept",
+		refs: []string{
+			"py test_view_preserves_crlf_line_endings", "py test_str_replace_preserves_crlf_line_endings",
+			"py test_insert_preserves_crlf_line_endings (later test file)",
+		},
+		setup: func(t *testing.T, root, _ string) {
+			for _, n := range []string{"crlf.txt", "crlf2.txt", "crlf3.txt"} {
+				write(t, filepath.Join(root, n), "line1\r\nline2\r\nline3\r\n")
+			}
+			commitAll(t, root)
+		},
+		steps: []memStep{
+			{args: view("/memories/crlf.txt"), want: "Here's the content of /memories/crlf.txt with line numbers:\n     1\tline1\r\n     2\tline2\r\n     3\tline3\r\n     4\t"},
+			{args: replace("/memories/crlf2.txt", "line2", "LINE2")},
+			{args: insert("/memories/crlf3.txt", 1, "Inserted")},
+		},
+		files: map[string]string{"crlf.txt": "line1\r\nline2\r\nline3\r\n", "crlf2.txt": "line1\r\nLINE2\r\nline3\r\n", "crlf3.txt": "line1\r\nInserted\nline2\r\nline3\r\n"},
+	},
+	{
 		name: "str_replace",
 		refs: []string{"py test_str_replace", "ts str_replace/should replace string in file"},
 		steps: []memStep{
@@ -260,6 +288,20 @@ var memoryConformance = []memCase{
 		gone: []string{"subdir", "archive/subdir"},
 	},
 	{
+		name: "files git does not hold yet",
+		refs: []string{"issue 32 (what to build: every write a commit)"},
+		setup: func(t *testing.T, root, _ string) {
+			write(t, filepath.Join(root, "loose.txt"), "by hand")
+			write(t, filepath.Join(root, "kept.txt"), "by hand")
+		},
+		steps: []memStep{
+			{args: del("/memories/loose.txt"), want: "Successfully deleted /memories/loose.txt", noCommit: true},
+			{args: replace("/memories/kept.txt", "by hand", "edited")},
+		},
+		files: map[string]string{"kept.txt": "edited"},
+		gone:  []string{"loose.txt"},
+	},
+	{
 		name:  "delete a missing file",
 		refs:  []string{"py test_delete_error_when_file_not_found", "ts delete/should throw error when file not found"},
 		steps: []memStep{{args: del("/memories/nonexistent.txt"), err: "The path /memories/nonexistent.txt does not exist"}},
@@ -269,6 +311,11 @@ var memoryConformance = []memCase{
 		refs:  []string{"py test_delete_not_allow_deleting_memories_directory", "ts delete/should not allow deleting /memories directory"},
 		steps: []memStep{{args: del("/memories"), err: "Cannot delete the /memories directory itself"}, {args: del("/memories/"), err: "Cannot delete the /memories directory itself"}},
 		files: map[string]string{"CONTEXT.md": ""},
+	},
+	{
+		name:  "rename /memories",
+		refs:  []string{"ts 1.14.0 node.ts (no published test)"},
+		steps: []memStep{{args: rename("/memories", "/memories/inner"), err: "Cannot rename the /memories directory itself"}},
 	},
 	{
 		name: "rename",
@@ -468,6 +515,8 @@ var memoryConformance = []memCase{
 		steps: []memStep{
 			{args: create("/memories/nested/../x.txt", "inside"), want: "File created successfully at: /memories/nested/../x.txt"},
 			{args: view("/memories/x.txt"), want: "Here's the content of /memories/x.txt with line numbers:\n     1\tinside"},
+			{args: view("/memories/../memories/x.txt"), want: "Here's the content of /memories/../memories/x.txt with line numbers:\n     1\tinside"},
+			{args: view("/memories/nested/../../x.txt"), err: "Path /memories/nested/../../x.txt would escape /memories directory"},
 		},
 		files: map[string]string{"x.txt": "inside"},
 		gone:  []string{"nested"},
@@ -487,6 +536,18 @@ var memoryConformance = []memCase{
 			{args: view("/memories/r.txt", 2, -1), want: "Here's the content of /memories/r.txt with line numbers:\n     2\ttwo\n     3\tthree"},
 			{args: view("/memories/r.txt", 9, 10), want: "Here's the content of /memories/r.txt with line numbers:\n"},
 		},
+	},
+	{
+		name: "an entry's text that opens with a rule",
+		refs: []string{"issue 32 (what to build: view consistent with what was written)"},
+		steps: []memStep{
+			{args: create("/memories/rule.md", "---\nnot frontmatter")},
+			{args: view("/memories/rule.md"), want: "Here's the content of /memories/rule.md with line numbers:\n     1\t---\n     2\tnot frontmatter"},
+			{args: create("/memories/own.md", "---\ntitle: Mine\n---\nbody")},
+			{args: view("/memories/own.md"), want: "Here's the content of /memories/own.md with line numbers:\n     1\tbody"},
+		},
+		files:   map[string]string{"own.md": "---\ntitle: Mine\n---\nbody"},
+		differs: "A .md file whose text brings frontmatter keeps it as ctx0's, out of view.",
 	},
 	{
 		name: "a trailing line break is a last, empty line",
