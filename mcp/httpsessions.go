@@ -95,7 +95,10 @@ func (l *sessionLimit) end(id string) {
 func (l *sessionLimit) admit() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.forgetClosed()
+	if len(l.known)+l.opening >= l.max {
+		// Only at the bound: the scan costs the number of sessions.
+		l.forgetClosed()
+	}
 	for len(l.known)+l.opening >= l.max {
 		var oldest string
 		for id, s := range l.known {
@@ -118,10 +121,9 @@ func (l *sessionLimit) opened(id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.opening--
-	if id == "" {
-		return
-	}
-	if l.alive()[id] {
+	if id != "" {
+		// One the SDK closed at once (a failed initialize) is forgotten
+		// at the next scan.
 		l.known[id] = &liveSession{used: time.Now()}
 	}
 }

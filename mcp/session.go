@@ -38,9 +38,18 @@ var _ Archiver = (*Sessions)(nil)
 
 // Archive implements Archiver.
 func (s *Sessions) Archive(ctx context.Context, req ArchiveRequest) (ArchiveResult, error) {
-	p, err := s.find(ctx, req)
+	found, err := s.find(ctx, req)
 	if err != nil {
 		return ArchiveResult{}, err
+	}
+	// Whichever way it was found, the file read is one the session
+	// folders hold: a link inside them leads nowhere else.
+	p, err := sessionFile(found, s.Dirs)
+	if err != nil {
+		if req.TranscriptPath != "" {
+			return ArchiveResult{}, fmt.Errorf("transcript_path %s: %w", req.TranscriptPath, err)
+		}
+		return ArchiveResult{}, fmt.Errorf("session %s: %w", found, err)
 	}
 	f, err := ingest.FileAt(p)
 	if err != nil {
@@ -66,11 +75,7 @@ func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error)
 		if filepath.Ext(p) != ".jsonl" {
 			return "", fmt.Errorf("transcript_path %s: want a session transcript, a .jsonl file", p)
 		}
-		real, err := sessionFile(p, s.Dirs)
-		if err != nil {
-			return "", fmt.Errorf("transcript_path %s: %w", p, err)
-		}
-		return real, nil
+		return p, nil
 	}
 	var all []ingest.File
 	for _, d := range s.Dirs {

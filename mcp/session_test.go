@@ -108,6 +108,8 @@ func TestArchiveNowStaysInTheSessionFolders(t *testing.T) {
 		fails(t, cs, "archive_now", map[string]any{"transcript_path": p}, "transcript_path "+p)
 	}
 	fails(t, cs, "archive_now", map[string]any{"transcript_path": outside}, "not in an agent's session folder")
+	// Found by its id, a link is refused the same way.
+	fails(t, cs, "archive_now", map[string]any{"session_id": "link"}, "not in an agent's session folder")
 	out := ok(t, cs, "archive_now", map[string]any{"transcript_path": inside})
 	if !strings.Contains(out, inside) {
 		t.Errorf("archive_now inside the folder: %s", out)

@@ -115,6 +115,9 @@ const refusedDir = ".ctx0/state/refused"
 
 // badRecordAdvice is what doctor says of a refused record.
 func badRecordAdvice(b BadRecord) string {
+	if b.File == conflictsDir || b.File == pendingConflictsDir {
+		return b.Reason + "; ctx0 conflicts and curator runs skip the folder: remove the link (git rm it if committed) and run ctx0 sync"
+	}
 	return b.Reason + "; ctx0 conflicts and curator runs skip it. Unless you wrote it, whoever can push to the remote did: run ctx0 doctor --fix to move it into " + refusedDir + "/ (its removal is committed), or remove it yourself"
 }
 
@@ -138,6 +141,11 @@ func (v *Vault) setAsideBadRecords(ctx context.Context) ([]string, error) {
 				return done, fmt.Errorf("set aside %s: %w", b.File, err)
 			}
 			full := filepath.Join(v.root, filepath.FromSlash(to))
+			if _, err := os.Lstat(full); err == nil {
+				// One set aside before under that name stays.
+				to += "." + v.now().UTC().Format("20060102T150405.000000000Z")
+				full = filepath.Join(v.root, filepath.FromSlash(to))
+			}
 			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 				return done, fmt.Errorf("set aside %s: %w", b.File, err)
 			}
@@ -231,12 +239,14 @@ var ErrBadRecord = errors.New("refuse record")
 // file's own name, the entry is the one its path names, and the path stays
 // inside the vault out of its hidden folders.
 func ParseConflictRecord(file string, data []byte) (ConflictRecord, error) {
-	var r ConflictRecord
-	if err := yaml.Unmarshal(data, &r); err != nil {
-		return ConflictRecord{}, fmt.Errorf("%w %s: %w", ErrBadRecord, file, err)
-	}
 	bad := func(format string, args ...any) (ConflictRecord, error) {
 		return ConflictRecord{}, fmt.Errorf("%w %s: %s", ErrBadRecord, file, fmt.Sprintf(format, args...))
+	}
+	var r ConflictRecord
+	if err := yaml.Unmarshal(data, &r); err != nil {
+		// One line: the YAML decoder lists its type errors on lines of
+		// their own.
+		return bad("%s", strings.Join(strings.Fields(err.Error()), " "))
 	}
 	if !conflictID.MatchString(r.ID) {
 		return bad("id %q is not a conflict id (12 hex digits)", r.ID)

@@ -62,6 +62,7 @@ func TestParseConflictRecordRefusesWhatLeadsElsewhere(t *testing.T) {
 		{name: "entry not the path's", file: ".ctx0/conflicts/" + good + ".yaml", id: good, e: "../../victim", p: "contacts/sarah.md", wantInError: "is not the entry of path"},
 		{name: "bad YAML", file: ".ctx0/conflicts/x.yaml", raw: "id: [unclosed\n", wantInError: "refuse record .ctx0/conflicts/x.yaml"},
 		{name: "empty file", file: ".ctx0/conflicts/x.yaml", raw: "", wantInError: "not a conflict id"},
+		{name: "a field of the wrong type", file: ".ctx0/conflicts/x.yaml", raw: "id: [a]\nentry: {x: 1}\n", wantInError: "line 1: cannot unmarshal !!seq into string line 2: cannot unmarshal"},
 		{name: "kept neither side", file: ".ctx0/conflicts/" + good + ".yaml", raw: "id: " + good + "\nentry: a\npath: a.md\nkept: both\n", wantInError: "neither ours nor theirs"},
 	}
 	for _, tt := range tests {
@@ -104,6 +105,9 @@ func FuzzParseConflictRecord(f *testing.F) {
 		if err != nil {
 			if !errors.Is(err, ErrBadRecord) {
 				t.Fatalf("error %v is not ErrBadRecord", err)
+			}
+			if !strings.Contains(file, "\n") && strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q is not one line", err)
 			}
 			return
 		}
@@ -290,8 +294,19 @@ func TestBadPendingRecordStaysLocal(t *testing.T) {
 	if done, err := v.Repair(ctx); err != nil || len(done) != 1 {
 		t.Errorf("Repair = %q, %v; want the record set aside", done, err)
 	}
-	if _, err := os.Stat(filepath.Join(v.Root(), filepath.FromSlash(refusedDir), "state", "conflicts", "x.yaml")); err != nil {
+	aside := filepath.Join(v.Root(), filepath.FromSlash(refusedDir), "state", "conflicts")
+	if _, err := os.Stat(filepath.Join(aside, "x.yaml")); err != nil {
 		t.Error(err)
+	}
+	// The same name again: the one set aside before stays.
+	if err := os.WriteFile(bad, []byte("id: [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := v.Repair(ctx); err != nil || len(done) != 1 {
+		t.Errorf("Repair = %q, %v; want the record set aside", done, err)
+	}
+	if des, err := os.ReadDir(aside); err != nil || len(des) != 2 {
+		t.Errorf("set aside: %v, %v; want both files", des, err)
 	}
 	checkClean(t, v)
 }

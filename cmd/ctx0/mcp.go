@@ -170,7 +170,10 @@ vault to you in that project alone (Claude Code's own default scope, keyed by
 the folder you start claude in: start it at the repository's root). --project
 edits .mcp.json at the root of the repository, shared with the project's other
 users: there the server serves whatever vault ctx0 finds ($CTX0_VAULT, else
-~/.ctx0/vault). Claude Code runs "ctx0", which must be on its PATH.`
+~/.ctx0/vault). Claude Code runs "ctx0", which must be on its PATH.
+
+A config file kept as a symbolic link (into a dotfiles repository, say) is
+written through the link, as ctx0 hooks install does: the link stays.`
 	if verb == "uninstall" {
 		short = "Remove ctx0's MCP server from Claude Code's configuration"
 		long = `Remove from Claude Code's configuration exactly what ctx0 mcp install added:

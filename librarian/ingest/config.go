@@ -33,9 +33,6 @@ func DefaultConfig() Config {
 // Gap is the silence after which a conversation is over.
 func (c Config) Gap() time.Duration { return time.Duration(c.GapMinutes) * time.Minute }
 
-// configFile is the vault's settings file, relative to its root.
-const configFile = ".ctx0/config.yaml"
-
 // ConfigSection is the section of the vault's config file that Config is.
 const ConfigSection = "ingest"
 

@@ -508,3 +508,27 @@ func TestGeminiMigration(t *testing.T) {
 		t.Errorf("%d messages stored, want 3: the two of the legacy file once, and the new one", n)
 	}
 }
+
+// The vault's config is read through the vault's one way into its files:
+// one pushed as a link to a file outside the vault is refused, not read.
+func TestOpenRefusesALinkedConfig(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "private.yaml")
+	if err := os.WriteFile(outside, []byte("ingest:\n  gap_minutes: 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".ctx0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, ".ctx0", "config.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(t.Context(), root)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open read a config that is a link out of the vault")
+	}
+	if !strings.Contains(err.Error(), ".ctx0/config.yaml") || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Open: %v; want the linked config named", err)
+	}
+}

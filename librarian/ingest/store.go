@@ -23,8 +23,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/filelock"
+	"github.com/ctx0/ctx0/vault"
 	"modernc.org/sqlite"
 )
 
@@ -88,7 +88,9 @@ func Open(ctx context.Context, root string, opts ...Option) (s *Store, err error
 		o(s)
 	}
 	if !s.configured {
-		f, err := config.Read(filepath.Join(root, filepath.FromSlash(configFile)))
+		// Through the vault's one way into its files: a config pushed as
+		// a link is refused, not followed out of the vault.
+		f, err := vault.ReadConfig(root)
 		if err != nil {
 			return nil, err
 		}
