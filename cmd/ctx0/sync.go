@@ -95,6 +95,13 @@ func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult,
 	if err != nil {
 		return nil, err
 	}
+	if res.Changed > 0 {
+		// The config may be among what the pull changed: say what of it
+		// this machine does not apply, as the next command will.
+		if nv, err := vault.Open(ctx, v.Root()); err == nil {
+			_ = a.sayConfig(nv)
+		}
+	}
 	return &res, nil
 }
 
@@ -232,7 +239,7 @@ out (a model, an embeddings endpoint, automatic sync) are not applied until
 ctx0 trust approves them on this machine.`,
 		Example: `  ctx0 clone git@github.com:me/memory.git ~/memory
   cd ~/memory && ctx0 trust --show`,
-		Args:    cobra.RangeArgs(1, 2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := ""
 			if len(args) == 2 {
