@@ -121,7 +121,8 @@ func (f *File) Check(known ...string) (warnings []string, err error) {
 		if k.Value == VersionKey || slices.Contains(known, k.Value) {
 			continue
 		}
-		if !f.Newer() && slices.ContainsFunc(known, func(s string) bool { return distance(s, k.Value) <= 2 }) {
+		near := func(s string) bool { return distance(s, k.Value) <= 2 }
+		if !f.Newer() && (slices.ContainsFunc(known, near) || near(VersionKey)) {
 			sorted := slices.Sorted(slices.Values(known))
 			return warnings, fmt.Errorf("%s:%d: unknown section %q; the sections are %s", f.path, k.Line, k.Value, strings.Join(sorted, ", "))
 		}
