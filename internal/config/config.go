@@ -245,8 +245,9 @@ func (f *File) Decode(name string, v any) error {
 		// The whole section is checked, so that a typo is reported
 		// whether or not its key is withheld, but what v gets is the
 		// section without those keys.
+		// Into a value of its own (not a copy of v: a map in it would be
+		// shared), which gets the same errors.
 		scratch := reflect.New(reflect.TypeOf(v).Elem())
-		scratch.Elem().Set(reflect.ValueOf(v).Elem())
 		if err := f.decode(name, n, scratch.Interface()); err != nil {
 			return err
 		}
