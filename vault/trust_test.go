@@ -161,3 +161,37 @@ func TestConfigThatDoesNotDecodeOpensWithDefaults(t *testing.T) {
 		t.Errorf("Config() = %+v, want the defaults", w.Config())
 	}
 }
+
+// FuzzApplyTrust: whatever a pulled config says, with nothing approved no
+// section decodes to settings that run or reach out.
+func FuzzApplyTrust(f *testing.F) {
+	f.Add([]byte("llm:\n  provider: command\n  command: [sh]\nsync: {auto: true}\nembeddings: {url: http://x, model: m}\n"))
+	f.Add([]byte("llm:\n  <<: {provider: command}\n"))
+	f.Add([]byte("{llm: {provider: openai, base_url: 'http://x/v1'}}"))
+	f.Add([]byte("version: 9\nllm:\n  provider: codex\n  future: 1\n"))
+	f.Add([]byte{})
+	v := &Vault{gitDir: f.TempDir()}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		raw, err := config.Parse("c.yaml", data)
+		if err != nil {
+			return
+		}
+		eff, _ := v.applyTrust(raw)
+		for _, c := range []struct {
+			section, key string
+			inert        func(any) bool
+		}{
+			{"llm", "provider", func(p any) bool { return p == nil || p == "" || p == "offline" }},
+			{"embeddings", "url", func(u any) bool { return u == nil || u == "" }},
+			{"sync", "auto", func(a any) bool { return a == nil || a == false }},
+		} {
+			m := map[string]any{}
+			if eff.Decode(c.section, &m) != nil {
+				continue // the command that needs it fails
+			}
+			if !c.inert(m[c.key]) {
+				t.Errorf("%s.%s = %v applied without approval, from %q", c.section, c.key, m[c.key], data)
+			}
+		}
+	})
+}
