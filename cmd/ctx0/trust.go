@@ -28,7 +28,7 @@ clone. So the settings in it that run a program, send the vault's text to an
 address, read a key from an environment variable or work in the background
 are applied only when this machine approved exactly their values:
 
-  ` + strings.Join(vault.GuardedKeys(), "\n  ") + `
+  ` + strings.Replace(strings.Join(vault.GuardedKeys(), "\n  "), "llm.provider", "llm.provider (any but offline)", 1) + `
 
 Until then ctx0 works as if the file did not set them (the offline provider,
 no embeddings, no automatic sync) and every command says so once, on stderr;
