@@ -376,6 +376,19 @@ func TestPulledConfigFromANewerCtx0(t *testing.T) {
 	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
 	c.ctx0("sync")
 	c.ctx0("list")
+
+	// A file of a newer version: the settings this ctx0 lacks are
+	// ignored, with one warning, by every command.
+	data, _ = os.ReadFile(cfg)
+	data = bytes.Replace(data, []byte("version: 1"), []byte("version: 2"), 1)
+	data = bytes.Replace(data, []byte("auto: false"), []byte("auto: false\n  jitter: 5s"), 1)
+	os.WriteFile(cfg, data, 0o644)
+	c.git(c.attacker, "commit", "-qam", "a newer ctx0's settings")
+	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.ctx0("sync")
+	if _, stderr := c.ctx0("list"); !strings.Contains(stderr, "written by a newer ctx0 (version 2; this one reads 1)") {
+		t.Errorf("list with a newer config said %q", stderr)
+	}
 	c.git(c.victim, "fsck", "--strict")
 }
 
