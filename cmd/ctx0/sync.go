@@ -254,11 +254,11 @@ ctx0 trust approves them on this machine.`,
 			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
 			}
-			if w := v.Trust().Warning(); w != "" {
-				// The remote's settings are someone else's writing until
-				// this machine approves them.
-				a.note("ctx0: %s", w)
-			}
+			// The remote's settings are someone else's writing: say what
+			// of them this machine does not apply until ctx0 trust, and
+			// what does not decode, without failing the clone.
+			a.anyConfig = true
+			_ = a.sayConfig(v)
 			a.proposeAutoSync(v)
 			fmt.Fprintln(a.stdout, v.Root())
 			return nil
