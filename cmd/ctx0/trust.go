@@ -38,14 +38,18 @@ ctx0 trust shows those settings, what changed since the last approval, and
 approves them: the approval is kept in the vault's git folder
 (.git/ctx0/trusted.json), which no pull or push touches. ctx0 init approves
 what it writes. Review the file (git log -p .ctx0/config.yaml shows who
-changed it) before approving. --show prints the same and approves nothing;
---revoke removes the approval.`,
+changed it) before approving. --show prints the same and approves nothing,
+as does --json, which prints it as JSON: approving is a person's act, not a
+tool's. --revoke removes the approval.`,
 		Example: `  ctx0 trust --show
   git log -p -1 -- .ctx0/config.yaml
   ctx0 trust
   ctx0 trust --revoke`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.json && !opts.revoke {
+				opts.show = true
+			}
 			res, err := a.runTrust(cmd.Context(), opts)
 			if err != nil {
 				return err
@@ -55,7 +59,7 @@ changed it) before approving. --show prints the same and approves nothing;
 	}
 	cmd.Flags().BoolVar(&opts.show, "show", false, "show the settings and what is approved; approve nothing")
 	cmd.Flags().BoolVar(&opts.revoke, "revoke", false, "remove this machine's approval")
-	a.jsonFlag(cmd, "print the settings and the approval as JSON")
+	a.jsonFlag(cmd, "print the settings and the approval as JSON; approves nothing")
 	return cmd
 }
 
