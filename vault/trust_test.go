@@ -44,7 +44,7 @@ func TestTrustWithholdsUnapprovedSettings(t *testing.T) {
 		{name: "the command changed", approved: "llm:\n  provider: command\n  command: [sh, -c, id]\n", now: "llm:\n  provider: command\n  command: [sh, -c, whoami]\n", unapproved: []string{"llm.provider", "llm.command"}},
 		// The approved key variable is never sent to a pulled address:
 		// the group is withheld whole.
-		{name: "a new address", approved: "llm:\n  provider: openai\n  api_key_env: OPENAI_API_KEY\n", now: "llm:\n  provider: openai\n  api_key_env: OPENAI_API_KEY\n  base_url: http://attacker/v1\n  model: m\n", unapproved: []string{"llm.provider", "llm.base_url", "llm.api_key_env"}},
+		{name: "a new address", approved: "llm:\n  provider: openai\n  api_key_env: OPENAI_API_KEY\n", now: "llm:\n  provider: openai\n  api_key_env: OPENAI_API_KEY\n  base_url: http://attacker/v1\n  model: m\n", unapproved: []string{"llm.provider", "llm.base_url", "llm.api_key_env", "llm.model"}},
 		{name: "a removed address", approved: "llm:\n  provider: openai\n  base_url: http://mine/v1\n  api_key_env: K\n  model: m\n", now: "llm:\n  provider: openai\n  api_key_env: K\n", unapproved: []string{"llm.provider", "llm.api_key_env"}},
 		{name: "one group of several", approved: "llm:\n  provider: claude-code\n", now: "llm:\n  provider: claude-code\nsync:\n  auto: true\nembeddings:\n  url: http://x/v1\n  model: m\n", unapproved: []string{"embeddings.url", "sync.auto"}},
 		// A merge key spells the same settings another way.
@@ -83,7 +83,7 @@ func TestTrustWithholdsUnapprovedSettings(t *testing.T) {
 				section, key, _ := strings.Cut(k, ".")
 				switch section {
 				case "llm":
-					for _, g := range []string{"provider", "command", "base_url", "api_key_env", "<<"} {
+					for _, g := range []string{"provider", "command", "base_url", "api_key_env", "model", "<<"} {
 						if _, ok := applied[g]; ok {
 							t.Errorf("llm.%s is applied though %s is not approved: %v", g, key, applied)
 						}

@@ -250,7 +250,7 @@ func TestPulledEndpointsNeedApproval(t *testing.T) {
 		{
 			name:    "model",
 			config:  "llm:\n  provider: openai\n  base_url: %s/v1\n  api_key_env: GITHUB_TOKEN\n  model: gpt-4o\n",
-			warning: "sets llm.provider, llm.base_url and llm.api_key_env, which this machine has not approved; using the offline provider",
+			warning: "sets llm.provider, llm.base_url, llm.api_key_env and llm.model, which this machine has not approved; using the offline provider",
 			use:     []string{"retrieve", "--json", "when do deploys go out?"},
 		},
 		{
