@@ -56,9 +56,10 @@ var guarded = []guardedGroup{
 	{
 		// The model: a provider other than offline runs a program
 		// (command, claude-code, codex) or sends the vault's text, with
-		// the key api_key_env names, to an address.
+		// the key api_key_env names, to an address. model goes on the
+		// claude or codex command line, so it is approved with them.
 		section: "llm",
-		keys:    []string{"provider", "command", "base_url", "api_key_env"},
+		keys:    []string{"provider", "command", "base_url", "api_key_env", "model"},
 		inert: func(vals map[string]any) bool {
 			p, ok := vals["provider"]
 			return !ok || p == nil || p == "" || p == "offline"

@@ -94,24 +94,41 @@ func (c *container) Vault(ctx context.Context) (*vault.Vault, error) {
 		if err != nil {
 			return nil, err
 		}
-		warnings, err := v.Settings().Check(configSections()...)
-		if err == nil {
-			err = v.ConfigError()
-		}
-		if err != nil && !c.a.anyConfig {
+		if err := c.a.sayConfig(v); err != nil {
 			return nil, err
-		}
-		if err != nil {
-			warnings = append(warnings, fmt.Sprintf("%v; going on with the default settings", err))
-		}
-		if w := v.Trust().Warning(); w != "" && !c.a.quietTrust {
-			warnings = append(warnings, w)
-		}
-		for _, w := range warnings {
-			c.a.note("ctx0: %s", w)
 		}
 		return v, nil
 	})
+}
+
+// sayConfig says, once per command, on stderr, what of vault v's config
+// is ignored (sections a newer ctx0 reads) and what is withheld until
+// ctx0 trust; a config that does not decode is an error, or, for the
+// commands that work whatever it says (app.anyConfig), one more warning.
+func (a *app) sayConfig(v *vault.Vault) error {
+	warnings, err := v.Settings().Check(configSections()...)
+	if err == nil {
+		err = v.ConfigError()
+	}
+	if err != nil && !a.anyConfig {
+		return err
+	}
+	if err != nil {
+		warnings = append(warnings, fmt.Sprintf("%v; going on with the default settings", err))
+	}
+	if w := v.Trust().Warning(); w != "" && !a.quietTrust {
+		warnings = append(warnings, w)
+	}
+	for _, w := range warnings {
+		if !a.said[w] {
+			if a.said == nil {
+				a.said = map[string]bool{}
+			}
+			a.said[w] = true
+			a.note("ctx0: %s", w)
+		}
+	}
+	return nil
 }
 
 // configSections are the sections the vault's config file may have.

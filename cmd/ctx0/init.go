@@ -30,8 +30,9 @@ in a file whose version: is newer than this ctx0's, any setting it does not
 know, was written by a newer ctx0: a warning, and ignored.
 
 The settings that run a program or reach out (llm.provider, llm.command,
-llm.base_url, llm.api_key_env, embeddings.url, embeddings.api_key_env,
-sync.auto) are applied only once this machine approved them: ctx0 init
+llm.base_url, llm.api_key_env, llm.model, embeddings.url,
+embeddings.api_key_env, sync.auto) are applied only once this machine
+approved them: ctx0 init
 approves what it writes; after editing them, or pulling someone else's
 change to them, run ctx0 trust.`,
 		Example: `  ctx0 init ~/notes

@@ -38,8 +38,10 @@ type app struct {
 	// quietTrust: the command reports the settings waiting for approval
 	// itself (status, trust), rather than in a warning.
 	quietTrust bool
-	vaultDir   string
-	json       bool // --json: print results, and errors, as JSON
+	// said are the warnings about the config said so far (see sayConfig).
+	said     map[string]bool
+	vaultDir string
+	json     bool // --json: print results, and errors, as JSON
 	// services are the vault's, opened as the command asks for them.
 	services *container
 }

@@ -95,6 +95,13 @@ func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult,
 	if err != nil {
 		return nil, err
 	}
+	if res.Changed > 0 {
+		// The config may be among what the pull changed: say what of it
+		// this machine does not apply, as the next command will.
+		if nv, err := vault.Open(ctx, v.Root()); err == nil {
+			_ = a.sayConfig(nv)
+		}
+	}
 	return &res, nil
 }
 
@@ -254,7 +261,7 @@ out (a model, an embeddings endpoint, automatic sync) are not applied until
 ctx0 trust approves them on this machine.`,
 		Example: `  ctx0 clone git@github.com:me/memory.git ~/memory
   cd ~/memory && ctx0 trust --show`,
-		Args:    cobra.RangeArgs(1, 2),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := ""
 			if len(args) == 2 {
@@ -269,11 +276,11 @@ ctx0 trust approves them on this machine.`,
 			if err := a.buildIndex(cmd.Context(), v); err != nil {
 				return err
 			}
-			if w := v.Trust().Warning(); w != "" {
-				// The remote's settings are someone else's writing until
-				// this machine approves them.
-				a.note("ctx0: %s", w)
-			}
+			// The remote's settings are someone else's writing: say what
+			// of them this machine does not apply until ctx0 trust, and
+			// what does not decode, without failing the clone.
+			a.anyConfig = true
+			_ = a.sayConfig(v)
 			a.proposeAutoSync(v)
 			fmt.Fprintln(a.stdout, v.Root())
 			return nil

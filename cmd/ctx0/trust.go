@@ -28,7 +28,7 @@ clone. So the settings in it that run a program, send the vault's text to an
 address, read a key from an environment variable or work in the background
 are applied only when this machine approved exactly their values:
 
-  ` + strings.Join(vault.GuardedKeys(), "\n  ") + `
+  ` + strings.Replace(strings.Join(vault.GuardedKeys(), "\n  "), "llm.provider", "llm.provider (any but offline)", 1) + `
 
 Until then ctx0 works as if the file did not set them (the offline provider,
 no embeddings, no automatic sync) and every command says so once, on stderr;
@@ -38,14 +38,18 @@ ctx0 trust shows those settings, what changed since the last approval, and
 approves them: the approval is kept in the vault's git folder
 (.git/ctx0/trusted.json), which no pull or push touches. ctx0 init approves
 what it writes. Review the file (git log -p .ctx0/config.yaml shows who
-changed it) before approving. --show prints the same and approves nothing;
---revoke removes the approval.`,
+changed it) before approving. --show prints the same and approves nothing,
+as does --json, which prints it as JSON: approving is a person's act, not a
+tool's. --revoke removes the approval.`,
 		Example: `  ctx0 trust --show
   git log -p -1 -- .ctx0/config.yaml
   ctx0 trust
   ctx0 trust --revoke`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if a.json && !opts.revoke {
+				opts.show = true
+			}
 			res, err := a.runTrust(cmd.Context(), opts)
 			if err != nil {
 				return err
@@ -55,7 +59,7 @@ changed it) before approving. --show prints the same and approves nothing;
 	}
 	cmd.Flags().BoolVar(&opts.show, "show", false, "show the settings and what is approved; approve nothing")
 	cmd.Flags().BoolVar(&opts.revoke, "revoke", false, "remove this machine's approval")
-	a.jsonFlag(cmd, "print the settings and the approval as JSON")
+	a.jsonFlag(cmd, "print the settings and the approval as JSON; approves nothing")
 	return cmd
 }
 

@@ -121,7 +121,8 @@ func (f *File) Check(known ...string) (warnings []string, err error) {
 		if k.Value == VersionKey || slices.Contains(known, k.Value) {
 			continue
 		}
-		if !f.Newer() && slices.ContainsFunc(known, func(s string) bool { return distance(s, k.Value) <= 2 }) {
+		near := func(s string) bool { return distance(s, k.Value) <= 2 }
+		if !f.Newer() && (slices.ContainsFunc(known, near) || near(VersionKey)) {
 			sorted := slices.Sorted(slices.Values(known))
 			return warnings, fmt.Errorf("%s:%d: unknown section %q; the sections are %s", f.path, k.Line, k.Value, strings.Join(sorted, ", "))
 		}
@@ -244,8 +245,9 @@ func (f *File) Decode(name string, v any) error {
 		// The whole section is checked, so that a typo is reported
 		// whether or not its key is withheld, but what v gets is the
 		// section without those keys.
+		// Into a value of its own (not a copy of v: a map in it would be
+		// shared), which gets the same errors.
 		scratch := reflect.New(reflect.TypeOf(v).Elem())
-		scratch.Elem().Set(reflect.ValueOf(v).Elem())
 		if err := f.decode(name, n, scratch.Interface()); err != nil {
 			return err
 		}

@@ -214,6 +214,11 @@ sync:
 			t.Errorf("Value(%s, %s) = %v, %v, %v; want %v", tt.section, tt.key, v, ok, err, tt.want)
 		}
 	}
+	// Into a map, as into a struct: the withheld keys are not there.
+	m := map[string]any{}
+	if err := w.Decode("llm", &m); err != nil || !reflect.DeepEqual(m, map[string]any{"model": "m"}) {
+		t.Errorf("Decode(llm) into a map = %v, %v", err, m)
+	}
 	// A typo is reported even in a withheld key's section.
 	f, err = Parse("c.yaml", []byte("llm:\n  provider: command\n  modle: x\n"))
 	if err != nil {
