@@ -69,6 +69,17 @@ func TestSyncHostileCollaborator(t *testing.T) {
 		setAside: []string{"knowledge/foo"},
 		fsck:     true,
 	}, {
+		name: "names that differ only in case",
+		victim: func(t *testing.T, v *Vault) {
+			writeTestFile(t, v, "knowledge/foo.md", "Foo", "lower case here")
+		},
+		push: func(c *gittest.Collaborator) {
+			c.Write("knowledge/Foo.md", "---\ntitle: Foo\ntype: note\n---\nupper case there\n")
+			c.Push("upper case")
+		},
+		setAside: []string{"knowledge/Foo.md"},
+		fsck:     true,
+	}, {
 		name: "a .git path made with git's plumbing",
 		push: func(c *gittest.Collaborator) {
 			// git add refuses such a path; a hand-made tree does not.
