@@ -121,6 +121,29 @@ func TestSyncHostileCollaborator(t *testing.T) {
 				tc.victim(t, v)
 			}
 			tc.push(c)
+			if tc.victim == nil {
+				// A new machine's clone of the remote as it is now leaves
+				// out the same, and starts clean.
+				fresh, err := Clone(ctx, url, filepath.Join(t.TempDir(), "fresh"), WithClock(v.now))
+				if err != nil {
+					t.Fatalf("clone after the push: %v", err)
+				}
+				asides, _, err := fresh.SetAsides(ctx)
+				if err != nil || len(asides) != len(tc.setAside) {
+					t.Fatalf("the clone set aside %v, %v; want %q", asides, err, tc.setAside)
+				}
+				for _, p := range tc.setAside {
+					if p == ".ctx0/state" { // the clone's own state is there
+						p += "/ingest.db"
+					}
+					if _, err := os.Lstat(filepath.Join(fresh.root, filepath.FromSlash(p))); err == nil {
+						t.Errorf("the clone wrote %s", p)
+					}
+				}
+				if st := runGit(t, fresh, "status", "--porcelain"); st != "" {
+					t.Errorf("git status on the clone:\n%s", st)
+				}
+			}
 			res, err := v.Sync(ctx, SyncOptions{})
 			if err != nil {
 				t.Fatalf("sync after the push: %v", err)
