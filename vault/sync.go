@@ -476,7 +476,11 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 		}
 	}
 	if bases[0].Hash == head.hash {
-		if len(left[2]) == 0 {
+		blocked, err := v.blockedHere(ctx, trees[1], trees[2])
+		if err != nil {
+			return mergeResult{}, err
+		}
+		if len(left[2]) == 0 && !blocked {
 			n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, head.hash, theirs)
 			return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
 		}
@@ -544,6 +548,22 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 		return mergeResult{}, err
 	}
 	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: len(records), setAside: asides}, nil
+}
+
+// blockedHere tells whether a path that differs from ours to theirs is
+// one the path guard refuses in this work tree (a folder here that is a
+// link): a fast-forward would stop there, a merge sets it aside.
+func (v *Vault) blockedHere(ctx context.Context, ours, theirs *object.Tree) (bool, error) {
+	diff, err := object.DiffTreeWithOptions(ctx, ours, theirs, nil)
+	if err != nil {
+		return false, fmt.Errorf("diff trees: %w", err)
+	}
+	for _, d := range diff {
+		if d.To.Name != "" && CheckPath(v.root, d.To.Name) != nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // moveLocked moves the branch from commit from to commit to (a
