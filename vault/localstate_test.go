@@ -98,3 +98,15 @@ func TestCheckTakeable(t *testing.T) {
 		}
 	}
 }
+
+func TestSetAsideShow(t *testing.T) {
+	for path, want := range map[string]string{
+		"knowledge/foo.md/bar.md": "git show 0123456789:knowledge/foo.md/bar.md",
+		"knowledge/my note.md":    "git show '0123456789:knowledge/my note.md'",
+		"knowledge/it's.md":       `git show '0123456789:knowledge/it'\''s.md'`,
+	} {
+		if got := (SetAside{Path: path, Commit: "0123456789abcdef"}).Show(); got != want {
+			t.Errorf("Show(%q) = %s, want %s", path, got, want)
+		}
+	}
+}
