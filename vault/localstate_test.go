@@ -1,11 +1,14 @@
 package vault
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 
+	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/templates"
 )
 
@@ -109,4 +112,42 @@ func TestSetAsideShow(t *testing.T) {
 			t.Errorf("Show(%q) = %s, want %s", path, got, want)
 		}
 	}
+}
+
+// FuzzSetAsides: whatever a record file holds, SetAsides neither fails nor
+// panics; a record it cannot read is named as bad, and one it returns has
+// the id its file is named by.
+func FuzzSetAsides(f *testing.F) {
+	f.Add("0123456789ab", []byte(`{"id":"0123456789ab","path":"projects/tool","reason":"a submodule","from":"origin/main","commit":"abc","when":"2026-01-28T10:00:00Z"}`))
+	f.Add("0123456789ab", []byte(`{"id":"../../x"}`))
+	f.Add("x", []byte("not json"))
+	f.Add("0123456789ab", []byte{})
+	root := f.TempDir()
+	dir := filepath.Join(root, filepath.FromSlash(setAsideDir))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		f.Fatal(err)
+	}
+	v := &Vault{root: root}
+	f.Fuzz(func(t *testing.T, id string, data []byte) {
+		if id == "" || strings.ContainsAny(id, "/\\\x00") || id == "." || id == ".." || atomicfile.IsTemp(id+".json") {
+			return // not a record's name
+		}
+		p := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			return // a name this file system refuses
+		}
+		defer os.Remove(p)
+		got, bad, err := v.SetAsides(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got)+len(bad) != 1 {
+			t.Fatalf("%d records and %d bad from one file", len(got), len(bad))
+		}
+		for _, r := range got {
+			if r.ID != id {
+				t.Fatalf("record %q read from %s.json", r.ID, id)
+			}
+		}
+	})
 }
