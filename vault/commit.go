@@ -515,9 +515,14 @@ func (v *Vault) storeBlob(data []byte) (plumbing.Hash, error) {
 }
 
 // writeTree returns the hash of tree base with edits applied (path → blob,
-// zero hash to remove), writing only the trees on the edited paths. An
-// emptied subtree disappears, as in git.
+// zero hash to remove; a folder's path removes it whole), writing only the
+// trees on the edited paths. An emptied subtree disappears, as in git.
 func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[string]plumbing.Hash) (plumbing.Hash, error) {
+	return v.writeTreeAt(ctx, "", base, edits)
+}
+
+// writeTreeAt is writeTree for the folder at prefix ("" or ending in /).
+func (v *Vault) writeTreeAt(ctx context.Context, prefix string, base plumbing.Hash, edits map[string]plumbing.Hash) (plumbing.Hash, error) {
 	if err := ctx.Err(); err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -554,29 +559,31 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 		i, exists := index[dir]
 		fileEdit, hasFileEdit := files[dir]
 		switch {
-		case hasFileEdit && !fileEdit.IsZero():
-			return plumbing.ZeroHash, fmt.Errorf("write tree: %s cannot be both a file and a folder", dir)
 		case exists && entries[i].Mode == filemode.Dir:
 			subBase = entries[i].Hash
 		case exists && !hasFileEdit && onlyRemovals(subEdits):
 			continue // nothing there to remove
 		case exists && !hasFileEdit:
-			return plumbing.ZeroHash, fmt.Errorf("write tree: %s is a file, so it cannot hold a folder", dir)
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s%s is a file, so it cannot hold a folder", prefix, dir)
 		}
-		delete(files, dir) // a file's deletion, done here
-		h, err := v.writeTree(ctx, subBase, subEdits)
+		h, err := v.writeTreeAt(ctx, prefix+dir+"/", subBase, subEdits)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
 		switch {
-		case h.IsZero() && exists:
-			entries[i].Name = ""
 		case h.IsZero():
+			if exists && entries[i].Mode == filemode.Dir {
+				entries[i].Name = "" // emptied; a file may take its place below
+			}
+		case hasFileEdit && !fileEdit.IsZero():
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s%s cannot be both a file and a folder", prefix, dir)
 		case exists:
 			entries[i] = object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h}
+			delete(files, dir) // the file's deletion, done
 		default:
 			index[dir] = len(entries)
 			entries = append(entries, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
+			delete(files, dir)
 		}
 	}
 	for p, h := range files {
@@ -585,7 +592,7 @@ func (v *Vault) writeTree(ctx context.Context, base plumbing.Hash, edits map[str
 		case ok && h.IsZero():
 			entries[i].Name = "" // dropped below (a folder too: untracked whole)
 		case ok && entries[i].Name != "" && entries[i].Mode == filemode.Dir:
-			return plumbing.ZeroHash, fmt.Errorf("write tree: %s is a folder, so it cannot be a file", p)
+			return plumbing.ZeroHash, fmt.Errorf("write tree: %s%s is a folder, so it cannot be a file", prefix, p)
 		case ok:
 			entries[i] = object.TreeEntry{Name: p, Mode: filemode.Regular, Hash: h}
 		case !h.IsZero():

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/internal/filelock"
@@ -324,12 +325,12 @@ func (v *Vault) leftOutOfHead(ctx context.Context, head headState, nested []stri
 		return nil, nil, err
 	}
 	for p := range left {
-		if e, err := v.findRaw(t, p); err == nil && e.Mode == filemode.Symlink {
+		if e, err := findRaw(v.repo.Storer, t, p); err == nil && e.Mode == filemode.Symlink {
 			delete(left, p)
 		}
 	}
 	for _, n := range nested {
-		if e, err := v.findRaw(t, n); err == nil && e.Mode == filemode.Dir {
+		if e, err := findRaw(v.repo.Storer, t, n); err == nil && e.Mode == filemode.Dir {
 			left[n] = leftOut{e.Hash, fmt.Errorf("%w: %s is a git repository of its own", errNotTakeable, n)}
 		}
 	}
@@ -346,7 +347,7 @@ func (v *Vault) leftOutOfHead(ctx context.Context, head headState, nested []stri
 
 // findRaw finds the entry at p in t without go-git's path checks, which
 // refuse the very paths this looks for.
-func (v *Vault) findRaw(t *object.Tree, p string) (object.TreeEntry, error) {
+func findRaw(s storer.EncodedObjectStorer, t *object.Tree, p string) (object.TreeEntry, error) {
 	parts := strings.Split(p, "/")
 	for i, name := range parts {
 		var found *object.TreeEntry
@@ -362,7 +363,7 @@ func (v *Vault) findRaw(t *object.Tree, p string) (object.TreeEntry, error) {
 		if i == len(parts)-1 {
 			return *found, nil
 		}
-		sub, err := object.GetTree(v.repo.Storer, found.Hash)
+		sub, err := object.GetTree(s, found.Hash)
 		if err != nil {
 			return object.TreeEntry{}, err
 		}
@@ -413,34 +414,48 @@ func (v *Vault) untrackLeftOutLocked(ctx context.Context, nested []string) ([]st
 	if err != nil || len(left) == 0 {
 		return nil, err
 	}
-	var changes []change
+	changes, paths, err := v.untrackChanges(ctx, t, left)
+	if err != nil {
+		return nil, err
+	}
 	var done []string
-	for p := range left {
-		e, err := v.findRaw(t, p)
-		if err != nil {
-			return nil, fmt.Errorf("untrack %s: %w", p, err)
-		}
-		if e.Mode != filemode.Dir {
-			changes = append(changes, change{path: p, untrack: true})
-		} else {
-			sub, err := object.GetTree(v.repo.Storer, e.Hash)
-			if err != nil {
-				return nil, fmt.Errorf("untrack %s: %w", p, err)
-			}
-			err = walkFiles(ctx, sub, func(name string, _ object.TreeEntry) {
-				changes = append(changes, change{path: p + "/" + name, untrack: true})
-			})
-			if err != nil {
-				return nil, fmt.Errorf("untrack %s: %w", p, err)
-			}
-		}
+	for _, p := range paths {
 		done = append(done, "untracked "+p+" (the files are kept)")
 	}
-	sort.Strings(done)
-	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
 	msg := fmt.Sprintf("doctor: untrack %d path(s) ctx0 must not commit", len(done))
 	if _, err := v.applyLocked(ctx, msg, changes); err != nil {
 		return nil, err
 	}
 	return done, nil
+}
+
+// untrackChanges are the changes that take the paths of left out of tree t
+// (a folder with every file in it), files kept, and those paths, sorted.
+func (v *Vault) untrackChanges(ctx context.Context, t *object.Tree, left map[string]leftOut) ([]change, []string, error) {
+	var changes []change
+	var paths []string
+	for p := range left {
+		paths = append(paths, p)
+		e, err := findRaw(v.repo.Storer, t, p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("untrack %s: %w", p, err)
+		}
+		if e.Mode != filemode.Dir {
+			changes = append(changes, change{path: p, untrack: true})
+			continue
+		}
+		sub, err := object.GetTree(v.repo.Storer, e.Hash)
+		if err != nil {
+			return nil, nil, fmt.Errorf("untrack %s: %w", p, err)
+		}
+		err = walkFiles(ctx, sub, func(name string, _ object.TreeEntry) {
+			changes = append(changes, change{path: p + "/" + name, untrack: true})
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("untrack %s: %w", p, err)
+		}
+	}
+	sort.Strings(paths)
+	sort.Slice(changes, func(i, j int) bool { return changes[i].path < changes[j].path })
+	return changes, paths, nil
 }

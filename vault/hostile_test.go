@@ -29,6 +29,9 @@ func TestSyncHostileCollaborator(t *testing.T) {
 		// fsck is false where the pushed objects themselves break git's
 		// rules, so no repository holding them passes git fsck.
 		fsck bool
+		// status is what git status shows on the victim: its own files
+		// that ctx0 does not commit.
+		status string
 	}{{
 		name: "machine-local state force-added",
 		push: func(c *gittest.Collaborator) {
@@ -67,6 +70,31 @@ func TestSyncHostileCollaborator(t *testing.T) {
 			c.Push("a file")
 		},
 		setAside: []string{"knowledge/foo"},
+		fsck:     true,
+	}, {
+		name: "a path through a link here",
+		victim: func(t *testing.T, v *Vault) {
+			if err := os.Symlink(t.TempDir(), filepath.Join(v.root, "knowledge", "elsewhere")); err != nil {
+				t.Skip(err)
+			}
+		},
+		push: func(c *gittest.Collaborator) {
+			c.Write("knowledge/elsewhere/x.md", "---\ntitle: X\ntype: note\n---\nthrough the link\n")
+			c.Push("through a link")
+		},
+		setAside: []string{"knowledge/elsewhere/x.md"},
+		fsck:     true,
+		status:   "?? knowledge/elsewhere",
+	}, {
+		name: "names that differ only in case",
+		victim: func(t *testing.T, v *Vault) {
+			writeTestFile(t, v, "knowledge/foo.md", "Foo", "lower case here")
+		},
+		push: func(c *gittest.Collaborator) {
+			c.Write("knowledge/Foo.md", "---\ntitle: Foo\ntype: note\n---\nupper case there\n")
+			c.Push("upper case")
+		},
+		setAside: []string{"knowledge/Foo.md"},
 		fsck:     true,
 	}, {
 		name: "a .git path made with git's plumbing",
@@ -110,6 +138,29 @@ func TestSyncHostileCollaborator(t *testing.T) {
 				tc.victim(t, v)
 			}
 			tc.push(c)
+			if tc.victim == nil {
+				// A new machine's clone of the remote as it is now leaves
+				// out the same, and starts clean.
+				fresh, err := Clone(ctx, url, filepath.Join(t.TempDir(), "fresh"), WithClock(v.now))
+				if err != nil {
+					t.Fatalf("clone after the push: %v", err)
+				}
+				asides, _, err := fresh.SetAsides(ctx)
+				if err != nil || len(asides) != len(tc.setAside) {
+					t.Fatalf("the clone set aside %v, %v; want %q", asides, err, tc.setAside)
+				}
+				for _, p := range tc.setAside {
+					if p == ".ctx0/state" { // the clone's own state is there
+						p += "/ingest.db"
+					}
+					if _, err := os.Lstat(filepath.Join(fresh.root, filepath.FromSlash(p))); err == nil {
+						t.Errorf("the clone wrote %s", p)
+					}
+				}
+				if st := runGit(t, fresh, "status", "--porcelain"); st != "" {
+					t.Errorf("git status on the clone:\n%s", st)
+				}
+			}
 			res, err := v.Sync(ctx, SyncOptions{})
 			if err != nil {
 				t.Fatalf("sync after the push: %v", err)
@@ -138,7 +189,7 @@ func TestSyncHostileCollaborator(t *testing.T) {
 					}
 				}
 			}
-			if st := runGit(t, v, "status", "--porcelain"); st != "" {
+			if st := strings.TrimSpace(runGit(t, v, "status", "--porcelain")); st != tc.status {
 				t.Errorf("git status after the sync:\n%s", st)
 			}
 			// The next honest change converges, both ways.
@@ -177,7 +228,7 @@ func TestSyncHostileCollaborator(t *testing.T) {
 			if problems, err := v.CheckGit(ctx); err != nil || len(problems) > 0 {
 				t.Errorf("CheckGit after dismissing = %v, %v", problems, err)
 			}
-			if st := runGit(t, v, "status", "--porcelain"); st != "" {
+			if st := strings.TrimSpace(runGit(t, v, "status", "--porcelain")); st != tc.status {
 				t.Errorf("git status at the end:\n%s", st)
 			}
 			if tc.fsck {

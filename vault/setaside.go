@@ -41,7 +41,11 @@ func (s SetAside) Show() string {
 	if len(short) > 10 {
 		short = short[:10]
 	}
-	return fmt.Sprintf("git show %s:%s", short, s.Path)
+	arg := short + ":" + s.Path
+	if strings.ContainsAny(arg, " \t'\"$`\\!*?[]{}()<>|&;#~") {
+		arg = "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
+	}
+	return "git show " + arg
 }
 
 // newSetAside makes the record of path from commit, not taken for err.

@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
@@ -478,7 +479,11 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 		}
 	}
 	if bases[0].Hash == head.hash {
-		if len(left[2]) == 0 {
+		blocked, err := v.blockedHere(ctx, trees[1], trees[2])
+		if err != nil {
+			return mergeResult{}, err
+		}
+		if len(left[2]) == 0 && !blocked {
 			n, err := v.moveLocked(ctx, verb+": fast-forward to "+label, head.hash, theirs)
 			return mergeResult{kind: "fast-forward", commit: theirs, changed: n}, err
 		}
@@ -515,6 +520,22 @@ func (v *Vault) mergeLocked(ctx context.Context, verb string, theirs plumbing.Ha
 		return mergeResult{}, err
 	}
 	return mergeResult{kind: "merged", commit: plumbing.NewHash(c.Hash), changed: len(tm.edits), conflicts: conflicts, setAside: asides}, nil
+}
+
+// blockedHere tells whether a path that differs from ours to theirs is
+// one the path guard refuses in this work tree (a folder here that is a
+// link): a fast-forward would stop there, a merge sets it aside.
+func (v *Vault) blockedHere(ctx context.Context, ours, theirs *object.Tree) (bool, error) {
+	diff, err := object.DiffTreeWithOptions(ctx, ours, theirs, nil)
+	if err != nil {
+		return false, fmt.Errorf("diff trees: %w", err)
+	}
+	for _, d := range diff {
+		if d.To.Name != "" && CheckPath(v.root, d.To.Name) != nil {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // moveLocked moves the branch from commit from to commit to (a
@@ -593,19 +614,120 @@ func Clone(ctx context.Context, url, dir string, opts ...Option) (*Vault, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch}); err != nil {
+	repo, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch, NoCheckout: true})
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("clone %s: %w", url, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".ctx0")); err != nil {
+	left, err := checkoutTakeable(ctx, repo, dir)
+	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("clone %s: %w: it has no .ctx0/ folder", url, ErrNotVault)
+		return nil, fmt.Errorf("clone %s: %w", url, err)
 	}
 	v, err := Open(ctx, dir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	return v, v.ensureGitConfig()
+	if err := v.ensureGitConfig(); err != nil {
+		return v, err
+	}
+	if len(left) == 0 {
+		return v, nil
+	}
+	return v, v.leaveOutOfClone(ctx, left, "origin/"+branch.Short())
+}
+
+// checkoutTakeable checks out the cloned repo's HEAD into dir as ctx0 can
+// take it (takeableTree): what the remote holds that ctx0 cannot take
+// (machine-local state, a submodule, a link, a path git refuses) is not
+// written. It returns what it left out; then the branch still holds it,
+// for leaveOutOfClone to commit its removal.
+func checkoutTakeable(ctx context.Context, repo *git.Repository, dir string) (map[string]leftOut, error) {
+	head, err := repo.Head()
+	if err != nil {
+		return nil, fmt.Errorf("read HEAD: %w", err)
+	}
+	hc, err := repo.CommitObject(head.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", head.Name().Short(), err)
+	}
+	tree, err := hc.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("read the tree of %s: %w", head.Name().Short(), err)
+	}
+	if e, err := findRaw(repo.Storer, tree, ".ctx0"); err != nil || e.Mode != filemode.Dir {
+		return nil, fmt.Errorf("%w: it has no .ctx0/ folder", ErrNotVault)
+	}
+	raw := &Vault{root: dir, gitDir: filepath.Join(dir, ".git"), repo: repo}
+	clean, left, err := raw.takeableTree(ctx, tree, map[string]takeable{})
+	if err != nil {
+		return nil, err
+	}
+	target := head.Hash()
+	if len(left) > 0 {
+		// go-git checks out commits only: one of the tree to write,
+		// left dangling once the branch is back on the remote's commit.
+		sig := object.Signature{Name: "ctx0", Email: "ctx0@localhost", When: time.Now()}
+		c := &object.Commit{Author: sig, Committer: sig, Message: "ctx0 clone: the files ctx0 can take\n", TreeHash: clean.Hash, ParentHashes: []plumbing.Hash{head.Hash()}}
+		obj := repo.Storer.NewEncodedObject()
+		if err := c.Encode(obj); err != nil {
+			return nil, fmt.Errorf("encode commit: %w", err)
+		}
+		if target, err = raw.storeObject(obj); err != nil {
+			return nil, err
+		}
+	}
+	w, err := repo.Worktree()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Reset(&git.ResetOptions{Commit: target, Mode: git.HardReset}); err != nil {
+		return nil, fmt.Errorf("check out %s: %w", head.Name().Short(), err)
+	}
+	if target != head.Hash() {
+		if err := repo.Storer.SetReference(plumbing.NewHashReference(head.Name(), head.Hash())); err != nil {
+			return nil, fmt.Errorf("check out %s: %w", head.Name().Short(), err)
+		}
+	}
+	return left, nil
+}
+
+// leaveOutOfClone commits, on a new clone, the removal of what
+// checkoutTakeable did not write, and records each as set aside from
+// label.
+func (v *Vault) leaveOutOfClone(ctx context.Context, left map[string]leftOut, label string) error {
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	head, err := v.head()
+	if err != nil {
+		return err
+	}
+	hc, err := object.GetCommit(v.repo.Storer, head.hash)
+	if err != nil {
+		return fmt.Errorf("read HEAD: %w", err)
+	}
+	tree, err := hc.Tree()
+	if err != nil {
+		return fmt.Errorf("read HEAD's tree: %w", err)
+	}
+	changes, paths, err := v.untrackChanges(ctx, tree, left)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("clone: %d path(s) of %s not taken:", len(paths), label)
+	var asides []SetAside
+	for _, p := range paths {
+		a := newSetAside(p, left[p].err, label, head.hash.String(), v.now())
+		asides = append(asides, a)
+		msg += "\n  " + p + ": " + a.Reason
+	}
+	if _, err := v.applyLocked(ctx, msg, changes); err != nil {
+		return err
+	}
+	return v.recordSetAside(asides)
 }
 
 // remoteBranch picks the branch to clone: the one the remote's HEAD names

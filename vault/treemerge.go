@@ -549,6 +549,7 @@ func (v *Vault) setAsideEdits(ours *object.Tree, m *treeMerge) map[string]leftOu
 		}
 	}
 	sort.Strings(paths)
+	twins := newCaseTwins(of, m.edits)
 	for _, p := range paths {
 		var err error
 		if cerr := CheckPath(v.root, p); cerr != nil {
@@ -562,6 +563,11 @@ func (v *Vault) setAsideEdits(ours *object.Tree, m *treeMerge) map[string]leftOu
 		if err == nil && of.dir(p) != nil {
 			err = fmt.Errorf("%w: %s is a folder here, so it cannot be a file", errNotTakeable, p)
 		}
+		if err == nil {
+			if other := twins.of(p); other != "" {
+				err = fmt.Errorf("%w: %s is here, and a file system that ignores case cannot hold both", errNotTakeable, other)
+			}
+		}
 		if err != nil {
 			out[p] = leftOut{m.edits[p], err}
 			delete(m.edits, p)
@@ -569,4 +575,61 @@ func (v *Vault) setAsideEdits(ours *object.Tree, m *treeMerge) map[string]leftOu
 		}
 	}
 	return out
+}
+
+// caseTwins finds, for a path, another name in its folder, in ours or
+// added by the edits and not removed by them, that differs from it only in
+// case (knowledge/Foo.md beside knowledge/foo.md): one file on macOS and
+// Windows, where writing one replaces the other.
+type caseTwins struct {
+	ours  *treeFiles
+	edits map[string]plumbing.Hash
+	added map[string][]string            // lower-cased path → paths the edits add
+	dirs  map[string]map[string][]string // folder → lower-cased name → ours' names
+}
+
+func newCaseTwins(ours *treeFiles, edits map[string]plumbing.Hash) *caseTwins {
+	c := &caseTwins{ours: ours, edits: edits, added: map[string][]string{}, dirs: map[string]map[string][]string{}}
+	for q, h := range edits {
+		if !h.IsZero() {
+			c.added[strings.ToLower(q)] = append(c.added[strings.ToLower(q)], q)
+		}
+	}
+	return c
+}
+
+// of returns p's twin, "" when it has none. Of two paths the edits add,
+// the one that sorts first has no twin, so one of them is kept.
+func (c *caseTwins) of(p string) string {
+	twin := func(q string) bool {
+		if q == p {
+			return false
+		}
+		h, edited := c.edits[q]
+		return !edited || !h.IsZero()
+	}
+	low := strings.ToLower(p)
+	for _, q := range c.added[low] {
+		if h := c.edits[q]; q < p && !h.IsZero() { // still added: not set aside
+			return q
+		}
+	}
+	dir, name := path.Split(p)
+	names, ok := c.dirs[dir]
+	if !ok {
+		names = map[string][]string{}
+		if t := c.ours.dir(strings.TrimSuffix(dir, "/")); t != nil {
+			for _, e := range t.Entries {
+				l := strings.ToLower(e.Name)
+				names[l] = append(names[l], e.Name)
+			}
+		}
+		c.dirs[dir] = names
+	}
+	for _, n := range names[strings.ToLower(name)] {
+		if twin(dir + n) {
+			return dir + n
+		}
+	}
+	return ""
 }

@@ -34,6 +34,14 @@ and listed by ctx0 conflicts. When another pusher wins the race, sync fetches,
 merges and pushes again. An unreachable remote, unrelated histories or a
 refused push leave the vault as it was.
 
+What the remote holds that ctx0 never takes (machine-local state such as
+.ctx0/state/ or .ctx0/index.db, a submodule, a symbolic link, a path git
+refuses, a file where this vault has a folder of that name or the reverse, a
+name that differs from one here only in case) is set aside with a warning and
+listed by ctx0 conflicts; everything else merges. Edits made with other tools
+never commit machine-local state (a tracked file of it is untracked, kept on
+disk) or a git repository inside the vault (skipped, as git skips it).
+
 With --watch, sync keeps running: it pushes soon after each local commit,
 fetches and merges every --interval, and prints one line per sync (a JSON
 object per line with --json). A remote it cannot reach is said once and

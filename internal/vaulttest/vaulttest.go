@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -28,4 +29,21 @@ func New(t testing.TB, opts ...vault.Option) *vault.Vault {
 		t.Fatal(err)
 	}
 	return v
+}
+
+// Shared makes a vault as New does, adds a new bare remote (gittest.Bare)
+// as origin and syncs it there: a victim for a sharing test. It returns
+// the vault, the remote's URL and a collaborator's plain git clone of it,
+// who can push whatever git lets them; the victim then runs Sync.
+func Shared(t testing.TB, opts ...vault.Option) (*vault.Vault, string, *gittest.Collaborator) {
+	t.Helper()
+	v := New(t, opts...)
+	url := gittest.Bare(t)
+	if err := v.AddRemote("origin", url); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Sync(t.Context(), vault.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return v, url, gittest.Clone(t, url)
 }
