@@ -57,10 +57,10 @@ type gitleaksConfig struct {
 
 // gitleaksRules are gitleaks' rules as the redactor runs them: gated by
 // their keywords, the secret taken from their secret group, kept only
-// above their entropy and outside their allowlists and the global one. A
-// rule that needs a file path (a .tf file, a nuget.config) is left out:
-// the redactor sees text, not files. The kind in the marker is the rule's
-// id.
+// above their entropy and outside their allowlists and the global one,
+// with a keyword near the match (see rule.near). A rule that needs a file
+// path (a .tf file, a nuget.config) is left out: the redactor sees text,
+// not files. The kind in the marker is the rule's id.
 func gitleaksRules() []*rule {
 	var c gitleaksConfig
 	if err := json.Unmarshal(gitleaksJSON, &c); err != nil {
@@ -77,6 +77,7 @@ func gitleaksRules() []*rule {
 			re:      lazy.Regexp(g.Regex),
 			hints:   g.Keywords,
 			fold:    true,
+			near:    true,
 			group:   g.SecretGroup,
 			entropy: g.Entropy,
 			allow:   []*allowlist{global},

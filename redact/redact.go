@@ -52,6 +52,12 @@ type rule struct {
 	// after all: both come with gitleaks' rules (see gitleaks.go).
 	entropy float64
 	allow   []*allowlist
+	// near: one of the hints must occur in the match or just before it,
+	// not only somewhere in the text. gitleaks checks its keywords per
+	// file; a transcript or a vault export is many files' worth, and a
+	// rule such as Sourcegraph's, which takes any 40 hex digits once
+	// "sourcegraph" occurs, would take every commit hash in it.
+	near bool
 	// prefix, when set, finds the matches by their opening words (see
 	// prefixed); it gives nil for a pattern without such words.
 	prefix func() *prefixed
@@ -209,14 +215,14 @@ var ownRules = []rule{
 		// .netrc: machine host login me password S3cret, on one line or
 		// several.
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+(\S+)`),
+		re:    lazy.Regexp(`(?i)\b(?:machine\s+\S+|default)(?:` + lineBreak + `(?:login|account|port)\s+\S+)+` + lineBreak + `password\s+(\S+)`),
 		hints: []string{"machine", "default"},
 		fold:  true,
 	},
 	{
 		// .pgpass: host:port:database:user:password, one a line.
 		kind:  "password",
-		re:    lazy.Regexp(`(?m)^[ \t]*[A-Za-z0-9_.*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+?)[ \t]*$`),
+		re:    lazy.Regexp(`(?m)(?:^|\s)[A-Za-z0-9_.*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+?)[ \t]*$`),
 		hints: []string{":5432:", ":5433:", ":6432:", ":*:"},
 	},
 	{
@@ -270,6 +276,11 @@ var ownRules = []rule{
 		valid: looksLikeCredential,
 	},
 }
+
+// lineBreak is the space between two words of a file that may span
+// lines, shown with line numbers or not ("   12\t  password x", as a
+// file viewer numbers them).
+const lineBreak = `\s+(?:\d+\t[ \t]*)?`
 
 // proseValue is a word in a sentence, quoted or not; a full stop or comma
 // after it ends the sentence, not the value, and a word with brackets is
@@ -506,6 +517,9 @@ func (r *rule) secrets(s string) []span {
 		if r.allowed(s, secret, m[0], m[1]) {
 			continue
 		}
+		if r.near && !r.hintNear(s, m[0], m[1]) {
+			continue
+		}
 		out = append(out, span{start, end, r.kind})
 		last = end
 	}
@@ -517,6 +531,25 @@ func (r *rule) prefixed() *prefixed {
 		return nil
 	}
 	return r.prefix()
+}
+
+// nearWindow is how far before a match a hint still counts as its
+// context: the name of a variable, a YAML key on the line above.
+const nearWindow = 160
+
+// hintNear reports whether one of the rule's hints occurs in s[start:end]
+// or up to nearWindow bytes before it.
+func (r *rule) hintNear(s string, start, end int) bool {
+	if len(r.hints) == 0 {
+		return true
+	}
+	w := strings.ToLower(s[max(0, start-nearWindow):end])
+	for _, h := range r.hints {
+		if strings.Contains(w, strings.ToLower(h)) {
+			return true
+		}
+	}
+	return false
 }
 
 // overlaps reports whether [start, end) shares a byte with one of spans.
