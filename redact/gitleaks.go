@@ -74,7 +74,10 @@ func gitleaksRules() []*rule {
 		}
 		r := &rule{
 			kind:    g.ID,
+			expr:    g.Regex,
 			re:      lazy.Regexp(g.Regex),
+			gate:    lazyGate(g.Regex),
+			assign:  len(g.Keywords) > 0 && strings.Contains(g.Regex, assignTemplate),
 			hints:   g.Keywords,
 			fold:    true,
 			near:    true,

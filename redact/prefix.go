@@ -5,6 +5,7 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A rule whose every match opens with one of a few literal words (ghp_,
@@ -154,4 +155,118 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// A pattern that opens with a run of name characters of any length
+// ([\w.-]{0,50}? before "api_key", [A-Za-z0-9_.-]* before "password")
+// keeps one automaton thread alive per character of every word, so on
+// prose full of the words it looks for it is slow for nothing. Its gate is
+// the pattern without that run: it matches wherever the pattern does, with
+// far fewer threads, and when it does not match the pattern is not run.
+func lazyGate(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return gateOf(expr) })
+}
+
+// gateOf is the gate of expr; nil when expr does not open with such a run.
+func gateOf(expr string) *regexp.Regexp {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return nil
+	}
+	switch first := re.Sub[0]; {
+	case first.Op == syntax.OpStar && isClass(first.Sub[0]),
+		first.Op == syntax.OpRepeat && first.Min == 0 && isClass(first.Sub[0]):
+	default:
+		return nil
+	}
+	rest := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[1:], Flags: re.Flags}
+	g, err := regexp.Compile(rest.String())
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+func isClass(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpCharClass || re.Op == syntax.OpAnyCharNotNL
+}
+
+// assignTemplate is how gitleaks' rules for a value assigned to a name
+// ("generic-api-key", "discord-client-secret" and some sixty more) put
+// the operator after the name's keyword.
+const assignTemplate = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+
+// assignWindows returns the parts of s where a rule built on
+// assignTemplate can match: around each of its keywords that an operator
+// follows, as the template allows (up to 20 name characters, 3 spaces or
+// quotes). Prose is full of "key", "token" and "access" with no operator
+// after them; the rule's pattern, costly for its many bounded runs, then
+// runs on none of it.
+func assignWindows(s string, keywords []string) [][2]int {
+	lower := asciiLower(s)
+	var wins [][2]int
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + 1
+			if end := operatorAfter(s, at+len(k)); end >= 0 {
+				// The pattern allows 50 name characters before the keyword
+				// and a value of 150 after the operator, with a few bytes
+				// of spaces and quotes between.
+				wins = append(wins, [2]int{max(0, at-64), min(len(s), end+170)})
+			}
+		}
+	}
+	if len(wins) == 0 {
+		return nil
+	}
+	slices.SortFunc(wins, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := wins[:1]
+	for _, w := range wins[1:] {
+		if last := &merged[len(merged)-1]; w[0] <= last[1] {
+			last[1] = max(last[1], w[1])
+		} else {
+			merged = append(merged, w)
+		}
+	}
+	return merged
+}
+
+// operatorAfter returns where an operator of assignTemplate starts after
+// s[i:], or -1.
+func operatorAfter(s string, i int) int {
+	n := 0
+	for ; i < len(s) && n < 20 && (isWordByte(s[i]) || s[i] == ' ' || s[i] == '\t' || s[i] == '.' || s[i] == '-'); i++ {
+		n++
+	}
+	n = 0
+	for ; i < len(s) && n < 3 && strings.IndexByte(" \t\r\n\f\v'\"", s[i]) >= 0; i++ {
+		n++
+	}
+	if i < len(s) && strings.IndexByte("=>:|?,", s[i]) >= 0 {
+		return i
+	}
+	return -1
+}
+
+// findInWindows is FindAllStringSubmatchIndex of re on each window of s,
+// in s's offsets.
+func findInWindows(re *regexp.Regexp, s string, wins [][2]int) [][]int {
+	var out [][]int
+	for _, w := range wins {
+		for _, m := range re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += w[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
 }
