@@ -73,11 +73,22 @@ func gitleaksRules() []*rule {
 			continue
 		}
 		r := &rule{
-			kind:    g.ID,
-			expr:    g.Regex,
-			re:      lazy.Regexp(g.Regex),
-			gate:    lazyGate(g.Regex),
-			assign:  len(g.Keywords) > 0 && strings.Contains(g.Regex, assignTemplate),
+			kind:   g.ID,
+			expr:   g.Regex,
+			re:     lazy.Regexp(g.Regex),
+			gate:   lazyGate(g.Regex),
+			assign: len(g.Keywords) > 0 && strings.Contains(g.Regex, assignTemplate),
+			anchored: sync.OnceValue(func() *regexp.Regexp {
+				rest := gateExpr(g.Regex)
+				if rest == "" {
+					return nil
+				}
+				re, err := regexp.Compile(`^(?:` + rest + `)`)
+				if err != nil {
+					return nil
+				}
+				return re
+			}),
 			hints:   g.Keywords,
 			fold:    true,
 			near:    true,

@@ -169,22 +169,32 @@ func lazyGate(expr string) func() *regexp.Regexp {
 
 // gateOf is the gate of expr; nil when expr does not open with such a run.
 func gateOf(expr string) *regexp.Regexp {
+	rest := gateExpr(expr)
+	if rest == "" {
+		return nil
+	}
+	g, err := regexp.Compile(rest)
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+// gateExpr is expr without the run of name characters it opens with; ""
+// when it opens with none.
+func gateExpr(expr string) string {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
-		return nil
+		return ""
 	}
 	switch first := re.Sub[0]; {
 	case first.Op == syntax.OpStar && isClass(first.Sub[0]),
 		first.Op == syntax.OpRepeat && first.Min == 0 && isClass(first.Sub[0]):
 	default:
-		return nil
+		return ""
 	}
 	rest := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[1:], Flags: re.Flags}
-	g, err := regexp.Compile(rest.String())
-	if err != nil {
-		return nil
-	}
-	return g
+	return rest.String()
 }
 
 func isClass(re *syntax.Regexp) bool {
@@ -253,6 +263,51 @@ func operatorAfter(s string, i int) int {
 	}
 	return -1
 }
+
+// assignMatches finds the matches of a rule built on assignTemplate whose
+// pattern opens with a run of name characters and then its keywords
+// (anchored: that pattern without the run, anchored at its start): it is
+// matched anchored at each keyword an operator follows, and the match is
+// taken to start where the name holding the keyword starts, as the run
+// would have taken it (the allowlists read the whole name:
+// "primary_key"). The secret is the same either way.
+func assignMatches(anchored *regexp.Regexp, s string, keywords []string) [][]int {
+	lower := asciiLower(s)
+	var out [][]int
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + 1
+			if operatorAfter(s, at+len(k)) < 0 {
+				continue
+			}
+			m := anchored.FindStringSubmatchIndex(s[at:])
+			if m == nil {
+				continue
+			}
+			for x := range m {
+				if m[x] >= 0 {
+					m[x] += at
+				}
+			}
+			start := at
+			for start > 0 && at-start < 50 && isNameByte(s[start-1]) {
+				start--
+			}
+			m[0] = start
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
+}
+
+func isNameByte(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }
 
 // findInWindows is FindAllStringSubmatchIndex of re on each window of s,
 // in s's offsets.

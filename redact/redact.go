@@ -62,8 +62,10 @@ type rule struct {
 	// "sourcegraph" occurs, would take every commit hash in it.
 	near bool
 	// assign: the pattern is built on assignTemplate, and runs only
-	// where its keywords are followed by an operator.
-	assign bool
+	// where its keywords are followed by an operator; anchored, when
+	// set, is its gate anchored at the keyword (see assignMatches).
+	assign   bool
+	anchored func() *regexp.Regexp
 	// prefix, when set, finds the matches by their opening words (see
 	// prefixed); it gives nil for a pattern without such words.
 	prefix func() *prefixed
@@ -477,6 +479,8 @@ func (r *rule) mayMatch(s string, ids []int32, found []bool) bool {
 func (r *rule) secrets(s string) []span {
 	var matches [][]int
 	switch {
+	case r.assign && r.anchored() != nil:
+		matches = assignMatches(r.anchored(), s, r.hints)
 	case r.assign:
 		matches = findInWindows(r.re(), s, assignWindows(s, r.hints))
 	case r.prefixed() != nil:
