@@ -77,7 +77,8 @@ func gitleaksRules() []*rule {
 			expr:   g.Regex,
 			re:     lazy.Regexp(g.Regex),
 			gate:   lazyGate(g.Regex),
-			assign: len(g.Keywords) > 0 && strings.Contains(g.Regex, assignTemplate),
+			assign: len(g.Keywords) > 0 && isAssignment(g.Regex),
+			reach:  sync.OnceValue(func() int { return maxLen(g.Regex) }),
 			anchored: sync.OnceValue(func() *regexp.Regexp {
 				rest := gateExpr(g.Regex)
 				if rest == "" {
@@ -95,7 +96,7 @@ func gitleaksRules() []*rule {
 			group:   g.SecretGroup,
 			entropy: g.Entropy,
 			allow:   []*allowlist{global},
-			prefix:  sync.OnceValue(func() *prefixed { return prefixedOf(g.Regex) }),
+			prefix:  lazyPrefixed(g.Regex),
 		}
 		for _, a := range g.Allowlists {
 			r.allow = append(r.allow, newAllowlist(a))

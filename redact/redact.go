@@ -61,11 +61,15 @@ type rule struct {
 	// rule such as Sourcegraph's, which takes any 40 hex digits once
 	// "sourcegraph" occurs, would take every commit hash in it.
 	near bool
-	// assign: the pattern is built on assignTemplate, and runs only
+	// assign: the pattern is built on the assignment template (see
+	// isAssignment), and runs only
 	// where its keywords are followed by an operator; anchored, when
 	// set, is its gate anchored at the keyword (see assignMatches).
 	assign   bool
 	anchored func() *regexp.Regexp
+	// reach, when set, gives the longest match the pattern can make, 0 for
+	// no bound: a near rule with a bound runs only around its hints.
+	reach func() int
 	// prefix, when set, finds the matches by their opening words (see
 	// prefixed); it gives nil for a pattern without such words.
 	prefix func() *prefixed
@@ -378,7 +382,7 @@ var theEngine = sync.OnceValue(func() *engine {
 	e := &engine{}
 	for i := range ownRules {
 		r := &ownRules[i]
-		r.re, r.gate = lazy.Regexp(r.expr), lazyGate(r.expr)
+		r.re, r.gate, r.prefix = lazy.Regexp(r.expr), lazyGate(r.expr), lazyPrefixed(r.expr)
 		e.rules = append(e.rules, r)
 	}
 	e.own = len(e.rules)
@@ -414,15 +418,19 @@ func pass(s string) string {
 	found := make([]bool, e.nHints)
 	e.hints.find(s, found)
 	var spans []span
+	var lower string // s with ASCII lowered, for gitleaks' rules
 	for i, r := range e.rules {
 		if !r.mayMatch(s, e.ruleHints[i], found) {
 			continue
 		}
 		if i < e.own {
-			s = replaceSpans(s, r.secrets(s))
+			s = replaceSpans(s, r.secrets(s, ""))
 			continue
 		}
-		spans = append(spans, r.secrets(s)...)
+		if lower == "" {
+			lower = asciiLower(s)
+		}
+		spans = append(spans, r.secrets(s, lower)...)
 	}
 	return replaceSpans(s, spans)
 }
@@ -475,16 +483,25 @@ func (r *rule) mayMatch(s string, ids []int32, found []bool) bool {
 	return false
 }
 
-// secrets finds the rule's secrets in s.
-func (r *rule) secrets(s string) []span {
+// secrets finds the rule's secrets in s; lower is s with ASCII lowered,
+// or "" if not at hand.
+func (r *rule) secrets(s, lower string) []span {
+	if lower == "" {
+		lower = s
+		if r.assign || r.reach != nil {
+			lower = asciiLower(s)
+		}
+	}
 	var matches [][]int
 	switch {
 	case r.assign && r.anchored() != nil:
-		matches = assignMatches(r.anchored(), s, r.hints)
+		matches = assignMatches(r.anchored(), s, lower, r.hints)
 	case r.assign:
-		matches = findInWindows(r.re(), s, assignWindows(s, r.hints))
+		matches = findInWindows(r.re(), s, assignWindows(s, lower, r.hints))
 	case r.prefixed() != nil:
 		matches = r.prefixed().findAll(s)
+	case r.reach != nil && r.reach() > 0:
+		matches = findInWindows(r.re(), s, hintWindows(s, lower, r.hints, r.reach()))
 	case r.gate != nil && r.gate() != nil && !r.gate().MatchString(s):
 		return nil
 	default:
