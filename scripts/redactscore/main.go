@@ -1,7 +1,8 @@
 // Command redactscore scores a redactor on redact/testdata/corpus.txtar:
-// recall (of the secrets the corpus marks, how many none of the output
-// holds) and false positives (of the near-misses, how many come out
-// changed). It scores ctx0's redactor as built with it, or gitleaks'
+// recall (of the secrets the corpus marks, how many the output keeps no 8
+// bytes of) and false positives (of the near-misses, how many come out
+// changed). gitleaks' output is taken to be the text with every secret it
+// reports replaced. It scores ctx0's redactor as built with it, or gitleaks'
 // findings on the corpus written out as files:
 //
 //	go run ./scripts/redactscore                       # ctx0's redactor
@@ -61,32 +62,45 @@ func run(corpus, write, report, label string, verbose bool) error {
 		}
 		return nil
 	}
-	// found tells whether the secret s of case c is gone; changed whether
-	// the near-miss c came out changed.
-	var found func(c redacttest.Case, s string) bool
-	var changed func(c redacttest.Case) bool
+	// out is each text as the redactor leaves it: ctx0's output, or the
+	// text with every secret gitleaks reported replaced.
+	out := map[string]string{}
 	if report != "" {
-		bySecret, byKeep, err := readReport(report)
+		findings, err := readReport(report)
 		if err != nil {
 			return err
 		}
-		found = func(c redacttest.Case, s string) bool {
-			for _, f := range bySecret[fileName(c)] {
-				if strings.Contains(f, s) || len(f) >= 8 && strings.Contains(s, f) {
-					return true
+		for _, c := range append(secrets, keeps...) {
+			t := c.Text
+			for _, f := range findings[fileName(c)] {
+				if f != "" {
+					t = strings.ReplaceAll(t, f, "[REDACTED]")
 				}
 			}
-			return false
+			out[c.Name] = t
 		}
-		changed = func(c redacttest.Case) bool { return byKeep[fileName(c)] > 0 }
 	} else {
-		out := map[string]string{}
 		for _, c := range append(secrets, keeps...) {
 			out[c.Name] = redact.String(c.Text)
 		}
-		found = func(c redacttest.Case, s string) bool { return !strings.Contains(out[c.Name], s) }
-		changed = func(c redacttest.Case) bool { return out[c.Name] != c.Text }
 	}
+	// A secret is found when no 8 bytes of it are left (all of it, when
+	// shorter), but for bytes its context holds too: a password cut after
+	// its first @ counts as missed.
+	found := func(c redacttest.Case, s string) bool {
+		context := c.Text
+		for _, x := range c.Secrets {
+			context = strings.ReplaceAll(context, x, "\x00")
+		}
+		n := min(8, len(s))
+		for i := 0; i+n <= len(s); i++ {
+			if w := s[i : i+n]; strings.Contains(out[c.Name], w) && !strings.Contains(context, w) {
+				return false
+			}
+		}
+		return true
+	}
+	changed := func(c redacttest.Case) bool { return out[c.Name] != c.Text }
 	total, got := 0, 0
 	var missed, fps []string
 	for _, c := range secrets {
@@ -112,30 +126,26 @@ func run(corpus, write, report, label string, verbose bool) error {
 	return nil
 }
 
-// readReport reads a gitleaks JSON report: the secrets found in each
-// secret/ file (the match too, for rules whose secret is a part of it),
-// and the number of findings in each keep/ file, by file name relative to
-// the scanned folder.
-func readReport(p string) (map[string][]string, map[string]int, error) {
+// readReport reads a gitleaks JSON report: the secrets found in each file,
+// by file name relative to the scanned folder.
+func readReport(p string) (map[string][]string, error) {
 	data, err := os.ReadFile(p)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var findings []struct {
-		File, Secret, Match string
+		File, Secret string
 	}
 	if err := json.Unmarshal(data, &findings); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p, err)
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	secrets, keeps := map[string][]string{}, map[string]int{}
+	out := map[string][]string{}
 	for _, f := range findings {
-		name := f.File
-		if i := strings.Index(name, "secret"+string(filepath.Separator)); i >= 0 {
-			name = name[i:]
-			secrets[name] = append(secrets[name], f.Secret)
-		} else if i := strings.Index(name, "keep"+string(filepath.Separator)); i >= 0 {
-			keeps[name[i:]]++
+		for _, top := range []string{"secret", "keep"} {
+			if i := strings.Index(f.File, top+string(filepath.Separator)); i >= 0 {
+				out[f.File[i:]] = append(out[f.File[i:]], f.Secret)
+			}
 		}
 	}
-	return secrets, keeps, nil
+	return out, nil
 }
