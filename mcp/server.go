@@ -114,7 +114,7 @@ func New(o Options) *Server {
 		Instructions: instructions,
 		Logger:       o.Logger,
 	})
-	s.sdk.AddReceivingMiddleware(s.fixArguments, recoverTools, s.listEntries)
+	s.sdk.AddReceivingMiddleware(redactAnswers, s.fixArguments, recoverTools, s.listEntries)
 	s.addTools()
 	s.addResources()
 	s.addPrompts()

@@ -57,10 +57,10 @@ type gitleaksConfig struct {
 
 // gitleaksRules are gitleaks' rules as the redactor runs them: gated by
 // their keywords, the secret taken from their secret group, kept only
-// above their entropy and outside their allowlists and the global one. A
-// rule that needs a file path (a .tf file, a nuget.config) is left out:
-// the redactor sees text, not files. The kind in the marker is the rule's
-// id.
+// above their entropy and outside their allowlists and the global one,
+// with a keyword near the match (see rule.near). A rule that needs a file
+// path (a .tf file, a nuget.config) is left out: the redactor sees text,
+// not files. The kind in the marker is the rule's id.
 func gitleaksRules() []*rule {
 	var c gitleaksConfig
 	if err := json.Unmarshal(gitleaksJSON, &c); err != nil {
@@ -73,14 +73,30 @@ func gitleaksRules() []*rule {
 			continue
 		}
 		r := &rule{
-			kind:    g.ID,
-			re:      lazy.Regexp(g.Regex),
+			kind:   g.ID,
+			expr:   g.Regex,
+			re:     lazy.Regexp(g.Regex),
+			gate:   lazyGate(g.Regex),
+			assign: len(g.Keywords) > 0 && isAssignment(g.Regex),
+			reach:  sync.OnceValue(func() int { return maxLen(g.Regex) }),
+			anchored: sync.OnceValue(func() *regexp.Regexp {
+				rest := gateExpr(g.Regex)
+				if rest == "" {
+					return nil
+				}
+				re, err := regexp.Compile(`^(?:` + rest + `)`)
+				if err != nil {
+					return nil
+				}
+				return re
+			}),
 			hints:   g.Keywords,
 			fold:    true,
+			near:    true,
 			group:   g.SecretGroup,
 			entropy: g.Entropy,
 			allow:   []*allowlist{global},
-			prefix:  sync.OnceValue(func() *prefixed { return prefixedOf(g.Regex) }),
+			prefix:  lazyPrefixed(g.Regex),
 		}
 		for _, a := range g.Allowlists {
 			r.allow = append(r.allow, newAllowlist(a))

@@ -11,7 +11,9 @@ type hintSet struct {
 	class [256]uint8
 	width int
 	// next[state*width+class] is the state after reading a byte of that
-	// class: the goto function with the failure links folded in.
+	// class: the goto function with the failure links folded in. After
+	// build, states are stored premultiplied by width, and negated when
+	// some hint ends there, so find does one load and one test a byte.
 	next []int32
 	// out[state] lists the hints that end at state, its failure chain's
 	// included.
@@ -89,16 +91,27 @@ func newHintSet(hints []string) *hintSet {
 			}
 		}
 	}
+	for k, st := range h.next {
+		v := st * int32(h.width)
+		if len(h.out[st]) > 0 {
+			v = -v
+		}
+		h.next[k] = v
+	}
 	return h
 }
 
 // find sets found[id] for every hint that occurs in s, ignoring ASCII case.
 func (h *hintSet) find(s string, found []bool) {
+	next, class, w := h.next, &h.class, int32(h.width)
 	st := int32(0)
 	for i := 0; i < len(s); i++ {
-		st = h.next[int(st)*h.width+int(h.class[s[i]])]
-		for _, id := range h.out[st] {
-			found[id] = true
+		st = next[st+int32(class[s[i]])]
+		if st < 0 {
+			st = -st
+			for _, id := range h.out[st/w] {
+				found[id] = true
+			}
 		}
 	}
 }

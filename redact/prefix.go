@@ -5,6 +5,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // A rule whose every match opens with one of a few literal words (ghp_,
@@ -18,6 +20,10 @@ type prefixed struct {
 	fold     bool
 	boundary bool // the pattern opened with \b
 	anchored *regexp.Regexp
+}
+
+func lazyPrefixed(expr string) func() *prefixed {
+	return sync.OnceValue(func() *prefixed { return prefixedOf(expr) })
 }
 
 // prefixedOf analyses expr; nil when its matches do not all open with a
@@ -154,4 +160,273 @@ func asciiLower(s string) string {
 		}
 	}
 	return s
+}
+
+// A pattern that opens with a run of name characters of any length
+// ([\w.-]{0,50}? before "api_key", [A-Za-z0-9_.-]* before "password")
+// keeps one automaton thread alive per character of every word, so on
+// prose full of the words it looks for it is slow for nothing. Its gate is
+// the pattern without that run: it matches wherever the pattern does, with
+// far fewer threads, and when it does not match the pattern is not run.
+func lazyGate(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return gateOf(expr) })
+}
+
+// gateOf is the gate of expr; nil when expr does not open with such a run.
+func gateOf(expr string) *regexp.Regexp {
+	rest := gateExpr(expr)
+	if rest == "" {
+		return nil
+	}
+	g, err := regexp.Compile(rest)
+	if err != nil {
+		return nil
+	}
+	return g
+}
+
+// gateExpr is expr without the run of name characters it opens with; ""
+// when it opens with none.
+func gateExpr(expr string) string {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return ""
+	}
+	n := 0
+	for n < len(re.Sub)-1 && isNameRun(re.Sub[n]) {
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	rest := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[n:], Flags: re.Flags}
+	return rest.String()
+}
+
+// isNameRun reports whether re is a run of a character class that may be
+// empty.
+func isNameRun(re *syntax.Regexp) bool {
+	return (re.Op == syntax.OpStar || re.Op == syntax.OpRepeat && re.Min == 0) && isClass(re.Sub[0])
+}
+
+func isClass(re *syntax.Regexp) bool {
+	return re.Op == syntax.OpCharClass || re.Op == syntax.OpAnyCharNotNL
+}
+
+// assignName and assignOperator are how gitleaks' rules for a value
+// assigned to a name ("generic-api-key", "discord-client-secret" and some
+// sixty more) put the operator after the name's keyword.
+const (
+	assignName     = `(?:[ \t\w.-]{0,20})[\s'"]{0,3}`
+	assignOperator = `(?:=|>|:{1,3}=|\|\||:|=>|\?=|,)`
+)
+
+// isAssignment reports whether a gitleaks pattern is built on that
+// template.
+func isAssignment(expr string) bool {
+	return strings.Contains(expr, assignName) && strings.Contains(expr, assignOperator)
+}
+
+// assignWindows returns the parts of s where a rule built on
+// the assignment template can match: around each of its keywords that an operator
+// follows, as the template allows (up to 20 name characters, 3 spaces or
+// quotes). Prose is full of "key", "token" and "access" with no operator
+// after them; the rule's pattern, costly for its many bounded runs, then
+// runs on none of it.
+func assignWindows(s, lower string, keywords []string) [][2]int {
+	var wins [][2]int
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + 1
+			if end := operatorAfter(s, at+len(k)); end >= 0 {
+				// The pattern allows 50 name characters before the keyword
+				// and a value of 150 after the operator, with a few bytes
+				// of spaces and quotes between.
+				wins = append(wins, [2]int{max(0, at-64), min(len(s), end+170)})
+			}
+		}
+	}
+	return mergeWindows(wins)
+}
+
+// mergeWindows sorts windows and joins those that overlap.
+func mergeWindows(wins [][2]int) [][2]int {
+	if len(wins) == 0 {
+		return nil
+	}
+	slices.SortFunc(wins, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := wins[:1]
+	for _, w := range wins[1:] {
+		if last := &merged[len(merged)-1]; w[0] <= last[1] {
+			last[1] = max(last[1], w[1])
+		} else {
+			merged = append(merged, w)
+		}
+	}
+	return merged
+}
+
+// operatorAfter returns where an operator of the assignment template starts after
+// s[i:], or -1.
+func operatorAfter(s string, i int) int {
+	n := 0
+	for ; i < len(s) && n < 20 && (isWordByte(s[i]) || s[i] == ' ' || s[i] == '\t' || s[i] == '.' || s[i] == '-'); i++ {
+		n++
+	}
+	n = 0
+	for ; i < len(s) && n < 3 && strings.IndexByte(" \t\r\n\f\v'\"", s[i]) >= 0; i++ {
+		n++
+	}
+	if i < len(s) && strings.IndexByte("=>:|?,", s[i]) >= 0 {
+		return i
+	}
+	return -1
+}
+
+// assignMatches finds the matches of a rule built on the assignment template whose
+// pattern opens with a run of name characters and then its keywords
+// (anchored: that pattern without the run, anchored at its start): it is
+// matched anchored at each keyword an operator follows, and the match is
+// taken to start where the name holding the keyword starts, as the run
+// would have taken it (the allowlists read the whole name:
+// "primary_key"). The secret is the same either way.
+func assignMatches(anchored *regexp.Regexp, s, lower string, keywords []string) [][]int {
+	var out [][]int
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], k)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + 1
+			if operatorAfter(s, at+len(k)) < 0 {
+				continue
+			}
+			m := anchored.FindStringSubmatchIndex(s[at:])
+			if m == nil {
+				continue
+			}
+			for x := range m {
+				if m[x] >= 0 {
+					m[x] += at
+				}
+			}
+			start := at
+			for start > 0 && at-start < 50 && isNameByte(s[start-1]) {
+				start--
+			}
+			m[0] = start
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
+}
+
+func isNameByte(c byte) bool { return isWordByte(c) || c == '.' || c == '-' }
+
+// findInWindows is FindAllStringSubmatchIndex of re on each window of s,
+// in s's offsets.
+func findInWindows(re *regexp.Regexp, s string, wins [][2]int) [][]int {
+	var out [][]int
+	for _, w := range wins {
+		for _, m := range re.FindAllStringSubmatchIndex(s[w[0]:w[1]], -1) {
+			for i := range m {
+				if m[i] >= 0 {
+					m[i] += w[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// hintWindows returns the parts of s where a near rule whose matches are
+// at most reach bytes long can match: a hint lies in the match or up to
+// nearWindow bytes before it, so the match lies within reach of a hint
+// either way. A window ends at a word's edge on both sides, so that \b
+// reads there as it reads in s.
+func hintWindows(s, lower string, hints []string, reach int) [][2]int {
+	var wins [][2]int
+	for _, h := range hints {
+		h = strings.ToLower(h)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], h)
+			if j < 0 {
+				break
+			}
+			at := i + j
+			i = at + 1
+			start, end := max(0, at-reach), min(len(s), at+len(h)+nearWindow+reach)
+			for start > 0 && isWordByte(s[start-1]) {
+				start--
+			}
+			for end < len(s) && isWordByte(s[end]) {
+				end++
+			}
+			wins = append(wins, [2]int{start, end})
+		}
+	}
+	return mergeWindows(wins)
+}
+
+// maxLen is the longest text re can match, in bytes; -1 when unbounded
+// or too long to be worth the windows (over 2 KB).
+func maxLen(expr string) int {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return -1
+	}
+	n := length(re)
+	if n > 2048 {
+		return -1
+	}
+	return n
+}
+
+func length(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return 0
+	case syntax.OpLiteral:
+		n := 0
+		for _, r := range re.Rune {
+			n += utf8.RuneLen(r)
+		}
+		return n
+	case syntax.OpCharClass, syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		return utf8.UTFMax
+	case syntax.OpCapture:
+		return length(re.Sub[0])
+	case syntax.OpQuest:
+		return length(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return 1 << 20
+		}
+		return re.Max * length(re.Sub[0])
+	case syntax.OpConcat:
+		n := 0
+		for _, sub := range re.Sub {
+			n += length(sub)
+		}
+		return min(n, 1<<20)
+	case syntax.OpAlternate:
+		n := 0
+		for _, sub := range re.Sub {
+			n = max(n, length(sub))
+		}
+		return n
+	}
+	return 1 << 20 // star, plus and anything unknown: unbounded
 }

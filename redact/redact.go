@@ -34,8 +34,11 @@ func Marker(kind string) string { return "[REDACTED:" + kind + "]" }
 // a rule without hints runs on every text.
 type rule struct {
 	kind string
-	// re is compiled the first time a text holds one of the hints.
-	re    func() *regexp.Regexp
+	expr string
+	// re is expr compiled, the first time a text holds one of the hints.
+	re func() *regexp.Regexp
+	// gate, when set, must match s before re runs on it (see gateOf).
+	gate  func() *regexp.Regexp
 	hints []string
 	fold  bool
 	group int
@@ -52,6 +55,21 @@ type rule struct {
 	// after all: both come with gitleaks' rules (see gitleaks.go).
 	entropy float64
 	allow   []*allowlist
+	// near: one of the hints must occur in the match or just before it,
+	// not only somewhere in the text. gitleaks checks its keywords per
+	// file; a transcript or a vault export is many files' worth, and a
+	// rule such as Sourcegraph's, which takes any 40 hex digits once
+	// "sourcegraph" occurs, would take every commit hash in it.
+	near bool
+	// assign: the pattern is built on the assignment template (see
+	// isAssignment), and runs only
+	// where its keywords are followed by an operator; anchored, when
+	// set, is its gate anchored at the keyword (see assignMatches).
+	assign   bool
+	anchored func() *regexp.Regexp
+	// reach, when set, gives the longest match the pattern can make, 0 for
+	// no bound: a near rule with a bound runs only around its hints.
+	reach func() int
 	// prefix, when set, finds the matches by their opening words (see
 	// prefixed); it gives nil for a pattern without such words.
 	prefix func() *prefixed
@@ -72,50 +90,50 @@ const assignedValue = `(?:"([^"\s\[\]{}()<>$]{4,})"|'([^'\s\[\]{}()<>$]{4,})'|([
 var ownRules = []rule{
 	{
 		kind:  "private-key",
-		re:    lazy.Regexp(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`),
+		expr:  `(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|\z)`,
 		hints: []string{"PRIVATE KEY-----"},
 	},
-	{kind: "anthropic-key", re: lazy.Regexp(`sk-ant-[A-Za-z0-9_-]{20,}`), hints: []string{"sk-ant-"}, bounded: true},
-	{kind: "openai-key", re: lazy.Regexp(`sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), hints: []string{"sk-"}, bounded: true},
-	{kind: "stripe-key", re: lazy.Regexp(`(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`), hints: []string{"_live_", "_test_"}, bounded: true},
-	{kind: "stripe-key", re: lazy.Regexp(`whsec_[A-Za-z0-9]{24,}`), hints: []string{"whsec_"}, bounded: true},
-	{kind: "aws-access-key", re: lazy.Regexp(`(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`), hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
-	{kind: "github-token", re: lazy.Regexp(`(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`), hints: []string{"gh", "github_pat_"}, bounded: true},
-	{kind: "gitlab-token", re: lazy.Regexp(`glpat-[A-Za-z0-9_-]{20,}`), hints: []string{"glpat-"}, bounded: true},
-	{kind: "slack-token", re: lazy.Regexp(`xox[abposr]-[A-Za-z0-9-]{10,}`), hints: []string{"xox"}, bounded: true},
-	{kind: "google-api-key", re: lazy.Regexp(`AIza[0-9A-Za-z_-]{35}`), hints: []string{"AIza"}, bounded: true},
-	{kind: "npm-token", re: lazy.Regexp(`npm_[A-Za-z0-9]{36}`), hints: []string{"npm_"}, bounded: true},
-	{kind: "pypi-token", re: lazy.Regexp(`pypi-AgE[A-Za-z0-9_-]{50,}`), hints: []string{"pypi-AgE"}, bounded: true},
-	{kind: "docker-token", re: lazy.Regexp(`dckr_pat_[A-Za-z0-9_-]{24,}`), hints: []string{"dckr_pat_"}, bounded: true},
-	{kind: "sendgrid-key", re: lazy.Regexp(`SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`), hints: []string{"SG."}, bounded: true},
-	{kind: "twilio-key", re: lazy.Regexp(`(?:SK|AC)[0-9a-f]{32}\b`), hints: []string{"SK", "AC"}, bounded: true},
-	{kind: "huggingface-token", re: lazy.Regexp(`hf_[A-Za-z0-9]{34,}`), hints: []string{"hf_"}, bounded: true},
-	{kind: "google-oauth-secret", re: lazy.Regexp(`GOCSPX-[A-Za-z0-9_-]{28}`), hints: []string{"GOCSPX-"}, bounded: true},
-	{kind: "shopify-token", re: lazy.Regexp(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`), hints: []string{"shp"}, bounded: true},
-	{kind: "digitalocean-token", re: lazy.Regexp(`do[opr]_v1_[a-f0-9]{64}`), hints: []string{"_v1_"}, bounded: true},
-	{kind: "azure-client-secret", re: lazy.Regexp(`[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`), hints: []string{"Q~"}, bounded: true},
+	{kind: "anthropic-key", expr: `sk-ant-[A-Za-z0-9_-]{20,}`, hints: []string{"sk-ant-"}, bounded: true},
+	{kind: "openai-key", expr: `sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`, hints: []string{"sk-"}, bounded: true},
+	{kind: "stripe-key", expr: `(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`, hints: []string{"_live_", "_test_"}, bounded: true},
+	{kind: "stripe-key", expr: `whsec_[A-Za-z0-9]{24,}`, hints: []string{"whsec_"}, bounded: true},
+	{kind: "aws-access-key", expr: `(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b`, hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"}, bounded: true},
+	{kind: "github-token", expr: `(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`, hints: []string{"gh", "github_pat_"}, bounded: true},
+	{kind: "gitlab-token", expr: `glpat-[A-Za-z0-9_-]{20,}`, hints: []string{"glpat-"}, bounded: true},
+	{kind: "slack-token", expr: `xox[abposr]-[A-Za-z0-9-]{10,}`, hints: []string{"xox"}, bounded: true},
+	{kind: "google-api-key", expr: `AIza[0-9A-Za-z_-]{35}`, hints: []string{"AIza"}, bounded: true},
+	{kind: "npm-token", expr: `npm_[A-Za-z0-9]{36}`, hints: []string{"npm_"}, bounded: true},
+	{kind: "pypi-token", expr: `pypi-AgE[A-Za-z0-9_-]{50,}`, hints: []string{"pypi-AgE"}, bounded: true},
+	{kind: "docker-token", expr: `dckr_pat_[A-Za-z0-9_-]{24,}`, hints: []string{"dckr_pat_"}, bounded: true},
+	{kind: "sendgrid-key", expr: `SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}`, hints: []string{"SG."}, bounded: true},
+	{kind: "twilio-key", expr: `(?:SK|AC)[0-9a-f]{32}\b`, hints: []string{"SK", "AC"}, bounded: true},
+	{kind: "huggingface-token", expr: `hf_[A-Za-z0-9]{34,}`, hints: []string{"hf_"}, bounded: true},
+	{kind: "google-oauth-secret", expr: `GOCSPX-[A-Za-z0-9_-]{28}`, hints: []string{"GOCSPX-"}, bounded: true},
+	{kind: "shopify-token", expr: `shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`, hints: []string{"shp"}, bounded: true},
+	{kind: "digitalocean-token", expr: `do[opr]_v1_[a-f0-9]{64}`, hints: []string{"_v1_"}, bounded: true},
+	{kind: "azure-client-secret", expr: `[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}`, hints: []string{"Q~"}, bounded: true},
 	{
 		// https://hooks.slack.com/services/T…/B…/…: the URL is the secret.
 		kind:  "slack-webhook",
-		re:    lazy.Regexp(`hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9_/-]{20,})`),
+		expr:  `hooks\.slack\.com/(?:services|workflows)/([A-Za-z0-9_/-]{20,})`,
 		hints: []string{"hooks.slack.com"},
 	},
 	{
 		// An Azure shared access signature in a URL's query.
 		kind:  "azure-sas",
-		re:    lazy.Regexp(`[?&]sig=([A-Za-z0-9%+/=]{20,})`),
+		expr:  `[?&]sig=([A-Za-z0-9%+/=]{20,})`,
 		hints: []string{"sig="},
 	},
-	{kind: "jwt", re: lazy.Regexp(`eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), hints: []string{"eyJ"}, bounded: true},
+	{kind: "jwt", expr: `eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`, hints: []string{"eyJ"}, bounded: true},
 	{
 		kind:  "bearer",
-		re:    lazy.Regexp(`(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{16,}=*)`),
+		expr:  `(?i)\b(?:bearer|token)\s+([A-Za-z0-9._~+/-]{16,}=*)`,
 		hints: []string{"bearer", "token"},
 		fold:  true,
 	},
 	{
 		kind:  "basic-auth",
-		re:    lazy.Regexp(`(?i)\bbasic\s+([A-Za-z0-9+/]{12,}=*)`),
+		expr:  `(?i)\bbasic\s+([A-Za-z0-9+/]{12,}=*)`,
 		hints: []string{"authorization"},
 		fold:  true,
 	},
@@ -124,83 +142,83 @@ var ownRules = []rule{
 		// before the host, so one that holds an @ or a ! is taken whole
 		// (postgres://app:p@ssw0rd!2024@db).
 		kind:  "password",
-		re:    lazy.Regexp(`[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/?#\s\[\]]+)@[A-Za-z0-9\[_-]`),
+		expr:  `[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@\[\]]*:([^/?#\s\[\]]+)@[A-Za-z0-9\[_-]`,
 		hints: []string{"://"},
 	},
 	{
 		// A Sentry DSN: https://<key>@o1.ingest.sentry.io/42; the key is
 		// what lets anyone send events as the project.
 		kind:  "sentry-dsn",
-		re:    lazy.Regexp(`https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.-]+(?::\d+)?/(?:[\w.-]+/)*\d+\b`),
+		expr:  `https?://([0-9a-f]{32}(?::[0-9a-f]{32})?)@[A-Za-z0-9.-]+(?::\d+)?/(?:[\w.-]+/)*\d+\b`,
 		hints: []string{"://"},
 	},
 	{
 		// https://discord.com/api/webhooks/<id>/<token>
 		kind:  "discord-webhook",
-		re:    lazy.Regexp(`(?i)discord(?:app)?\.com/api(?:/v\d+)?/webhooks/(\d{15,22}/[A-Za-z0-9_-]{40,})`),
+		expr:  `(?i)discord(?:app)?\.com/api(?:/v\d+)?/webhooks/(\d{15,22}/[A-Za-z0-9_-]{40,})`,
 		hints: []string{"discord"},
 		fold:  true,
 	},
 	{
 		// Microsoft Teams incoming webhooks, old and new hosts.
 		kind:  "teams-webhook",
-		re:    lazy.Regexp(`(?i)(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/([^\s"'<>()\[\]]{20,})`),
+		expr:  `(?i)(?:webhook\.office\.com/webhookb2|outlook\.office(?:365)?\.com/webhook)/([^\s"'<>()\[\]]{20,})`,
 		hints: []string{"webhook"},
 		fold:  true,
 	},
-	{kind: "xai-key", re: lazy.Regexp(`xai-[A-Za-z0-9]{40,}`), hints: []string{"xai-"}, bounded: true},
+	{kind: "xai-key", expr: `xai-[A-Za-z0-9]{40,}`, hints: []string{"xai-"}, bounded: true},
 	{
 		// <bot id>:<secret>, as BotFather gives it.
 		kind:    "telegram-bot-token",
-		re:      lazy.Regexp(`(\d{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|\z)`),
+		expr:    `(\d{8,10}:AA[A-Za-z0-9_-]{33})(?:[^A-Za-z0-9_-]|\z)`,
 		hints:   []string{":AA"},
 		bounded: true,
 	},
-	{kind: "age-secret-key", re: lazy.Regexp(`AGE-SECRET-KEY-1[0-9A-Z]{58}`), hints: []string{"AGE-SECRET-KEY-1"}, bounded: true},
+	{kind: "age-secret-key", expr: `AGE-SECRET-KEY-1[0-9A-Z]{58}`, hints: []string{"AGE-SECRET-KEY-1"}, bounded: true},
 	{
 		// ~/.docker/config.json: "auth" is base64 of user:password.
 		kind:  "docker-auth",
-		re:    lazy.Regexp(`"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`),
+		expr:  `"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{8,})"`,
 		hints: []string{`"auth"`, "identitytoken", "registrytoken"},
 		fold:  true,
 	},
 	{
 		// A kubeconfig's client key, base64 of a PEM private key.
 		kind:  "private-key",
-		re:    lazy.Regexp(`client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]{16,})`),
+		expr:  `client-key-data["']?\s*:\s*["']?([A-Za-z0-9+/=]{16,})`,
 		hints: []string{"client-key-data"},
 	},
 	{
 		// A PuTTY key file: the private lines and their MAC; the header
 		// and the public lines are not secret.
 		kind:  "private-key",
-		re:    lazy.Regexp(`(?s)PuTTY-User-Key-File-\d+:.*?(Private-Lines:.*?(?:Private-MAC:\s*[0-9a-fA-F]+|\z))`),
+		expr:  `(?s)PuTTY-User-Key-File-\d+:.*?(Private-Lines:.*?(?:Private-MAC:\s*[0-9a-fA-F]+|\z))`,
 		hints: []string{"PuTTY-User-Key-File-"},
 	},
 	{
 		// mysql -uroot -pS3cret: the password is glued to -p (-p alone
 		// asks for it; -P is the port).
 		kind:  "password",
-		re:    lazy.Regexp(`\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		expr:  `\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?\s-p(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`,
 		hints: []string{"mysql", "mariadb"},
 	},
 	{
 		// sshpass -p S3cret ssh host, redis-cli -a S3cret.
 		kind:  "password",
-		re:    lazy.Regexp(`\b(?:sshpass(?:\s+-[a-oq-zA-Z]\S*)*\s+-p|redis-cli\b[^\n|;&]*?\s(?:-a|--pass))\s*(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		expr:  `\b(?:sshpass(?:\s+-[a-oq-zA-Z]\S*)*\s+-p|redis-cli\b[^\n|;&]*?\s(?:-a|--pass))\s*(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`,
 		hints: []string{"sshpass", "redis-cli"},
 	},
 	{
 		// curl -u user:S3cret, curl --user=user:S3cret.
 		kind:  "password",
-		re:    lazy.Regexp(`\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:=|\s*)(?:"[^"\s:]*:([^"\s$][^"\s]*)"|'[^'\s:]*:([^'\s$][^'\s]*)'|[^\s:"']+:([^\s"'$][^\s"']*))`),
+		expr:  `\bcurl\b[^\n|;&]*?\s(?:-u|--user)(?:=|\s*)(?:"[^"\s:]*:([^"\s$][^"\s]*)"|'[^'\s:]*:([^'\s$][^'\s]*)'|[^\s:"']+:([^\s"'$][^\s"']*))`,
 		hints: []string{"curl"},
 	},
 	{
 		// --password S3cret on any command line (--password=S3cret is
 		// an assignment, below); "the --password flag" stays.
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)(?:^|\s)--?(?:[a-z]+-)?(?:password|passwd|pass|pwd)\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`),
+		expr:  `(?i)(?:^|\s)--?(?:[a-z]+-)?(?:password|passwd|pass|pwd)\s+(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'$-][^\s"']*))`,
 		hints: []string{"-pass", "-pwd", "-db-pass", "-http-pass"},
 		fold:  true,
 		valid: looksLikeCredential,
@@ -209,26 +227,26 @@ var ownRules = []rule{
 		// .netrc: machine host login me password S3cret, on one line or
 		// several.
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)\b(?:machine\s+\S+|default)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+(\S+)`),
+		expr:  `(?i)\b(?:machine\s+\S+|default)(?:` + lineBreak + `(?:login|account|port)\s+\S+)+` + lineBreak + `password\s+(\S+)`,
 		hints: []string{"machine", "default"},
 		fold:  true,
 	},
 	{
 		// .pgpass: host:port:database:user:password, one a line.
 		kind:  "password",
-		re:    lazy.Regexp(`(?m)^[ \t]*[A-Za-z0-9_.*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+?)[ \t]*$`),
+		expr:  `(?m)(?:^|\s)[A-Za-z0-9_.*\[\]-]+:(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:(\S+?)[ \t]*$`,
 		hints: []string{":5432:", ":5433:", ":6432:", ":*:"},
 	},
 	{
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue),
+		expr:  `(?i)[A-Za-z0-9_.-]*(?:password|passwd|passphrase|pwd)["']?\s*[:=]\s*` + assignedValue,
 		hints: []string{"pass", "pwd"},
 		fold:  true,
 		valid: notPlaceholder,
 	},
 	{
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue),
+		expr:  `(?i)[A-Za-z0-9_.-]*(?:secret|api[_-]?key|access[_-]?key|account[_-]?key|shared[_-]?access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|private[_-]?key|client[_-]?secret)["']?\s*[:=]\s*` + assignedValue,
 		hints: []string{"secret", "key", "token"},
 		fold:  true,
 		valid: notPlaceholder,
@@ -237,7 +255,7 @@ var ownRules = []rule{
 		// --api-key X, --token=X on a command line: the value must look
 		// generated, so "--token-file path" and "--token $T" stay.
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)(?:^|\s)--?(?:api-?key|token|auth-token|access-token|secret|client-secret)(?:=|\s+)["']?([A-Za-z0-9_+/=.~-]{16,})`),
+		expr:  `(?i)(?:^|\s)--?(?:api-?key|token|auth-token|access-token|secret|client-secret)(?:=|\s+)["']?([A-Za-z0-9_+/=.~-]{16,})`,
 		hints: []string{"-api", "-token", "-auth", "-access", "-secret", "-client"},
 		fold:  true,
 		valid: looksRandom,
@@ -247,7 +265,7 @@ var ownRules = []rule{
 		// secrets (a sort key, a token count), so the value must look
 		// random as well.
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)(?:^|[^A-Za-z0-9])(?:key|token|apikey)s?["']?\s*[:=]\s*["']?([A-Za-z0-9_+/=.~-]{16,})`),
+		expr:  `(?i)(?:^|[^A-Za-z0-9])(?:key|token|apikey)s?["']?\s*[:=]\s*["']?([A-Za-z0-9_+/=.~-]{16,})`,
 		hints: []string{"key", "token"},
 		fold:  true,
 		valid: looksRandom,
@@ -257,19 +275,24 @@ var ownRules = []rule{
 		// prod was wJalr…". Only a value that looks like a credential is
 		// taken, so "the password policy is strict" stays.
 		kind:  "password",
-		re:    lazy.Regexp(`(?i)\b(?:password|passwd|passphrase|pwd|pin code)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		expr:  `(?i)\b(?:password|passwd|passphrase|pwd|pin code)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue,
 		hints: []string{"pass", "pwd", "pin code"},
 		fold:  true,
 		valid: looksLikeCredential,
 	},
 	{
 		kind:  "secret",
-		re:    lazy.Regexp(`(?i)\b(?:secret|secret key|api key|access key|token|credential)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue),
+		expr:  `(?i)\b(?:secret|secret key|api key|access key|token|credential)s?(?:\s+(?:for|of|on|to|at)\s+(?:the\s+|our\s+|my\s+|a\s+)?[\w.-]+(?:\s+[\w.-]+){0,2})?\s+(?:is|was)\s+(?:now\s+|still\s+|set\s+to\s+)?` + proseValue,
 		hints: []string{"secret", "key", "token", "credential"},
 		fold:  true,
 		valid: looksLikeCredential,
 	},
 }
+
+// lineBreak is the space between two words of a file that may span
+// lines, shown with line numbers or not ("   12\t  password x", as a
+// file viewer numbers them).
+const lineBreak = `\s+(?:\d+\t[ \t]*)?`
 
 // proseValue is a word in a sentence, quoted or not; a full stop or comma
 // after it ends the sentence, not the value, and a word with brackets is
@@ -358,7 +381,9 @@ type engine struct {
 var theEngine = sync.OnceValue(func() *engine {
 	e := &engine{}
 	for i := range ownRules {
-		e.rules = append(e.rules, &ownRules[i])
+		r := &ownRules[i]
+		r.re, r.gate, r.prefix = lazy.Regexp(r.expr), lazyGate(r.expr), lazyPrefixed(r.expr)
+		e.rules = append(e.rules, r)
 	}
 	e.own = len(e.rules)
 	e.rules = append(e.rules, gitleaksRules()...)
@@ -393,15 +418,19 @@ func pass(s string) string {
 	found := make([]bool, e.nHints)
 	e.hints.find(s, found)
 	var spans []span
+	var lower string // s with ASCII lowered, for gitleaks' rules
 	for i, r := range e.rules {
 		if !r.mayMatch(s, e.ruleHints[i], found) {
 			continue
 		}
 		if i < e.own {
-			s = replaceSpans(s, r.secrets(s))
+			s = replaceSpans(s, r.secrets(s, ""))
 			continue
 		}
-		spans = append(spans, r.secrets(s)...)
+		if lower == "" {
+			lower = asciiLower(s)
+		}
+		spans = append(spans, r.secrets(s, lower)...)
 	}
 	return replaceSpans(s, spans)
 }
@@ -454,12 +483,28 @@ func (r *rule) mayMatch(s string, ids []int32, found []bool) bool {
 	return false
 }
 
-// secrets finds the rule's secrets in s.
-func (r *rule) secrets(s string) []span {
+// secrets finds the rule's secrets in s; lower is s with ASCII lowered,
+// or "" if not at hand.
+func (r *rule) secrets(s, lower string) []span {
+	if lower == "" {
+		lower = s
+		if r.assign || r.reach != nil {
+			lower = asciiLower(s)
+		}
+	}
 	var matches [][]int
-	if p := r.prefixed(); p != nil {
-		matches = p.findAll(s)
-	} else {
+	switch {
+	case r.assign && r.anchored() != nil:
+		matches = assignMatches(r.anchored(), s, lower, r.hints)
+	case r.assign:
+		matches = findInWindows(r.re(), s, assignWindows(s, lower, r.hints))
+	case r.prefixed() != nil:
+		matches = r.prefixed().findAll(s)
+	case r.reach != nil && r.reach() > 0:
+		matches = findInWindows(r.re(), s, hintWindows(s, lower, r.hints, r.reach()))
+	case r.gate != nil && r.gate() != nil && !r.gate().MatchString(s):
+		return nil
+	default:
 		matches = r.re().FindAllStringSubmatchIndex(s, -1)
 	}
 	if matches == nil {
@@ -506,6 +551,9 @@ func (r *rule) secrets(s string) []span {
 		if r.allowed(s, secret, m[0], m[1]) {
 			continue
 		}
+		if r.near && !r.hintNear(s, m[0], m[1]) {
+			continue
+		}
 		out = append(out, span{start, end, r.kind})
 		last = end
 	}
@@ -517,6 +565,25 @@ func (r *rule) prefixed() *prefixed {
 		return nil
 	}
 	return r.prefix()
+}
+
+// nearWindow is how far before a match a hint still counts as its
+// context: the name of a variable, a YAML key on the line above.
+const nearWindow = 160
+
+// hintNear reports whether one of the rule's hints occurs in s[start:end]
+// or up to nearWindow bytes before it.
+func (r *rule) hintNear(s string, start, end int) bool {
+	if len(r.hints) == 0 {
+		return true
+	}
+	w := strings.ToLower(s[max(0, start-nearWindow):end])
+	for _, h := range r.hints {
+		if strings.Contains(w, strings.ToLower(h)) {
+			return true
+		}
+	}
+	return false
 }
 
 // overlaps reports whether [start, end) shares a byte with one of spans.

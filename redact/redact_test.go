@@ -80,11 +80,3 @@ func FuzzString(f *testing.F) {
 		}
 	})
 }
-
-func BenchmarkString(b *testing.B) {
-	text := strings.Repeat("The deploy failed because the config in deploy.yaml points at the old host; I fixed it and reran the tests. ", 200)
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		String(text)
-	}
-}

@@ -28,7 +28,11 @@ func (a *app) newSyncCmd() *cobra.Command {
 		Use:   "sync [REMOTE]",
 		Short: "Merge with a git remote and push",
 		Long: `Commit edits made with other tools, fetch REMOTE (default: origin, or the only
-remote), merge its branch entry by entry and field by field, and push. Conflicts
+remote), merge its branch entry by entry and field by field, and push. Edits
+made with other tools skip what git ignores (.gitignore at every level,
+.git/info/exclude, your core.excludesFile, by default ~/.config/git/ignore);
+secrets in entries are redacted, and any other file holding a secret is not
+committed and is named, so it never reaches the remote. Conflicts
 that cannot be combined keep both versions: one in place, the other kept aside
 and listed by ctx0 conflicts. When another pusher wins the race, sync fetches,
 merges and pushes again. An unreachable remote, unrelated histories or a

@@ -5,6 +5,7 @@
 package redacttest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,24 +39,33 @@ func Corpus(t testing.TB) (secrets, keeps []Case) {
 	if err != nil {
 		t.Fatalf("redacttest: %v", err)
 	}
+	secrets, keeps, err = Parse(data)
+	if err != nil {
+		t.Fatalf("redacttest: %v", err)
+	}
+	return secrets, keeps
+}
+
+// Parse reads a corpus in the txtar form of redact/testdata/corpus.txtar.
+func Parse(data []byte) (secrets, keeps []Case, err error) {
 	for _, f := range txtar.Parse(data).Files {
 		c := parse(f.Name, strings.TrimSuffix(string(f.Data), "\n"))
 		switch {
 		case strings.HasPrefix(f.Name, "secret/"):
 			if len(c.Secrets) == 0 {
-				t.Fatalf("redacttest: %s marks no secret", f.Name)
+				return nil, nil, fmt.Errorf("%s marks no secret", f.Name)
 			}
 			secrets = append(secrets, c)
 		case strings.HasPrefix(f.Name, "keep/"):
 			if len(c.Secrets) != 0 {
-				t.Fatalf("redacttest: near-miss %s marks a secret", f.Name)
+				return nil, nil, fmt.Errorf("near-miss %s marks a secret", f.Name)
 			}
 			keeps = append(keeps, c)
 		default:
-			t.Fatalf("redacttest: %s is neither secret/ nor keep/", f.Name)
+			return nil, nil, fmt.Errorf("%s is neither secret/ nor keep/", f.Name)
 		}
 	}
-	return secrets, keeps
+	return secrets, keeps, nil
 }
 
 // parse takes the «marks» out of marked.
