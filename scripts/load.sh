@@ -27,13 +27,15 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+go build -o "$work/ctx0" "$root/cmd/ctx0"
+go build -o "$work/loadgen" "$root/scripts/loadgen"
+go build -o "$work/genvault" "$root/scripts/genvault"
+# The writers run in a home of their own (after the builds, which use the
+# real one's Go caches).
 export GIT_CONFIG_NOSYSTEM=1 HOME=$work/home
 export GIT_AUTHOR_NAME=load GIT_AUTHOR_EMAIL=load@example.com GIT_COMMITTER_NAME=load GIT_COMMITTER_EMAIL=load@example.com
 mkdir -p "$HOME"
-
-go build -o "$work/ctx0" "$root/cmd/ctx0"
-go build -o "$work/loadgen" "$root/scripts/loadgen"
-go run "$root/scripts/genvault" -n "$n" "$work/base" >/dev/null
+"$work/genvault" -n "$n" "$work/base" >/dev/null
 # Warm once (the index, git's stat cache), as a user's vault would be.
 "$work/ctx0" --vault "$work/base" remember "Warm up the index." >/dev/null
 git -C "$work/base" status --porcelain >/dev/null
