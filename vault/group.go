@@ -32,7 +32,16 @@ type pendingWrite struct {
 	err   error
 	panic any // what fn panicked with, raised again in the caller
 	done  chan struct{}
+	// state is pendingTaken until the write is decided (pendingStarted)
+	// or its caller stops waiting first (pendingAbandoned).
+	state atomic.Int32
 }
+
+const (
+	pendingTaken = iota
+	pendingStarted
+	pendingAbandoned
+)
 
 func (p *pendingWrite) finish(c Commit, err error) {
 	p.c, p.err = c, err
@@ -108,7 +117,12 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 			return Commit{}, v.lockError(ctx)
 		}
 		q.mu.Unlock()
-		// Taken into a commit already: its outcome is this write's.
+		if p.state.CompareAndSwap(pendingTaken, pendingAbandoned) {
+			// Taken into a group still waiting for the lock: it will
+			// skip this write.
+			return Commit{}, v.lockError(ctx)
+		}
+		// Being decided or committed: its outcome is this write's.
 		<-p.done
 	}
 	if p.panic != nil {
@@ -163,8 +177,12 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	unlock, err := v.lock(ctx)
 	if err != nil {
 		for _, p := range group {
+			if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
+				continue // its caller has gone
+			}
 			if p.ctx.Err() != nil {
-				err = v.lockError(p.ctx)
+				p.finish(Commit{}, v.lockError(p.ctx))
+				continue
 			}
 			p.finish(Commit{}, err)
 		}
@@ -175,9 +193,13 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	touched := map[string]bool{}
 	var ws []*groupWrite
 	for _, p := range group {
+		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
+			continue // its caller has gone
+		}
 		w, err := v.stageWrite(p, touched)
 		switch {
 		case errors.Is(err, errLater):
+			p.state.Store(pendingTaken)
 			later = append(later, p)
 			continue
 		case err != nil || w == nil:

@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -169,4 +171,54 @@ func atoi(s string) int {
 		n = n*10 + int(r-'0')
 	}
 	return n
+}
+
+// A caller that stops waiting while its write waits for the lock gets its
+// context's error at once, and its write is never made; the writes
+// waiting with it are.
+func TestGroupWriteCancelledWhileWaiting(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runGit(t, v, "rev-list", "--count", "HEAD")
+	cctx, cancel := context.WithCancel(ctx)
+	gone := make(chan error, 1)
+	go func() {
+		_, err := v.Remember(cctx, RememberOptions{Text: "A fact whose caller gives up."})
+		gone <- err
+	}()
+	kept := make(chan error, 1)
+	go func() {
+		_, err := v.Remember(ctx, RememberOptions{Text: "A fact whose caller waits."})
+		kept <- err
+	}()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		running := v.writes.running
+		v.writes.mu.Unlock()
+		if running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writes never queued")
+		}
+	}
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled write returned %v, want context.Canceled", err)
+	}
+	unlock()
+	if err := <-kept; err != nil {
+		t.Fatal(err)
+	}
+	if after := runGit(t, v, "rev-list", "--count", "HEAD"); atoi(strings.TrimSpace(after)) != atoi(strings.TrimSpace(before))+1 {
+		t.Errorf("%s commits after %s, want one more", strings.TrimSpace(after), strings.TrimSpace(before))
+	}
+	if files := runGit(t, v, "ls-tree", "-r", "--name-only", "HEAD"); strings.Contains(files, "gives-up") {
+		t.Errorf("the cancelled write was made:\n%s", files)
+	}
+	checkClean(t, v)
 }
