@@ -144,16 +144,13 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if a, ok := typeAliases[t]; ok {
 		t = a
 	}
-	if t == "" {
-		t = librarian.TypeOf(in.Content)
-	}
+	o := vault.RememberOptions{Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent"}
+	librarian.Infer(&o)
 	counted, err := s.remember.allow(ctx, "remember")
 	if err != nil {
 		return nil, rememberOut{}, err
 	}
-	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
-		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent",
-	})
+	r, err := s.opts.Vault.Remember(ctx, o)
 	if err != nil || r.Duplicate {
 		s.remember.undo(ctx, counted)
 	}
