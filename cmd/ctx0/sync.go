@@ -54,7 +54,7 @@ one process, when sync.auto is on.`,
 			if err != nil || res == nil {
 				return err
 			}
-			return a.out().result(res, func() error { a.printSynced(*res); return nil })
+			return a.out().result(res, func() error { a.printSynced(*res, !opts.PullOnly); return nil })
 		},
 	}
 	cmd.Flags().BoolVar(&opts.PullOnly, "pull-only", false, "fetch and merge, do not push")
@@ -97,22 +97,14 @@ func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult,
 	return &res, nil
 }
 
-// printSynced tells a person what a sync did, on stderr.
-func (a *app) printSynced(res vault.SyncResult) {
+// printSynced tells a person what a sync did, on stderr, in the one
+// wording of syncResultLine.
+func (a *app) printSynced(res vault.SyncResult, pushes bool) {
 	if res.External != nil {
 		a.note("Committed %d file(s) edited by other tools.", len(res.External.Paths))
 	}
-	switch res.Merge {
-	case "merged":
-		a.note("Merged %s/%s: %d file(s) changed, %d conflict(s) kept aside.", res.Remote, res.Branch, res.Changed, res.Conflicts)
-	case "fast-forward":
-		a.note("Fast-forwarded to %s/%s: %d file(s) changed.", res.Remote, res.Branch, res.Changed)
-	case "up-to-date":
-		a.note("Already up to date with %s/%s.", res.Remote, res.Branch)
-	}
-	if res.Pushed {
-		a.note("Pushed to %s/%s.", res.Remote, res.Branch)
-	}
+	line := syncResultLine(res, pushes)
+	a.note("%s.", strings.ToUpper(line[:1])+line[1:])
 	if res.Conflicts > 0 {
 		a.note("See them with: ctx0 conflicts")
 	}
