@@ -304,20 +304,32 @@ holds such a block, resolve refuses and names it, unless --force.`,
 	return cmd
 }
 
-// printConflicts prints conflict records for people: each with both
-// values.
+// printConflicts prints conflict records for people: each with the text
+// kept in the entry and the text set aside, and the commit each came from
+// (not "ours" and "theirs", which name the sides of the machine that
+// merged, whichever it was).
 func (a *app) printConflicts(cs []vault.ConflictRecord) error {
 	for _, c := range cs {
 		where := c.Field
 		if where == "" {
 			where = c.Hunk
 		}
-		fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
+		kept, aside := c.Sides()
+		fmt.Fprintf(a.stdout, "%s  %s  %s\n  kept:  %q%s\n  aside: %q%s, in the entry's conflict block\n",
+			c.ID, c.Entry, where, kept.Text, fromCommit(kept.Commit), aside.Text, fromCommit(aside.Commit))
 	}
 	if len(cs) == 0 {
 		a.note("No conflicts.")
 	}
 	return nil
+}
+
+// fromCommit says which commit a conflict's side came from, if known.
+func fromCommit(hash string) string {
+	if hash == "" {
+		return ""
+	}
+	return " (from " + hash[:min(10, len(hash))] + ")"
 }
 
 func (a *app) newMergeDriverCmd() *cobra.Command {
