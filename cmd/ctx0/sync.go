@@ -315,7 +315,7 @@ func (a *app) printConflicts(cs []vault.ConflictRecord) error {
 			where = c.Hunk
 		}
 		kept, aside := c.Sides()
-		fmt.Fprintf(a.stdout, "%s  %s  %s\n  kept:  %q%s\n  aside: %q%s, in the entry's conflict block\n",
+		fmt.Fprintf(a.stdout, "%s  %s  %s\n  kept:  %q%s\n  aside: %q%s\n",
 			c.ID, c.Entry, where, kept.Text, fromCommit(kept.Commit), aside.Text, fromCommit(aside.Commit))
 	}
 	if len(cs) == 0 {
