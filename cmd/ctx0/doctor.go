@@ -23,7 +23,8 @@ out of the vault), and the health of the git repository. Exits 1 when it finds
 a problem. Each line is KIND, the file that holds the problem (relative to the
 vault), and what is wrong. With --fix it first repairs what it safely can:
 files of commits that git's staging area lacks (what a ctx0 killed while
-writing leaves) are staged again.`,
+writing leaves) are staged again, and temporary files a killed ctx0 left are
+removed; it says what it fixed, and what remains with what to do about it.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --fix
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
@@ -42,6 +43,7 @@ writing leaves) are staged again.`,
 			if err != nil {
 				return err
 			}
+			a.noteRemedies(d, fix)
 			switch n := len(d.Problems); n {
 			case 0:
 				a.note("No problems found in %d entries.", d.Checked)
@@ -58,6 +60,32 @@ writing leaves) are staged again.`,
 	return cmd
 }
 
+// noteRemedies says on stderr, under the problems, what to do about each
+// kind found, and with fix that these remain: --fix does not repair them.
+func (a *app) noteRemedies(d index.Diagnosis, fix bool) {
+	var kinds []string
+	count := map[string]int{}
+	for _, p := range d.Problems {
+		if count[p.Kind] == 0 {
+			kinds = append(kinds, p.Kind)
+		}
+		count[p.Kind]++
+	}
+	if len(kinds) == 0 {
+		return
+	}
+	if fix {
+		a.note("What remains, which --fix does not repair:")
+	} else {
+		a.note("What to do:")
+	}
+	for _, k := range kinds {
+		if r, ok := index.Remedies[k]; ok {
+			a.note("  %s (%d): %s", k, count[k], r)
+		}
+	}
+}
+
 // runDoctor checks the vault and its index, with fix repairing first what
 // it safely can.
 func (a *app) runDoctor(ctx context.Context, fix bool) (index.Diagnosis, error) {
@@ -72,7 +100,10 @@ func (a *app) runDoctor(ctx context.Context, fix bool) (index.Diagnosis, error) 
 			return index.Diagnosis{}, err
 		}
 		for _, f := range fixed {
-			a.note("fixed: %s", f)
+			a.note("Fixed: %s", f)
+		}
+		if len(fixed) == 0 {
+			a.note("--fix found nothing it repairs (files a killed ctx0 left unstaged or half-written).")
 		}
 	}
 	return ix.Doctor(ctx)
