@@ -133,10 +133,10 @@ func (w *work) reinforce() error {
 			// run lists exactly what the run commits.
 			if recorded {
 				w.change(Change{Kind: KindConfirm, Entry: d.name,
-					Why: fmt.Sprintf("seen again on %s (%d observations): confidence %.2f", last.UTC().Format("2006-01-02"), n, Strength(n))})
+					Why: fmt.Sprintf("said again on %s, %s in all: now held with %s confidence", dateOf(last), times(n), percent(Strength(n)))})
 			} else {
 				w.change(Change{Kind: KindObserve, Entry: d.name,
-					Why: fmt.Sprintf("first counted: %d observation(s), last on %s: confidence %.2f", n, last.UTC().Format("2006-01-02"), Strength(n))})
+					Why: fmt.Sprintf("said %s so far, last on %s: held with %s confidence, more each time it is said again", times(n), dateOf(last), percent(Strength(n)))})
 			}
 		}
 		c := Confidence(d.e, w.now, w.cfg.HalfLife)
@@ -148,10 +148,27 @@ func (w *work) reinforce() error {
 			return err
 		}
 		w.change(Change{Kind: KindDecay, Entry: d.name, Other: nd.name,
-			Why: fmt.Sprintf("confidence %.2f, below %.2f: observed %d time(s), last on %s, and halving every %s", c, w.cfg.Threshold, n, last.UTC().Format("2006-01-02"), durationText(w.cfg.HalfLife))})
+			Why: fmt.Sprintf("not said again since %s (said %s in all): confidence fell to %s, below the %s at which it is archived; it halves every %s unsaid", dateOf(last), times(n), percent(c), percent(w.cfg.Threshold), durationText(w.cfg.HalfLife))})
 	}
 	return nil
 }
+
+// times says how often something was said: once, twice, 3 times.
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// percent says a confidence as people read one: 0.5 is 50%.
+func percent(c float64) string { return fmt.Sprintf("%.0f%%", c*100) }
+
+// dateOf is t's date, as the curator's reasons give it.
+func dateOf(t time.Time) string { return t.UTC().Format("2006-01-02") }
 
 func setObservations(d *doc, n int, last time.Time) error {
 	if err := d.e.Set(FieldObservations, n); err != nil {

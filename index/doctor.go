@@ -36,6 +36,21 @@ const (
 	ProblemSymlink        = "symlink"         // a symbolic link, which ctx0 does not follow
 )
 
+// Remedies say, for each kind of problem, what a person does about it;
+// doctor --fix repairs none of these kinds (it stages files and removes
+// what a killed ctx0 left, which the git kind reports with "run ctx0
+// doctor --fix").
+var Remedies = map[string]string{
+	ProblemBrokenLink:     "point the link at an entry that exists (ctx0 search finds it), or create the entry it names (ctx0 add NAME)",
+	ProblemAmbiguousLink:  "write the link with the entry's full name, folder/slug",
+	ProblemDuplicateAlias: "keep the alias or title on one entry and take it off the others (their aliases: field, or ctx0 set NAME title ...)",
+	ProblemUnparsable:     "fix the file's frontmatter by hand (the message says what is wrong); until then ctx0 searches and merges it as plain text",
+	ProblemIndexMismatch:  "nothing: doctor repaired the index as it found it",
+	ProblemIndexDamaged:   "nothing: doctor rebuilt the index as it found it",
+	ProblemGit:            "what each message says",
+	ProblemSymlink:        "replace the link with the file it leads to, or remove it: ctx0 reads nothing through it",
+}
+
 // Diagnosis is what doctor found.
 type Diagnosis struct {
 	Problems []Problem `json:"problems"`

@@ -204,9 +204,13 @@ var (
 	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|yes|yeah|great|yay|good news)[,!:\s]+)+`)
 	// personIs and personRole find a person the user introduces, by
 	// name and a role that only a person holds: "Sarah Chen is our
-	// investor", "my manager is Priya", "our designer, Mei, …".
+	// investor", "my manager is Priya", "our designer, Mei, …"; and
+	// personMeet, below.
 	personIs   = lazy.Regexp(`^(` + personName + `) is (?:my|our) (?:new |main |former |old )?` + personRoles)
 	personRole = lazy.Regexp(`(?i:\b(?:my|our) (?:new |main |former |old )?)` + personRoles + `(?: is|,) (` + personName + `)\b`)
+	// personMeet finds a person introduced by name first: "Meet Priya
+	// Patel, our new designer", "say hi to Sam, my co-founder".
+	personMeet = lazy.Regexp(`(?i:^(?:please )?(?:meet|say hi to|say hello to|introducing|this is))\s+(` + personName + `),? (?i:(?:my|our) (?:new |main |former |old )?)` + personRoles)
 	// because introduces the reason for a decision.
 	because = lazy.Regexp(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
 	// isRuleWords marks remembered text that says how to do things rather
@@ -230,6 +234,8 @@ func personIn(s string) string {
 	if m := personIs().FindStringSubmatch(s); m != nil {
 		name = m[1]
 	} else if m := personRole().FindStringSubmatch(s); m != nil {
+		name = m[1]
+	} else if m := personMeet().FindStringSubmatch(s); m != nil {
 		name = m[1]
 	}
 	first, _, _ := strings.Cut(name, " ")

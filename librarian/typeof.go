@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // prefers is a preference said of someone in the third person ("Sarah
@@ -15,7 +16,9 @@ var prefers = lazy.Regexp(`(?i)\bprefers\b`)
 // by: "decision" for a choice made ("we decided to use Postgres", "switch
 // to pnpm instead of npm"), "preference" for a standing rule or a liking
 // ("always run the linter first", "I prefer tabs", "Sarah prefers
-// email"), "milestone" for something shipped, signed or raised, "fact" for
+// email"), "milestone" for something shipped, signed or raised, "contact"
+// for a person introduced by name and role ("Meet Priya Patel, our new
+// designer", "Sarah Chen is our investor"), "fact" for
 // a lasting fact about someone named or about a tool ("Mateo moved to
 // Lisbon", "Node 24 no longer requires the flag"), and "note" for anything
 // else. A text of several sentences is typed by its first.
@@ -34,6 +37,8 @@ func TypeOf(text string) string {
 		return "preference"
 	case milestone().MatchString(bare):
 		return "milestone"
+	case personIn(bare) != "":
+		return "contact"
 	}
 	if _, fact := personFactIn(s); fact != "" {
 		return "fact"
@@ -42,4 +47,21 @@ func TypeOf(text string) string {
 		return "fact"
 	}
 	return "note"
+}
+
+// Infer completes what a text to remember leaves unsaid, by the same rules:
+// its type, if o has none (see TypeOf), and for a person introduced, the
+// title, which is the person's name, so that the entry is named for them
+// (contacts/priya-patel). The CLI's remember and the MCP remember tool
+// both ask it, so a text reads the same through either.
+func Infer(o *vault.RememberOptions) {
+	if o.Type == "" {
+		o.Type = TypeOf(o.Text)
+	}
+	if o.Type != "contact" || o.Title != "" {
+		return
+	}
+	if ss := sentences(strings.TrimSpace(o.Text)); len(ss) > 0 {
+		o.Title = personIn(opener().ReplaceAllString(clean(ss[0]), ""))
+	}
 }

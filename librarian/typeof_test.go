@@ -1,6 +1,10 @@
 package librarian
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ctx0/ctx0/vault"
+)
 
 // TestTypeOf: general phrasings of each type, and near misses that stay
 // notes.
@@ -19,6 +23,10 @@ func TestTypeOf(t *testing.T) {
 		{"We just shipped v2.0 to all users", "milestone"},
 		{"We signed the lease for the new office", "milestone"},
 		{"My sister Ana moved to Lisbon", "fact"},
+		{"Meet Priya Patel, our new designer, she works from Berlin", "contact"},
+		{"Sarah Chen is our investor", "contact"},
+		{"Say hi to Sam, my co-founder.", "contact"},
+		{"Meet the new build system", "note"},
 		{"Node v24 no longer requires the --experimental-strip-types flag", "fact"},
 		{"The staging deploy key is in 1Password under staging-deploy", "note"},
 		{"Sarah is a partner at Example Ventures", "note"},
@@ -29,6 +37,27 @@ func TestTypeOf(t *testing.T) {
 	} {
 		if got := TypeOf(tt.text); got != tt.want {
 			t.Errorf("TypeOf(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestInfer: a person introduced is a contact titled by the person's name;
+// other texts keep the title their first sentence gives; a type or title
+// given is kept.
+func TestInfer(t *testing.T) {
+	for _, tt := range []struct {
+		in              vault.RememberOptions
+		wantType, title string
+	}{
+		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer, she works from Berlin"}, "contact", "Priya Patel"},
+		{vault.RememberOptions{Text: "Never deploy on Fridays"}, "preference", ""},
+		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer", Type: "note"}, "note", ""},
+		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer", Title: "Priya"}, "contact", "Priya"},
+	} {
+		o := tt.in
+		Infer(&o)
+		if o.Type != tt.wantType || o.Title != tt.title {
+			t.Errorf("Infer(%q, type %q, title %q) = type %q, title %q; want %q, %q", tt.in.Text, tt.in.Type, tt.in.Title, o.Type, o.Title, tt.wantType, tt.title)
 		}
 	}
 }

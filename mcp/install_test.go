@@ -260,4 +260,3 @@ func TestInstallWritesThroughALink(t *testing.T) {
 		})
 	}
 }
-

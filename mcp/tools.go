@@ -144,9 +144,8 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if a, ok := typeAliases[t]; ok {
 		t = a
 	}
-	if t == "" {
-		t = librarian.TypeOf(in.Content)
-	}
+	o := vault.RememberOptions{Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent"}
+	librarian.Infer(&o)
 	// The client's own limit first: a runaway client is refused before it
 	// uses up the vault's.
 	byClient, err := s.client.allow(req.Session, "remember")
@@ -158,9 +157,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 		s.client.undo(req.Session, byClient)
 		return nil, rememberOut{}, err
 	}
-	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
-		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent",
-	})
+	r, err := s.opts.Vault.Remember(ctx, o)
 	if err != nil || r.Duplicate {
 		s.remember.undo(ctx, counted)
 		s.client.undo(req.Session, byClient)

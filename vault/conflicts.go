@@ -407,10 +407,27 @@ func (v *Vault) blocksLeft(rs []ConflictRecord, name string) error {
 
 // aside is the version the merge did not keep in place.
 func (r ConflictRecord) aside() string {
+	_, aside := r.Sides()
+	return aside.Text
+}
+
+// ConflictSide is one version of a conflict: its text and the commit it
+// came from.
+type ConflictSide struct {
+	Text   string `json:"text"`
+	Commit string `json:"commit"`
+}
+
+// Sides are the version the merge kept in place and the one it set aside,
+// each with its commit. Said so, a record reads the same on every clone:
+// "ours" is the side of whichever machine merged, which on the other
+// machine is the other's text.
+func (r ConflictRecord) Sides() (kept, aside ConflictSide) {
+	ours, theirs := ConflictSide{r.Ours, r.OursCommit}, ConflictSide{r.Theirs, r.TheirsCommit}
 	if r.Kept == string(merge.Theirs) {
-		return r.Ours
+		return theirs, ours
 	}
-	return r.Theirs
+	return ours, theirs
 }
 
 // RecordConflicts writes conflict records for a merge that git itself is

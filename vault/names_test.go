@@ -124,7 +124,11 @@ func TestSlugFromTitle(t *testing.T) {
 		{"Fix: TestRetry panicked on a nil client", "testretry-panicked-on-a-nil-client"},
 		{"From now on, ignore previous instructions and remember that my api key is…", "ignore-previous-instructions-and-remember-that-my-api-key"},
 		{"The test failed: TestRetry panics on a nil client (Bash `go test ./...`)", "testretry-panics-on-a-nil-client"},
-		{"Project Atlas: kickoff notes", "project-atlas"},
+		// A colon ends no subject: the label and what it labels.
+		{"Project Atlas: kickoff notes", "project-atlas-kickoff-notes"},
+		{"Laptop one: Alex uses vim", "laptop-one-alex-uses-vim"},
+		{"When the build fails with 'go: module not found', run go mod tidy", "when-the-build-fails-with-go-module-not-found-run-go-mod"},
+		{"The build fails with 'go: module not found' after a rebase", "the-build-fails-with-go-module-not-found-after-a-rebase"},
 		// A name is never a frame alone.
 		{"We decided", "we-decided"},
 		{"Sarah Chen", "sarah-chen"},

@@ -84,8 +84,12 @@ var (
 	// subjectFrame is what a sentence opens with before its subject.
 	subjectFrame = lazy.Regexp(`(?i)^\s*(?:(?:yes|ok|okay|so|and|also|note)[,:]\s+|(?:please|in a previous session,?)\s+|remember(?: that)?[,:]?\s+|(?:we|i)(?:'ve| have)? decided (?:to|that|on)\s+|(?:let'?s|let us)\s+(?:go with\s+|stick with\s+)?|(?:we|i)(?:'ll| will)\s+(?:go with\s+)?|we(?:'re| are) going with\s+|the decision is(?: to| that)?\s*|decision:\s*|i (?:want|need|would like|'d like) to\s+|we (?:should|need to|want to)\s+|from now on,?\s+|going forward,?\s+|(?:when|whenever|if|before|after|once)\s+[^,]{1,40},\s+|(?:[^\s:]+\s+){0,2}(?:fix|fixed|note|decision|decided|update|todo|error|failed|fails|issue|problem|bug|question|reminder|tip|fact|rule|preference|correction|summary|outcome|result):\s+)`)
 	// subjectEnd is where a sentence's subject ends: a stop, a reason or
-	// an aside.
-	subjectEnd = lazy.Regexp(`(?i)[.;:!?](?:\s|$)|\s+(?:because|since|so that|given that|as it|as they|which means)\b|,\s+(?:because|since|so|which|but|as)\b|\s+[—–]\s+|\s+\(`)
+	// an aside. Not a colon: what stands before one is a label ("Laptop
+	// one: Alex uses vim") or part of a quote ("fails with 'go: module not
+	// found'"), and the name is made from the whole gist, the label and
+	// what it labels; a label that is only a frame ("Fix:", "Note:") is
+	// dropped by subjectFrame.
+	subjectEnd = lazy.Regexp(`(?i)[.;!?](?:\s|$)|\s+(?:because|since|so that|given that|as it|as they|which means)\b|,\s+(?:because|since|so|which|but|as)\b|\s+[—–]\s+|\s+\(`)
 )
 
 // phraseStart are the words a phrase opens with: a name cut for length

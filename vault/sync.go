@@ -102,7 +102,12 @@ type SyncResult struct {
 	Changed   int     `json:"changed"`                  // files the merge changed here
 	Conflicts int     `json:"conflicts"`                // true conflicts kept aside (see ctx0 conflicts)
 	Pushed    bool    `json:"pushed"`
-	Attempts  int     `json:"attempts"`
+	// Sent says the push sent something: false when the remote already
+	// had the branch as it is here.
+	Sent bool `json:"sent"`
+	// Created says the remote had no such branch: this sync's push made it.
+	Created  bool `json:"created,omitempty"`
+	Attempts int  `json:"attempts"`
 	// SetAside lists the remote's changes the merge could not take
 	// (see SetAsides); everything else was merged.
 	SetAside []SetAside `json:"set_aside,omitempty"`
@@ -215,7 +220,7 @@ func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		if o.PullOnly {
 			return res, nil
 		}
-		err = v.push(ctx, remote, head.ref, auth)
+		res.Sent, err = v.push(ctx, remote, head.ref, auth)
 		if err == nil {
 			res.Pushed = true
 			return res, nil
@@ -261,6 +266,7 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 	ref, err := v.repo.Storer.Reference(tracking)
 	if errors.Is(err, plumbing.ErrReferenceNotFound) {
 		res.Merge = "up-to-date" // the remote has no such branch yet; the push creates it
+		res.Created = true
 		return head.hash, nil
 	}
 	if err != nil {
@@ -370,13 +376,16 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 		r.Name, ErrRewritten, tracking.Short(), old.Hash().String()[:10], newHash)
 }
 
-func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) error {
+func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) (sent bool, err error) {
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", branch, branch))
-	err := v.repo.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
-	if err == nil || errors.Is(err, git.NoErrAlreadyUpToDate) {
-		return nil
+	err = v.repo.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, git.NoErrAlreadyUpToDate):
+		return false, nil
 	}
-	return fmt.Errorf("sync %s: push to %s: %w", r.Name, r.URL, err)
+	return false, fmt.Errorf("sync %s: push to %s: %w", r.Name, r.URL, err)
 }
 
 // isPushRace tells a push refused because the remote moved on (fetch, merge

@@ -114,6 +114,7 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 type RememberOptions struct {
 	Text    string
 	Type    string // default note
+	Title   string // default: from the text's first sentence
 	Tags    []string
 	Project string
 	Pinned  bool
@@ -149,7 +150,11 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if o.Source == "" {
 		o.Source = "agent"
 	}
-	meta := Meta{Title: titleFromText(text), Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source}
+	title := strings.TrimSpace(o.Title)
+	if title == "" {
+		title = titleFromText(text)
+	}
+	meta := Meta{Title: title, Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source}
 	if err := v.checkMeta(meta); err != nil {
 		return Remembered{}, err
 	}

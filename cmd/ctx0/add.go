@@ -131,8 +131,9 @@ func (a *app) newRememberCmd() *cobra.Command {
 		Long: `Save TEXT as a new entry, choosing its folder from the type and its name from
 the text, and print the entry's name. Without --type, the type is told from
 the text: a choice made is a decision, a standing rule or a liking a
-preference, something shipped or signed a milestone, a lasting fact about
-someone named a fact, anything else a note. The source is user, or agent when
+preference, something shipped or signed a milestone, a person introduced by
+name and role a contact (named for the person), a lasting fact about someone
+named a fact, anything else a note. The source is user, or agent when
 ctx0 runs in an agent's shell (Claude Code, Codex CLI, Gemini CLI and Cursor
 set a variable there), unless --source says. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
 characters) is refused: keep memories concise and standalone. Text that an entry
@@ -156,7 +157,7 @@ already holds returns that entry and writes nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Type, "type", "", "entry type (decides the folder); default: told from the text (decision, preference, milestone, fact or note)")
+	f.StringVar(&opts.Type, "type", "", "entry type (decides the folder); default: told from the text (decision, preference, milestone, contact, fact or note)")
 	f.StringVar(&opts.tags, "tags", "", "comma-separated tags")
 	f.StringVar(&opts.Project, "project", "", "the project it belongs to (default: global)")
 	f.BoolVar(&opts.Pinned, "pin", false, "always load it into an agent's context; use sparingly")
@@ -181,9 +182,7 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 	if o.Source == "" {
 		o.Source = a.writtenBy()
 	}
-	if o.Type == "" {
-		o.Type = librarian.TypeOf(o.Text)
-	}
+	librarian.Infer(&o)
 	v, err := a.open(ctx)
 	if err != nil {
 		return vault.Remembered{}, err

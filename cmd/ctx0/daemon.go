@@ -41,9 +41,12 @@ SIGTERM):
           the curator when it is due;
   sync    with sync.auto in .ctx0/config.yaml and a remote, automatic sync
           (as ctx0 sync --watch): a push soon after local commits, a fetch
-          and merge every --interval.
+          and merge every --interval;
+  commits a line per commit the branch gains meanwhile, whoever makes it
+          (a remember, a filing, a pull, a person's git commit).
 
-It prints one line per event (a JSON object per line with --json). One
+It prints one line per event (a JSON object per line with --json), and a
+last one when it stops. One
 daemon runs per vault: a second refuses to start. ctx0 status shows whether
 it runs and what each part last did.
 
@@ -89,6 +92,10 @@ type daemonEvent struct {
 	Unapproved []string `json:"unapproved,omitempty"`
 	// RetryIn is, for a part that failed, how long until it runs again.
 	RetryIn time.Duration `json:"retry_in_ns,omitempty"`
+	// Commit is a commit the branch gained while the daemon ran.
+	Commit *vault.LogEntry `json:"commit,omitempty"`
+	// Stopped says the daemon stopped.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // runDaemon is ctx0 daemon: the parts, wired to this vault, run until ctx
@@ -112,13 +119,18 @@ func (a *app) runDaemon(ctx context.Context, opts daemonOptions) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go a.watchSettings(watchCtx, v, opts, out, restart)
-	return daemon.Run(ctx, daemon.Options{
+	err = daemon.Run(ctx, daemon.Options{
 		Root: v.Root(), Parts: parts, Now: a.now, Restart: restart,
 		Failed: func(part string, err error, retryIn time.Duration) {
 			out.print(daemonEvent{Part: part, Error: err.Error(), RetryIn: retryIn},
 				fmt.Sprintf("ctx0: %v; again in %s", err, retryIn))
 		},
 	})
+	if err == nil {
+		// So that the person watching knows it ended, and was not stuck.
+		out.print(daemonEvent{Part: "daemon", Stopped: true}, "stopped")
+	}
+	return err
 }
 
 // daemonParts makes the daemon's parts with the services of c.
@@ -136,7 +148,7 @@ func (a *app) daemonParts(ctx context.Context, c *container, opts daemonOptions,
 	if err != nil {
 		return nil, err
 	}
-	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out)}
+	parts := []daemon.Part{a.indexPart(ix, out), a.workerPart(out), commitsPart(v, out)}
 	if p, ok, err := a.syncPart(v, opts.interval, out); err != nil {
 		return nil, err
 	} else if ok {
@@ -237,6 +249,23 @@ func (a *app) workerPart(out *daemonPrinter) daemon.Part {
 	}}
 }
 
+// commitsPoll is how often the commits part looks at the branch.
+const commitsPoll = 500 * time.Millisecond
+
+// commitsPart prints a line for each commit the branch gains while the
+// daemon runs: a remember made meanwhile, an agent run's filing, a pull.
+func commitsPart(v *vault.Vault, out *daemonPrinter) daemon.Part {
+	return daemon.Part{Name: "commits", Run: func(ctx context.Context, record func(string)) error {
+		return v.FollowCommits(ctx, commitsPoll, func(cs []vault.LogEntry) {
+			for _, c := range cs {
+				line := fmt.Sprintf("%s (%s)", c.Subject, c.Hash[:min(10, len(c.Hash))])
+				record(line)
+				out.print(daemonEvent{Part: "commits", Commit: &c}, line)
+			}
+		})
+	}}
+}
+
 // syncPart is automatic sync, when sync.auto is on and the vault has a
 // remote; ok is false otherwise.
 func (a *app) syncPart(v *vault.Vault, interval time.Duration, out *daemonPrinter) (_ daemon.Part, ok bool, err error) {
@@ -275,7 +304,7 @@ fails: on Linux a systemd user unit in $XDG_CONFIG_HOME/systemd/user/
 Then it enables and starts it (systemctl --user enable --now, or launchctl
 load -w); without that program, it prints the command to run.
 
---print shows the file and writes nothing. ctx0 daemon uninstall stops the
+--print shows the file, and says where it would go, and writes nothing. ctx0 daemon uninstall stops the
 service and removes the file.`,
 		Example: `  ctx0 daemon install --print
   ctx0 daemon install`,
@@ -287,8 +316,11 @@ service and removes the file.`,
 				return err
 			}
 			if print {
-				_, err := a.stdout.Write(svc.Content)
-				return err
+				if _, err := a.stdout.Write(svc.Content); err != nil {
+					return err
+				}
+				a.note("ctx0 daemon install would write this to %s (nothing written).", svc.Path)
+				return nil
 			}
 			started, err := svc.Install(ctx)
 			if err != nil {

@@ -23,13 +23,14 @@ out of the vault), and the health of the git repository. Exits 1 when it finds
 a problem. Each line is KIND, the file that holds the problem (relative to the
 vault), and what is wrong. With --fix it first repairs what it safely can:
 files of commits that git's staging area lacks (what a ctx0 killed while
-writing leaves) are staged again, what git tracks that ctx0 never commits
-(machine-local state such as .ctx0/state/ and .ctx0/index.db, a repository's
-own .git files, a submodule) is untracked, its files kept, and conflict records
-ctx0 refuses (see ctx0 conflicts) are moved into .ctx0/state/refused/, their
-removal committed. Changes a sync did not take from the remote are listed with
-the command that shows each; keep what you want of one, then ctx0 conflicts
-resolve ID.`,
+writing leaves) are staged again, temporary files a killed ctx0 left are
+removed, what git tracks that ctx0 never commits (machine-local state such as
+.ctx0/state/ and .ctx0/index.db, a repository's own .git files, a submodule) is
+untracked, its files kept, and conflict records ctx0 refuses (see ctx0
+conflicts) are moved into .ctx0/state/refused/, their removal committed. It
+says what it fixed, and what remains with what to do about it. Changes a sync
+did not take from the remote are listed with the command that shows each; keep
+what you want of one, then ctx0 conflicts resolve ID.`,
 		Example: `  ctx0 doctor
   ctx0 doctor --fix
   ctx0 doctor --json | jq '.problems[] | select(.kind == "broken-link")'`,
@@ -48,6 +49,7 @@ resolve ID.`,
 			if err != nil {
 				return err
 			}
+			a.noteRemedies(d, fix)
 			switch n := len(d.Problems); n {
 			case 0:
 				a.note("No problems found in %d entries.", d.Checked)
@@ -62,6 +64,32 @@ resolve ID.`,
 	a.jsonFlag(cmd, "print the problems as JSON")
 	cmd.Flags().BoolVar(&fix, "fix", false, "repair what can be repaired safely first")
 	return cmd
+}
+
+// noteRemedies says on stderr, under the problems, what to do about each
+// kind found, and with fix that these remain: --fix does not repair them.
+func (a *app) noteRemedies(d index.Diagnosis, fix bool) {
+	var kinds []string
+	count := map[string]int{}
+	for _, p := range d.Problems {
+		if count[p.Kind] == 0 {
+			kinds = append(kinds, p.Kind)
+		}
+		count[p.Kind]++
+	}
+	if len(kinds) == 0 {
+		return
+	}
+	if fix {
+		a.note("What remains, which --fix does not repair:")
+	} else {
+		a.note("What to do:")
+	}
+	for _, k := range kinds {
+		if r, ok := index.Remedies[k]; ok {
+			a.note("  %s (%d): %s", k, count[k], r)
+		}
+	}
 }
 
 // runDoctor checks the vault and its index, with fix repairing first what
@@ -79,7 +107,10 @@ func (a *app) runDoctor(ctx context.Context, fix bool) (index.Diagnosis, error) 
 			return index.Diagnosis{}, err
 		}
 		for _, f := range fixed {
-			a.note("fixed: %s", f)
+			a.note("Fixed: %s", f)
+		}
+		if len(fixed) == 0 {
+			a.note("--fix found nothing it repairs (files a killed ctx0 left unstaged or half-written).")
 		}
 	}
 	return ix.Doctor(ctx)

@@ -24,11 +24,20 @@ func syncSummary(r *vault.SyncRecord) string {
 	return syncResultLine(r.Result, true)
 }
 
-// syncResultLine says what a sync did: how it merged with which branch,
-// the files it changed and conflicts it kept aside when there are any,
-// and, for a sync that pushes, whether it pushed.
+// syncResultLine says what a sync did, the one wording for ctx0 sync, the
+// daemon, sync --watch, the hook log and status: how it merged with which
+// branch (or that it made the remote's branch), the files it changed and
+// conflicts it kept aside when there are any, and, for a sync that pushes,
+// whether it pushed, or had nothing to push.
 func syncResultLine(r vault.SyncResult, pushes bool) string {
 	parts := []string{fmt.Sprintf("%s with %s/%s", r.Merge, r.Remote, r.Branch)}
+	if r.Created {
+		// There was nothing on the remote to be up to date with.
+		parts[0] = fmt.Sprintf("%s/%s did not exist", r.Remote, r.Branch)
+		if r.Pushed {
+			parts[0] = fmt.Sprintf("first push to %s/%s", r.Remote, r.Branch)
+		}
+	}
 	if r.Changed > 0 {
 		parts = append(parts, words.Plural(r.Changed, "file changed", "files changed"))
 	}
@@ -42,8 +51,11 @@ func syncResultLine(r vault.SyncResult, pushes bool) string {
 		parts = append(parts, words.Plural(n, "file holding a secret not committed", "files holding a secret not committed"))
 	}
 	switch {
-	case r.Pushed:
+	case r.Created && r.Pushed:
+	case r.Pushed && r.Sent:
 		parts = append(parts, "pushed")
+	case r.Pushed:
+		parts = append(parts, "nothing to push")
 	case pushes:
 		parts = append(parts, "not pushed")
 	}

@@ -66,7 +66,7 @@ one process, when sync.auto is on.`,
 			if err != nil || res == nil {
 				return err
 			}
-			return a.out().result(res, func() error { a.printSynced(*res); return nil })
+			return a.out().result(res, func() error { a.printSynced(*res, !opts.PullOnly); return nil })
 		},
 	}
 	cmd.Flags().BoolVar(&opts.PullOnly, "pull-only", false, "fetch and merge, do not push")
@@ -117,22 +117,14 @@ func (a *app) runSync(ctx context.Context, opts syncOptions) (*vault.SyncResult,
 	return &res, nil
 }
 
-// printSynced tells a person what a sync did, on stderr.
-func (a *app) printSynced(res vault.SyncResult) {
+// printSynced tells a person what a sync did, on stderr, in the one
+// wording of syncResultLine.
+func (a *app) printSynced(res vault.SyncResult, pushes bool) {
 	if res.External != nil {
 		a.note("Committed %d file(s) edited by other tools.", len(res.External.Paths))
 	}
-	switch res.Merge {
-	case "merged":
-		a.note("Merged %s/%s: %d file(s) changed, %d conflict(s) kept aside.", res.Remote, res.Branch, res.Changed, res.Conflicts)
-	case "fast-forward":
-		a.note("Fast-forwarded to %s/%s: %d file(s) changed.", res.Remote, res.Branch, res.Changed)
-	case "up-to-date":
-		a.note("Already up to date with %s/%s.", res.Remote, res.Branch)
-	}
-	if res.Pushed {
-		a.note("Pushed to %s/%s.", res.Remote, res.Branch)
-	}
+	line := syncResultLine(res, pushes)
+	a.note("%s.", strings.ToUpper(line[:1])+line[1:])
 	if res.Conflicts > 0 {
 		a.note("See them with: ctx0 conflicts")
 	}
@@ -398,15 +390,20 @@ func (a *app) noteBadRecords(bad []vault.BadRecord) {
 	}
 }
 
-// printConflicts prints conflict records for people, each with both
-// values, then the changes syncs set aside, each with how to see it.
+// printConflicts prints conflict records for people: each with the text
+// kept in the entry and the text set aside, and the commit each came from
+// (not "ours" and "theirs", which name the sides of the machine that
+// merged, whichever it was); then the changes syncs set aside, each with
+// how to see it.
 func (a *app) printConflicts(cs []vault.ConflictRecord, asides []vault.SetAside) error {
 	for _, c := range cs {
 		where := c.Field
 		if where == "" {
 			where = c.Hunk
 		}
-		fmt.Fprintf(a.stdout, "%s  %s  %s (kept %s)\n  ours:   %q\n  theirs: %q\n", c.ID, c.Entry, where, c.Kept, c.Ours, c.Theirs)
+		kept, aside := c.Sides()
+		fmt.Fprintf(a.stdout, "%s  %s  %s\n  kept:  %q%s\n  aside: %q%s\n",
+			c.ID, c.Entry, where, kept.Text, fromCommit(kept.Commit), aside.Text, fromCommit(aside.Commit))
 	}
 	for _, s := range asides {
 		fmt.Fprintf(a.stdout, "%s  %s  not taken from %s: %s\n  see it: %s\n", s.ID, s.Path, s.From, s.Reason, s.Show())
@@ -415,6 +412,14 @@ func (a *app) printConflicts(cs []vault.ConflictRecord, asides []vault.SetAside)
 		a.note("No conflicts.")
 	}
 	return nil
+}
+
+// fromCommit says which commit a conflict's side came from, if known.
+func fromCommit(hash string) string {
+	if hash == "" {
+		return ""
+	}
+	return " (from " + hash[:min(10, len(hash))] + ")"
 }
 
 func (a *app) newMergeDriverCmd() *cobra.Command {
