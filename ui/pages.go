@@ -199,7 +199,7 @@ type entryData struct {
 	SupersededBy      string
 	Pinned            bool
 	Backlinks         []index.Link
-	History           []vault.LogEntry
+	History           []change // each commit, and the run it merged
 }
 
 func (s *Server) entry(r *http.Request) (string, any, error) {
@@ -230,7 +230,11 @@ func (s *Server) entry(r *http.Request) (string, any, error) {
 	if d.Backlinks, err = s.svc.Index.Backlinks(ctx, doc.Name); err != nil {
 		return "", nil, err
 	}
-	if d.History, err = s.svc.Vault.History(ctx, doc.Name); err != nil {
+	log, err := s.svc.Vault.History(ctx, doc.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	if d.History, err = s.withRuns(ctx, log); err != nil {
 		return "", nil, err
 	}
 	title := d.Title
@@ -326,17 +330,16 @@ func (s *Server) review(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	runs, err := agent.List(ctx, s.svc.Vault.Root())
-	if err != nil {
-		return "", nil, err
-	}
-	byCommit := map[string]*agent.Run{}
 	var d reviewData
-	for i := range runs {
-		if runs[i].Merged != "" {
-			byCommit[runs[i].Merged] = &runs[i]
-		} else if page == 1 {
-			d.Runs = append(d.Runs, runs[i])
+	if page == 1 {
+		runs, err := agent.List(ctx, s.svc.Vault.Root())
+		if err != nil {
+			return "", nil, err
+		}
+		for _, r := range runs {
+			if r.Merged == "" {
+				d.Runs = append(d.Runs, r)
+			}
 		}
 	}
 	if len(log) > page*pageSize {
@@ -346,10 +349,30 @@ func (s *Server) review(r *http.Request) (string, any, error) {
 	if page > 1 {
 		d.Prev = template.URL("/review?page=" + strconv.Itoa(page-1))
 	}
-	for _, e := range log[min((page-1)*pageSize, len(log)):] {
-		d.Changes = append(d.Changes, change{e, byCommit[e.Hash]})
+	if d.Changes, err = s.withRuns(ctx, log[min((page-1)*pageSize, len(log)):]); err != nil {
+		return "", nil, err
 	}
 	return "Review", d, nil
+}
+
+// withRuns names, beside each commit of log, the agent run it merged, if
+// it merged one.
+func (s *Server) withRuns(ctx context.Context, log []vault.LogEntry) ([]change, error) {
+	runs, err := agent.List(ctx, s.svc.Vault.Root())
+	if err != nil {
+		return nil, err
+	}
+	byCommit := map[string]*agent.Run{}
+	for i := range runs {
+		if runs[i].Merged != "" {
+			byCommit[runs[i].Merged] = &runs[i]
+		}
+	}
+	out := make([]change, len(log))
+	for i, e := range log {
+		out[i] = change{e, byCommit[e.Hash]}
+	}
+	return out, nil
 }
 
 // changeData is what a run or a commit changed.

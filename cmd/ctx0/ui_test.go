@@ -120,6 +120,8 @@ func TestUIQuickstartDemo(t *testing.T) {
 	runPage := get(base + "/run?id=" + url.QueryEscape(r.ID))
 	contains("the run", runPage, "conversation 1 (quickstart-1@", `<span class="action added">added</span> knowledge/staging-deploys-go-out-on-tuesdays.md`,
 		`<span class="add">&#43;title: Staging deploys go out on Tuesdays</span>`)
+	contains("the entry the run filed", get(base+"/entry?name=knowledge/staging-deploys-go-out-on-tuesdays"),
+		`<a href="/run?id=`+url.QueryEscape(r.ID)+`">librarian run</a>`, "<th>conversation</th>")
 	contains("the question", get(base+"/ask?q="+url.QueryEscape("when do staging deploys go out?")),
 		"What an agent gets", "knowledge/staging-deploys-go-out-on-tuesdays.md", "why: holds staging", "&lt;memory&gt;")
 
