@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -190,4 +192,15 @@ func TestUIBrowser(t *testing.T) {
 		t.Errorf("git status:\n%s", st)
 	}
 	gitIn(t, dir, "fsck", "--strict")
+
+	// Reading needs no script: the pages are made on the server.
+	noScript := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	do(noScript,
+		chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`table.entries`)),
+		chromedp.Click(chromedp.CSS(`table.entries a`)), chromedp.WaitVisible(chromedp.CSS(`#body`)),
+		chromedp.Navigate(base+"/ask?q=sarah"), chromedp.WaitVisible(chromedp.CSS(`#bundle`)),
+		chromedp.Navigate(base+"/review"), chromedp.WaitVisible(chromedp.CSS(`table.timeline`)))
 }
