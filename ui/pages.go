@@ -12,11 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -33,6 +36,7 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("GET /review", s.page("review", s.review))
 	m.HandleFunc("GET /run", s.page("change", s.run))
 	m.HandleFunc("GET /commit", s.page("change", s.commit))
+	m.HandleFunc("GET /conversation", s.page("conversation", s.conversation))
 	m.HandleFunc("GET /conflicts", s.page("conflicts", s.conflicts))
 	m.HandleFunc("GET /health", s.page("health", s.health))
 	m.HandleFunc("POST /undo", s.write(s.undo))
@@ -89,7 +93,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var bad badRequest
 	switch {
-	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun):
+	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, ingest.ErrNoConversation):
 		code = http.StatusNotFound
 	case errors.As(err, &bad), errors.Is(err, vault.ErrBadName), errors.Is(err, vault.ErrOutside),
 		errors.Is(err, vault.ErrLink), errors.Is(err, vault.ErrTooLong), errors.Is(err, vault.ErrExists):
@@ -198,6 +202,7 @@ type entryData struct {
 	Archived          string
 	SupersededBy      string
 	Pinned            bool
+	Conversation      string // the Ref of the conversation it was filed from
 	Backlinks         []index.Link
 	History           []change // each commit, and the run it merged
 }
@@ -223,6 +228,11 @@ func (s *Server) entry(r *http.Request) (string, any, error) {
 	for _, k := range e.Keys() {
 		v, _ := e.Get(k)
 		d.Fields = append(d.Fields, field{k, fieldText(v)})
+	}
+	if ref, ok := e.Get(ingest.RefField); ok {
+		if _, _, valid := ingest.ParseRef(fieldText(ref)); valid {
+			d.Conversation = fieldText(ref)
+		}
 	}
 	if d.HTML, err = renderMarkdown(e.Body()); err != nil {
 		return "", nil, fmt.Errorf("render %s: %w", d.Path, err)
@@ -377,8 +387,11 @@ func (s *Server) withRuns(ctx context.Context, log []vault.LogEntry) ([]change, 
 
 // changeData is what a run or a commit changed.
 type changeData struct {
-	Run     *agent.Run
-	Commit  string
+	Run *agent.Run
+	// Conversation is the Ref of the conversation a librarian run filed,
+	// from its trigger ("conversation ID (REF)"); "" for other runs.
+	Conversation string
+	Commit       string
 	Diff    vault.Diff
 	Patches []filePatch
 }
@@ -422,6 +435,13 @@ func (s *Server) run(r *http.Request) (string, any, error) {
 		return "", nil, err
 	}
 	d := changeData{Run: &run, Diff: vault.Diff{}}
+	if i := strings.LastIndexByte(run.Trigger, '('); i >= 0 && strings.HasSuffix(run.Trigger, ")") {
+		if ref := run.Trigger[i+1 : len(run.Trigger)-1]; ref != "" {
+			if _, _, ok := ingest.ParseRef(ref); ok {
+				d.Conversation = ref
+			}
+		}
+	}
 	if run.Result != "" {
 		if d.Diff, err = s.svc.Vault.Diff(ctx, run.Base, run.Result); err != nil {
 			return "", nil, fmt.Errorf("show run %s: %w", run.ID, err)
@@ -543,6 +563,50 @@ func written(what string, c vault.Commit) string {
 		msg += " Secrets were redacted before storing."
 	}
 	return msg
+}
+
+// conversationData is a conversation an agent had, as the librarian read
+// it.
+type conversationData struct {
+	ingest.Conversation
+	Ref        string
+	Transcript string
+}
+
+// conversation shows the ingested conversation whose Ref is ref=: the
+// source an entry or a run was filed from.
+func (s *Server) conversation(r *http.Request) (string, any, error) {
+	ctx := r.Context()
+	ref := r.URL.Query().Get("ref")
+	if _, _, ok := ingest.ParseRef(ref); !ok {
+		return "", nil, badRequest{fmt.Errorf("conversation %q: want SESSION@TIME, as an entry's conversation field holds it", ref)}
+	}
+	if s.svc.Conversations == nil {
+		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, ingest.ErrNoConversation)
+	}
+	st, err := s.svc.Conversations(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	list, err := st.Conversations(ctx, "")
+	if err != nil {
+		return "", nil, err
+	}
+	for _, c := range list {
+		if c.Ref() != ref {
+			continue
+		}
+		msgs, err := st.Messages(ctx, c.ID)
+		if err != nil {
+			return "", nil, err
+		}
+		var b strings.Builder
+		if err := transcript.Render(&b, msgs, time.Local); err != nil {
+			return "", nil, fmt.Errorf("show conversation %s: %w", ref, err)
+		}
+		return "Conversation " + ref, conversationData{c, ref, b.String()}, nil
+	}
+	return "", nil, fmt.Errorf("conversation %s: %w on this machine (it was ingested elsewhere, or not kept)", ref, ingest.ErrNoConversation)
 }
 
 func (s *Server) conflicts(r *http.Request) (string, any, error) {

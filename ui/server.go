@@ -29,6 +29,7 @@ import (
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -41,6 +42,9 @@ type Services struct {
 	// session-start block), with the vault's extractor settings. It is
 	// called once, on the first question.
 	Memory func(ctx context.Context) (extractor.Memory, extractor.Config, error)
+	// Conversations opens the ingested sessions, the sources the
+	// librarian filed entries from; nil when there are none to show.
+	Conversations func(ctx context.Context) (*ingest.Store, error)
 	// Project is the project the session-start block is made for; "" for
 	// global entries only.
 	Project string

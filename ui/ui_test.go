@@ -176,6 +176,19 @@ func TestBrowseAndEntry(t *testing.T) {
 	if strings.Contains(body, "<script>alert") {
 		t.Error("an entry's raw HTML reached the page")
 	}
+	// A filter link carries its value once escaped, and leads to the
+	// entries it names.
+	if _, _, err := v.Set(t.Context(), "sarah", "project", "github.com/me/bot0"); err != nil {
+		t.Fatal(err)
+	}
+	_, body = p.get("/")
+	link := regexp.MustCompile(`href="(/\?project=[^"]*)"`).FindStringSubmatch(body)
+	if link == nil {
+		t.Fatal("no project link")
+	}
+	if _, body = p.get(strings.ReplaceAll(link[1], "&amp;", "&")); !strings.Contains(body, "Sarah Chen") || strings.Contains(body, ">bot0</a>") {
+		t.Errorf("the project link %s does not list the project's entries alone:\n%s", link[1], body)
+	}
 	if code, _ := p.get("/entry?name=nobody"); code != http.StatusNotFound {
 		t.Errorf("unknown entry: %d, want 404", code)
 	}

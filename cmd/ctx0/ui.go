@@ -67,6 +67,7 @@ func (a *app) runUI(ctx context.Context, o uiOptions) error {
 		Memory: func(ctx context.Context) (extractor.Memory, extractor.Config, error) {
 			return a.openMemory(ctx)
 		},
+		Conversations: a.services.Store,
 	})
 	if err != nil {
 		return err
