@@ -392,8 +392,8 @@ type changeData struct {
 	// from its trigger ("conversation ID (REF)"); "" for other runs.
 	Conversation string
 	Commit       string
-	Diff    vault.Diff
-	Patches []filePatch
+	Diff         vault.Diff
+	Patches      []filePatch
 }
 
 // filePatch is the part of a diff about one file.
