@@ -402,16 +402,22 @@ type filePatch struct {
 	Patch string
 }
 
-// splitPatch cuts a unified diff into its files' parts.
+// splitPatch cuts a unified diff into its files' parts: each starts at
+// the line "diff --git a/PATH b/PATH" of one of d's files.
 func splitPatch(d vault.Diff) []filePatch {
-	parts := strings.SplitAfter(d.Patch, "\n")
+	header := make(map[string]string, len(d.Files))
+	for _, f := range d.Files {
+		header["diff --git a/"+f.Path+" b/"+f.Path+"\n"] = f.Path
+	}
 	byPath := map[string]*strings.Builder{}
 	var cur *strings.Builder
-	for _, line := range parts {
-		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
-			p, _, _ := strings.Cut(strings.TrimSuffix(rest, "\n"), " b/")
-			cur = &strings.Builder{}
-			byPath[p] = cur
+	for _, line := range strings.SplitAfter(d.Patch, "\n") {
+		if strings.HasPrefix(line, "diff --git ") {
+			cur = nil
+			if p, ok := header[line]; ok {
+				cur = &strings.Builder{}
+				byPath[p] = cur
+			}
 		}
 		if cur != nil {
 			cur.WriteString(line)
