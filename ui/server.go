@@ -95,7 +95,8 @@ func secret() (string, error) {
 }
 
 // ErrNotLoopback is returned by Listen for an address other machines
-// could reach.
+// could reach, or one that is no host:port at all: a mistake in how the
+// page was asked for, not a failure.
 var ErrNotLoopback = errors.New("not a loopback address")
 
 // Listen binds addr ("" means 127.0.0.1 on a free port), which must be a
@@ -106,7 +107,7 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		return nil, fmt.Errorf("--addr %q: %w (%v)", addr, ErrNotLoopback, err)
 	}
 	if host != "localhost" {
 		ip, err := netip.ParseAddr(host)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -73,8 +74,11 @@ func (a *app) runUI(ctx context.Context, o uiOptions) error {
 		return err
 	}
 	ln, err := srv.Listen(o.addr)
+	if errors.Is(err, ui.ErrNotLoopback) {
+		return usagef("ui: %w", err)
+	}
 	if err != nil {
-		return usagef("ui: %v", err)
+		return fmt.Errorf("ui: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
