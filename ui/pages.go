@@ -440,17 +440,15 @@ func (s *Server) run(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d := changeData{Run: &run, Diff: vault.Diff{}}
+	d := changeData{Run: &run}
+	if d.Diff, err = agent.Changes(ctx, s.svc.Vault, run); err != nil {
+		return "", nil, err
+	}
 	if i := strings.LastIndexByte(run.Trigger, '('); i >= 0 && strings.HasSuffix(run.Trigger, ")") {
 		if ref := run.Trigger[i+1 : len(run.Trigger)-1]; ref != "" {
 			if _, _, ok := ingest.ParseRef(ref); ok {
 				d.Conversation = ref
 			}
-		}
-	}
-	if run.Result != "" {
-		if d.Diff, err = s.svc.Vault.Diff(ctx, run.Base, run.Result); err != nil {
-			return "", nil, fmt.Errorf("show run %s: %w", run.ID, err)
 		}
 	}
 	d.Patches = splitPatch(d.Diff)
@@ -594,25 +592,19 @@ func (s *Server) conversation(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	list, err := st.Conversations(ctx, "")
+	c, err := st.ConversationByRef(ctx, ref)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w on this machine (it was ingested elsewhere, or not kept)", err)
+	}
+	msgs, err := st.Messages(ctx, c.ID)
 	if err != nil {
 		return "", nil, err
 	}
-	for _, c := range list {
-		if c.Ref() != ref {
-			continue
-		}
-		msgs, err := st.Messages(ctx, c.ID)
-		if err != nil {
-			return "", nil, err
-		}
-		var b strings.Builder
-		if err := transcript.Render(&b, msgs, time.Local); err != nil {
-			return "", nil, fmt.Errorf("show conversation %s: %w", ref, err)
-		}
-		return "Conversation " + ref, conversationData{c, ref, b.String()}, nil
+	var b strings.Builder
+	if err := transcript.Render(&b, msgs, time.Local); err != nil {
+		return "", nil, fmt.Errorf("show conversation %s: %w", ref, err)
 	}
-	return "", nil, fmt.Errorf("conversation %s: %w on this machine (it was ingested elsewhere, or not kept)", ref, ingest.ErrNoConversation)
+	return "Conversation " + ref, conversationData{c, ref, b.String()}, nil
 }
 
 func (s *Server) conflicts(r *http.Request) (string, any, error) {
