@@ -73,7 +73,10 @@ func (s *Server) page(name string, load func(r *http.Request) (title string, dat
 // write serves a change: do returns where to go next and what to say.
 func (s *Server) write(do func(r *http.Request) (next, msg string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		next, msg, err := do(r)
+		// A change, once begun, is finished even if the browser goes
+		// away: the write path is safe either way, but half a request's
+		// work is no use to anyone.
+		next, msg, err := do(r.WithContext(context.WithoutCancel(r.Context())))
 		if err != nil {
 			s.fail(w, err)
 			return

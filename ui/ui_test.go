@@ -85,9 +85,24 @@ func open(t *testing.T, v *vault.Vault, ix *index.Index) *page {
 	t.Cleanup(ts.Close)
 	jar, _ := cookiejar.New(nil)
 	p := &page{t: t, v: v, srv: srv, base: ts.URL, port: ln.Addr().(*net.TCPAddr).Port, client: &http.Client{Jar: jar}}
-	code, body := p.get(srv.SignInURL())
+	// The sign-in link sets the session cookie, for this page alone and
+	// out of scripts' reach, and sends the browser to an address without
+	// the key.
+	res, err := (&http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}).Get(srv.SignInURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	cs := res.Cookies()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" || len(cs) != 1 ||
+		!cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" || cs[0].Domain != "" {
+		t.Fatalf("sign in: %d, Location %q, cookies %+v", res.StatusCode, res.Header.Get("Location"), cs)
+	}
+	code, body := p.get("/")
 	if code != http.StatusOK || !strings.Contains(body, "<h1>Entries</h1>") {
-		t.Fatalf("sign in: %d\n%s", code, body)
+		t.Fatalf("after sign in: %d\n%s", code, body)
 	}
 	_, body = p.get("/entry?name=sarah")
 	m := regexp.MustCompile(`name="token" value="([0-9a-f]+)"`).FindStringSubmatch(body)
