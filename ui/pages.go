@@ -633,10 +633,11 @@ type healthData struct {
 	Types     []string
 	Sync      *vault.SyncRecord
 	Daemon    *daemon.Status
-	Diagnosis index.Diagnosis
+	Diagnosis *index.Diagnosis // nil until asked for: it reads every file
 }
 
-// health is what ctx0 status and ctx0 doctor report.
+// health is what ctx0 status reports, and with ?doctor=1 what ctx0 doctor
+// finds.
 func (s *Server) health(r *http.Request) (string, any, error) {
 	ctx := r.Context()
 	var d healthData
@@ -654,8 +655,12 @@ func (s *Server) health(r *http.Request) (string, any, error) {
 	if d.Daemon, err = daemon.ReadStatus(s.svc.Vault.Root()); err != nil {
 		return "", nil, err
 	}
-	if d.Diagnosis, err = s.svc.Index.Doctor(ctx); err != nil {
-		return "", nil, err
+	if r.URL.Query().Get("doctor") != "" {
+		diag, err := s.svc.Index.Doctor(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		d.Diagnosis = &diag
 	}
 	return "Health", d, nil
 }

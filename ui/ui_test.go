@@ -336,7 +336,15 @@ func TestAskAndHealth(t *testing.T) {
 		}
 	}
 	code, body = p.get("/health")
-	if code != http.StatusOK || !strings.Contains(body, `id="no-problems"`) {
+	if code != http.StatusOK || !strings.Contains(body, ` · project 1</td>`) || !strings.Contains(body, `id="doctor"`) {
+		t.Errorf("health: %d\n%s", code, body)
+	}
+	// A broken link is a problem the doctor names.
+	if _, _, err := v.Write(t.Context(), "sarah", "See [[nowhere]].\n"); err != nil {
+		t.Fatal(err)
+	}
+	code, body = p.get("/health?doctor=1")
+	if code != http.StatusOK || !strings.Contains(body, `id="problems"`) || !strings.Contains(body, "contacts/sarah-chen.md") {
 		t.Errorf("health: %d\n%s", code, body)
 	}
 }

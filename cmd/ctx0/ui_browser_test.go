@@ -186,7 +186,8 @@ func TestUIBrowser(t *testing.T) {
 	if got := gitIn(t, dir, "log", "-1", "--format=%s"); !strings.Contains(got, "resolve") {
 		t.Errorf("last commit %q, want the resolution", got)
 	}
-	do(chromedp.Navigate(base+"/health"), chromedp.WaitVisible(chromedp.CSS(`table.fields`)))
+	do(chromedp.Navigate(base+"/health"), chromedp.WaitVisible(chromedp.CSS(`table.fields`)),
+		chromedp.Click(chromedp.CSS(`#doctor`)), chromedp.WaitVisible(chromedp.CSS(`#no-problems`)))
 	shot("health")
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
