@@ -54,7 +54,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	// A hung browser must still end the test.
-	actx, cancelTime := context.WithTimeout(actx, 5*time.Minute)
+	actx, cancelTime := context.WithTimeout(actx, 8*time.Minute)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelTime(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil {
@@ -90,7 +90,7 @@ func TestUIBrowser(t *testing.T) {
 		t.Helper()
 		// A step waits for what the page should show; a page that never
 		// shows it fails the test rather than hanging it.
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		if err := chromedp.Do(ctx, steps...); err != nil {
 			page, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Text(chromedp.CSS(`body`)))
