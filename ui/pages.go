@@ -12,11 +12,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -33,6 +36,7 @@ func (s *Server) routes() *http.ServeMux {
 	m.HandleFunc("GET /review", s.page("review", s.review))
 	m.HandleFunc("GET /run", s.page("change", s.run))
 	m.HandleFunc("GET /commit", s.page("change", s.commit))
+	m.HandleFunc("GET /conversation", s.page("conversation", s.conversation))
 	m.HandleFunc("GET /conflicts", s.page("conflicts", s.conflicts))
 	m.HandleFunc("GET /health", s.page("health", s.health))
 	m.HandleFunc("POST /undo", s.write(s.undo))
@@ -69,7 +73,10 @@ func (s *Server) page(name string, load func(r *http.Request) (title string, dat
 // write serves a change: do returns where to go next and what to say.
 func (s *Server) write(do func(r *http.Request) (next, msg string, err error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		next, msg, err := do(r)
+		// A change, once begun, is finished even if the browser goes
+		// away: the write path is safe either way, but half a request's
+		// work is no use to anyone.
+		next, msg, err := do(r.WithContext(context.WithoutCancel(r.Context())))
 		if err != nil {
 			s.fail(w, err)
 			return
@@ -89,7 +96,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var bad badRequest
 	switch {
-	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun):
+	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, ingest.ErrNoConversation):
 		code = http.StatusNotFound
 	case errors.As(err, &bad), errors.Is(err, vault.ErrBadName), errors.Is(err, vault.ErrOutside),
 		errors.Is(err, vault.ErrLink), errors.Is(err, vault.ErrTooLong), errors.Is(err, vault.ErrExists):
@@ -198,8 +205,9 @@ type entryData struct {
 	Archived          string
 	SupersededBy      string
 	Pinned            bool
+	Conversation      string // the Ref of the conversation it was filed from
 	Backlinks         []index.Link
-	History           []vault.LogEntry
+	History           []change // each commit, and the run it merged
 }
 
 func (s *Server) entry(r *http.Request) (string, any, error) {
@@ -224,13 +232,22 @@ func (s *Server) entry(r *http.Request) (string, any, error) {
 		v, _ := e.Get(k)
 		d.Fields = append(d.Fields, field{k, fieldText(v)})
 	}
+	if ref, ok := e.Get(ingest.RefField); ok {
+		if _, _, valid := ingest.ParseRef(fieldText(ref)); valid {
+			d.Conversation = fieldText(ref)
+		}
+	}
 	if d.HTML, err = renderMarkdown(e.Body()); err != nil {
 		return "", nil, fmt.Errorf("render %s: %w", d.Path, err)
 	}
 	if d.Backlinks, err = s.svc.Index.Backlinks(ctx, doc.Name); err != nil {
 		return "", nil, err
 	}
-	if d.History, err = s.svc.Vault.History(ctx, doc.Name); err != nil {
+	log, err := s.svc.Vault.History(ctx, doc.Name)
+	if err != nil {
+		return "", nil, err
+	}
+	if d.History, err = s.withRuns(ctx, log); err != nil {
 		return "", nil, err
 	}
 	title := d.Title
@@ -326,17 +343,16 @@ func (s *Server) review(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	runs, err := agent.List(ctx, s.svc.Vault.Root())
-	if err != nil {
-		return "", nil, err
-	}
-	byCommit := map[string]*agent.Run{}
 	var d reviewData
-	for i := range runs {
-		if runs[i].Merged != "" {
-			byCommit[runs[i].Merged] = &runs[i]
-		} else if page == 1 {
-			d.Runs = append(d.Runs, runs[i])
+	if page == 1 {
+		runs, err := agent.List(ctx, s.svc.Vault.Root())
+		if err != nil {
+			return "", nil, err
+		}
+		for _, r := range runs {
+			if r.Merged == "" {
+				d.Runs = append(d.Runs, r)
+			}
 		}
 	}
 	if len(log) > page*pageSize {
@@ -346,18 +362,41 @@ func (s *Server) review(r *http.Request) (string, any, error) {
 	if page > 1 {
 		d.Prev = template.URL("/review?page=" + strconv.Itoa(page-1))
 	}
-	for _, e := range log[min((page-1)*pageSize, len(log)):] {
-		d.Changes = append(d.Changes, change{e, byCommit[e.Hash]})
+	if d.Changes, err = s.withRuns(ctx, log[min((page-1)*pageSize, len(log)):]); err != nil {
+		return "", nil, err
 	}
 	return "Review", d, nil
 }
 
+// withRuns names, beside each commit of log, the agent run it merged, if
+// it merged one.
+func (s *Server) withRuns(ctx context.Context, log []vault.LogEntry) ([]change, error) {
+	runs, err := agent.List(ctx, s.svc.Vault.Root())
+	if err != nil {
+		return nil, err
+	}
+	byCommit := map[string]*agent.Run{}
+	for i := range runs {
+		if runs[i].Merged != "" {
+			byCommit[runs[i].Merged] = &runs[i]
+		}
+	}
+	out := make([]change, len(log))
+	for i, e := range log {
+		out[i] = change{e, byCommit[e.Hash]}
+	}
+	return out, nil
+}
+
 // changeData is what a run or a commit changed.
 type changeData struct {
-	Run     *agent.Run
-	Commit  string
-	Diff    vault.Diff
-	Patches []filePatch
+	Run *agent.Run
+	// Conversation is the Ref of the conversation a librarian run filed,
+	// from its trigger ("conversation ID (REF)"); "" for other runs.
+	Conversation string
+	Commit       string
+	Diff         vault.Diff
+	Patches      []filePatch
 }
 
 // filePatch is the part of a diff about one file.
@@ -366,16 +405,22 @@ type filePatch struct {
 	Patch string
 }
 
-// splitPatch cuts a unified diff into its files' parts.
+// splitPatch cuts a unified diff into its files' parts: each starts at
+// the line "diff --git a/PATH b/PATH" of one of d's files.
 func splitPatch(d vault.Diff) []filePatch {
-	parts := strings.SplitAfter(d.Patch, "\n")
+	header := make(map[string]string, len(d.Files))
+	for _, f := range d.Files {
+		header["diff --git a/"+f.Path+" b/"+f.Path+"\n"] = f.Path
+	}
 	byPath := map[string]*strings.Builder{}
 	var cur *strings.Builder
-	for _, line := range parts {
-		if rest, ok := strings.CutPrefix(line, "diff --git a/"); ok {
-			p, _, _ := strings.Cut(strings.TrimSuffix(rest, "\n"), " b/")
-			cur = &strings.Builder{}
-			byPath[p] = cur
+	for _, line := range strings.SplitAfter(d.Patch, "\n") {
+		if strings.HasPrefix(line, "diff --git ") {
+			cur = nil
+			if p, ok := header[line]; ok {
+				cur = &strings.Builder{}
+				byPath[p] = cur
+			}
 		}
 		if cur != nil {
 			cur.WriteString(line)
@@ -398,10 +443,15 @@ func (s *Server) run(r *http.Request) (string, any, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	d := changeData{Run: &run, Diff: vault.Diff{}}
-	if run.Result != "" {
-		if d.Diff, err = s.svc.Vault.Diff(ctx, run.Base, run.Result); err != nil {
-			return "", nil, fmt.Errorf("show run %s: %w", run.ID, err)
+	d := changeData{Run: &run}
+	if d.Diff, err = agent.Changes(ctx, s.svc.Vault, run); err != nil {
+		return "", nil, err
+	}
+	if i := strings.LastIndexByte(run.Trigger, '('); i >= 0 && strings.HasSuffix(run.Trigger, ")") {
+		if ref := run.Trigger[i+1 : len(run.Trigger)-1]; ref != "" {
+			if _, _, ok := ingest.ParseRef(ref); ok {
+				d.Conversation = ref
+			}
 		}
 	}
 	d.Patches = splitPatch(d.Diff)
@@ -522,6 +572,44 @@ func written(what string, c vault.Commit) string {
 	return msg
 }
 
+// conversationData is a conversation an agent had, as the librarian read
+// it.
+type conversationData struct {
+	ingest.Conversation
+	Ref        string
+	Transcript string
+}
+
+// conversation shows the ingested conversation whose Ref is ref=: the
+// source an entry or a run was filed from.
+func (s *Server) conversation(r *http.Request) (string, any, error) {
+	ctx := r.Context()
+	ref := r.URL.Query().Get("ref")
+	if _, _, ok := ingest.ParseRef(ref); !ok {
+		return "", nil, badRequest{fmt.Errorf("conversation %q: want SESSION@TIME, as an entry's conversation field holds it", ref)}
+	}
+	if s.svc.Conversations == nil {
+		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, ingest.ErrNoConversation)
+	}
+	st, err := s.svc.Conversations(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	c, err := st.ConversationByRef(ctx, ref)
+	if err != nil {
+		return "", nil, fmt.Errorf("%w on this machine (it was ingested elsewhere, or not kept)", err)
+	}
+	msgs, err := st.Messages(ctx, c.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	var b strings.Builder
+	if err := transcript.Render(&b, msgs, time.Local); err != nil {
+		return "", nil, fmt.Errorf("show conversation %s: %w", ref, err)
+	}
+	return "Conversation " + ref, conversationData{c, ref, b.String()}, nil
+}
+
 func (s *Server) conflicts(r *http.Request) (string, any, error) {
 	cs, _, err := s.svc.Vault.Conflicts(r.Context())
 	if err != nil {
@@ -545,10 +633,11 @@ type healthData struct {
 	Types     []string
 	Sync      *vault.SyncRecord
 	Daemon    *daemon.Status
-	Diagnosis index.Diagnosis
+	Diagnosis *index.Diagnosis // nil until asked for: it reads every file
 }
 
-// health is what ctx0 status and ctx0 doctor report.
+// health is what ctx0 status reports, and with ?doctor=1 what ctx0 doctor
+// finds.
 func (s *Server) health(r *http.Request) (string, any, error) {
 	ctx := r.Context()
 	var d healthData
@@ -566,8 +655,12 @@ func (s *Server) health(r *http.Request) (string, any, error) {
 	if d.Daemon, err = daemon.ReadStatus(s.svc.Vault.Root()); err != nil {
 		return "", nil, err
 	}
-	if d.Diagnosis, err = s.svc.Index.Doctor(ctx); err != nil {
-		return "", nil, err
+	if r.URL.Query().Get("doctor") != "" {
+		diag, err := s.svc.Index.Doctor(ctx)
+		if err != nil {
+			return "", nil, err
+		}
+		d.Diagnosis = &diag
 	}
 	return "Health", d, nil
 }

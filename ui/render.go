@@ -5,7 +5,6 @@ import (
 	"embed"
 	"html/template"
 	"io/fs"
-	"net/url"
 	"strings"
 	"time"
 
@@ -38,7 +37,6 @@ var funcs = template.FuncMap{
 		return t.Local().Format("2006-01-02 15:04")
 	},
 	"entryURL": entryURL,
-	"q":        url.QueryEscape,
 	"join":     strings.Join,
 	"undoRun": func(token, id, path string) undoButton {
 		return undoButton{Token: token, Run: id, Path: path, Label: label(path, "Undo run")}
@@ -77,7 +75,7 @@ func label(path, whole string) string {
 // pages are the templates, each a page on the shared layout.
 var pages = func() map[string]*template.Template {
 	m := map[string]*template.Template{}
-	for _, name := range []string{"browse", "entry", "ask", "review", "change", "conflicts", "health", "error"} {
+	for _, name := range []string{"browse", "entry", "ask", "review", "change", "conversation", "conflicts", "health", "error"} {
 		m[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(embedded,
 			"assets/templates/layout.html", "assets/templates/"+name+".html"))
 	}

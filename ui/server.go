@@ -22,13 +22,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -41,6 +41,9 @@ type Services struct {
 	// session-start block), with the vault's extractor settings. It is
 	// called once, on the first question.
 	Memory func(ctx context.Context) (extractor.Memory, extractor.Config, error)
+	// Conversations opens the ingested sessions, the sources the
+	// librarian filed entries from; nil when there are none to show.
+	Conversations func(ctx context.Context) (*ingest.Store, error)
 	// Project is the project the session-start block is made for; "" for
 	// global entries only.
 	Project string
@@ -92,7 +95,8 @@ func secret() (string, error) {
 }
 
 // ErrNotLoopback is returned by Listen for an address other machines
-// could reach.
+// could reach, or one that is no host:port at all: a mistake in how the
+// page was asked for, not a failure.
 var ErrNotLoopback = errors.New("not a loopback address")
 
 // Listen binds addr ("" means 127.0.0.1 on a free port), which must be a
@@ -103,7 +107,7 @@ func (s *Server) Listen(addr string) (net.Listener, error) {
 	}
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--addr %q: %w", addr, err)
+		return nil, fmt.Errorf("--addr %q: %w (%v)", addr, ErrNotLoopback, err)
 	}
 	if host != "localhost" {
 		ip, err := netip.ParseAddr(host)
@@ -225,9 +229,15 @@ func (s *Server) ownHost(host string) bool {
 	return false
 }
 
+// ownOrigin tells whether origin (an Origin header) is this server's own
+// page, exactly as a browser names it.
 func (s *Server) ownOrigin(origin string) bool {
-	u, err := url.Parse(origin)
-	return err == nil && u.Scheme == "http" && u.Path == "" && s.ownHost(u.Host)
+	p := strconv.Itoa(s.port)
+	switch origin {
+	case "http://127.0.0.1:" + p, "http://localhost:" + p, "http://[::1]:" + p:
+		return true
+	}
+	return false
 }
 
 // same compares secrets in constant time.

@@ -85,9 +85,24 @@ func open(t *testing.T, v *vault.Vault, ix *index.Index) *page {
 	t.Cleanup(ts.Close)
 	jar, _ := cookiejar.New(nil)
 	p := &page{t: t, v: v, srv: srv, base: ts.URL, port: ln.Addr().(*net.TCPAddr).Port, client: &http.Client{Jar: jar}}
-	code, body := p.get(srv.SignInURL())
+	// The sign-in link sets the session cookie, for this page alone and
+	// out of scripts' reach, and sends the browser to an address without
+	// the key.
+	res, err := (&http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}).Get(srv.SignInURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	cs := res.Cookies()
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/" || len(cs) != 1 ||
+		!cs[0].HttpOnly || cs[0].SameSite != http.SameSiteStrictMode || cs[0].Path != "/" || cs[0].Domain != "" {
+		t.Fatalf("sign in: %d, Location %q, cookies %+v", res.StatusCode, res.Header.Get("Location"), cs)
+	}
+	code, body := p.get("/")
 	if code != http.StatusOK || !strings.Contains(body, "<h1>Entries</h1>") {
-		t.Fatalf("sign in: %d\n%s", code, body)
+		t.Fatalf("after sign in: %d\n%s", code, body)
 	}
 	_, body = p.get("/entry?name=sarah")
 	m := regexp.MustCompile(`name="token" value="([0-9a-f]+)"`).FindStringSubmatch(body)
@@ -175,6 +190,19 @@ func TestBrowseAndEntry(t *testing.T) {
 	}
 	if strings.Contains(body, "<script>alert") {
 		t.Error("an entry's raw HTML reached the page")
+	}
+	// A filter link carries its value once escaped, and leads to the
+	// entries it names.
+	if _, _, err := v.Set(t.Context(), "sarah", "project", "github.com/me/bot0"); err != nil {
+		t.Fatal(err)
+	}
+	_, body = p.get("/")
+	link := regexp.MustCompile(`href="(/\?project=[^"]*)"`).FindStringSubmatch(body)
+	if link == nil {
+		t.Fatal("no project link")
+	}
+	if _, body = p.get(strings.ReplaceAll(link[1], "&amp;", "&")); !strings.Contains(body, "Sarah Chen") || strings.Contains(body, ">bot0</a>") {
+		t.Errorf("the project link %s does not list the project's entries alone:\n%s", link[1], body)
 	}
 	if code, _ := p.get("/entry?name=nobody"); code != http.StatusNotFound {
 		t.Errorf("unknown entry: %d, want 404", code)
@@ -308,7 +336,15 @@ func TestAskAndHealth(t *testing.T) {
 		}
 	}
 	code, body = p.get("/health")
-	if code != http.StatusOK || !strings.Contains(body, `id="no-problems"`) {
+	if code != http.StatusOK || !strings.Contains(body, ` · project 1</td>`) || !strings.Contains(body, `id="doctor"`) {
+		t.Errorf("health: %d\n%s", code, body)
+	}
+	// A broken link is a problem the doctor names.
+	if _, _, err := v.Write(t.Context(), "sarah", "See [[nowhere]].\n"); err != nil {
+		t.Fatal(err)
+	}
+	code, body = p.get("/health?doctor=1")
+	if code != http.StatusOK || !strings.Contains(body, `id="problems"`) || !strings.Contains(body, "contacts/sarah-chen.md") {
 		t.Errorf("health: %d\n%s", code, body)
 	}
 }

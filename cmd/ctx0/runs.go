@@ -101,13 +101,11 @@ func (a *app) runRunsShow(ctx context.Context, id string) (shownRun, error) {
 	if err != nil {
 		return shownRun{}, err
 	}
-	out := shownRun{Run: r, Changes: vault.Diff{Files: []vault.FileChange{}}}
-	if r.Result != "" {
-		if out.Changes, err = v.Diff(ctx, r.Base, r.Result); err != nil {
-			return shownRun{}, fmt.Errorf("show run %s: %w", r.ID, err)
-		}
+	changes, err := agent.Changes(ctx, v, r)
+	if err != nil {
+		return shownRun{}, err
 	}
-	return out, nil
+	return shownRun{Run: r, Changes: changes}, nil
 }
 
 func (a *app) printRun(s shownRun) error {

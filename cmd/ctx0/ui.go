@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"runtime"
@@ -67,13 +68,17 @@ func (a *app) runUI(ctx context.Context, o uiOptions) error {
 		Memory: func(ctx context.Context) (extractor.Memory, extractor.Config, error) {
 			return a.openMemory(ctx)
 		},
+		Conversations: a.services.Store,
 	})
 	if err != nil {
 		return err
 	}
 	ln, err := srv.Listen(o.addr)
+	if errors.Is(err, ui.ErrNotLoopback) {
+		return usagef("ui: %w", err)
+	}
 	if err != nil {
-		return usagef("ui: %v", err)
+		return fmt.Errorf("ui: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -52,7 +54,7 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	// A hung browser must still end the test.
-	actx, cancelTime := context.WithTimeout(actx, 5*time.Minute)
+	actx, cancelTime := context.WithTimeout(actx, 8*time.Minute)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelTime(); cancelAlloc() })
 	if err := chromedp.Do(ctx); err != nil {
@@ -88,7 +90,7 @@ func TestUIBrowser(t *testing.T) {
 		t.Helper()
 		// A step waits for what the page should show; a page that never
 		// shows it fails the test rather than hanging it.
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
 		if err := chromedp.Do(ctx, steps...); err != nil {
 			page, _ := chromedp.Run(context.WithoutCancel(ctx), chromedp.Text(chromedp.CSS(`body`)))
@@ -184,10 +186,22 @@ func TestUIBrowser(t *testing.T) {
 	if got := gitIn(t, dir, "log", "-1", "--format=%s"); !strings.Contains(got, "resolve") {
 		t.Errorf("last commit %q, want the resolution", got)
 	}
-	do(chromedp.Navigate(base+"/health"), chromedp.WaitVisible(chromedp.CSS(`table.fields`)))
+	do(chromedp.Navigate(base+"/health"), chromedp.WaitVisible(chromedp.CSS(`table.fields`)),
+		chromedp.Click(chromedp.CSS(`#doctor`)), chromedp.WaitVisible(chromedp.CSS(`#no-problems`)))
 	shot("health")
 	if st := gitIn(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status:\n%s", st)
 	}
 	gitIn(t, dir, "fsck", "--strict")
+
+	// Reading needs no script: the pages are made on the server.
+	noScript := chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	})
+	do(noScript,
+		chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS(`table.entries`)),
+		chromedp.Click(chromedp.CSS(`table.entries a`)), chromedp.WaitVisible(chromedp.CSS(`#body`)),
+		chromedp.Navigate(base+"/ask?q=sarah"), chromedp.WaitVisible(chromedp.CSS(`#bundle`)),
+		chromedp.Navigate(base+"/review"), chromedp.WaitVisible(chromedp.CSS(`table.timeline`)))
 }

@@ -110,8 +110,10 @@ func TestUIQuickstartDemo(t *testing.T) {
 	contains := func(what, body string, wants ...string) {
 		t.Helper()
 		for _, w := range wants {
-			if !strings.Contains(body, w) {
-				t.Errorf("%s lacks %s", what, w)
+			// Percent-escapes in either case: html/template writes them
+			// in lower case.
+			if !strings.Contains(strings.ToLower(body), strings.ToLower(w)) {
+				t.Errorf("%s lacks %s\n%s", what, w, body)
 			}
 		}
 	}
@@ -120,6 +122,11 @@ func TestUIQuickstartDemo(t *testing.T) {
 	runPage := get(base + "/run?id=" + url.QueryEscape(r.ID))
 	contains("the run", runPage, "conversation 1 (quickstart-1@", `<span class="action added">added</span> knowledge/staging-deploys-go-out-on-tuesdays.md`,
 		`<span class="add">&#43;title: Staging deploys go out on Tuesdays</span>`)
+	ref := "/conversation?ref=" + url.QueryEscape("quickstart-1@2026-01-28T09:00:00Z")
+	contains("the entry the run filed", get(base+"/entry?name=knowledge/staging-deploys-go-out-on-tuesdays"),
+		`<a href="/run?id=`+url.QueryEscape(r.ID)+`">librarian run</a>`, `href="`+ref+`"`)
+	contains("the run's source", runPage, `href="`+ref+`"`)
+	contains("the conversation", get(base+ref), "Remember that staging deploys go out on Tuesdays.", "Congratulations on the beta.")
 	contains("the question", get(base+"/ask?q="+url.QueryEscape("when do staging deploys go out?")),
 		"What an agent gets", "knowledge/staging-deploys-go-out-on-tuesdays.md", "why: holds staging", "&lt;memory&gt;")
 
