@@ -17,14 +17,22 @@ func redactAnswers(next sdk.MethodHandler) sdk.MethodHandler {
 		res, err := next(ctx, method, req)
 		switch r := res.(type) {
 		case *sdk.CallToolResult:
-			redactContent(r.Content)
+			if r != nil {
+				redactContent(r.Content)
+			}
 		case *sdk.GetPromptResult:
-			for _, m := range r.Messages {
-				redactContent([]sdk.Content{m.Content})
+			if r != nil {
+				for _, m := range r.Messages {
+					redactContent([]sdk.Content{m.Content})
+				}
 			}
 		case *sdk.ReadResourceResult:
-			for _, c := range r.Contents {
-				c.Text = redact.String(c.Text)
+			if r != nil {
+				for _, c := range r.Contents {
+					if c != nil {
+						c.Text = redact.String(c.Text)
+					}
+				}
 			}
 		}
 		return res, err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // A rule whose every match opens with one of a few literal words (ghp_,
@@ -36,12 +38,12 @@ func prefixedOf(expr string) *prefixed {
 	p := &prefixed{}
 	// The pattern is a concatenation; its first part, after a word
 	// boundary, must be the literal words.
-	first, rest := re, []*syntax.Regexp(nil)
+	first := re
 	if re.Op == syntax.OpConcat && len(re.Sub) > 0 {
-		first, rest = re.Sub[0], re.Sub[1:]
-		if first.Op == syntax.OpWordBoundary && len(rest) > 0 {
+		first = re.Sub[0]
+		if first.Op == syntax.OpWordBoundary && len(re.Sub) > 1 {
 			p.boundary = true
-			first, rest = rest[0], rest[1:]
+			first = re.Sub[1]
 		}
 	}
 	words, fold, ok := openings(first)
@@ -59,12 +61,18 @@ func prefixedOf(expr string) *prefixed {
 			p.words[i] = strings.ToLower(w)
 		}
 	}
-	parts := append([]*syntax.Regexp{first}, rest...)
-	body := &syntax.Regexp{Op: syntax.OpConcat, Sub: parts, Flags: re.Flags}
-	if len(parts) == 1 {
-		body = first
+	// The pattern as written, anchored: syntax.Regexp.String would
+	// rebuild it without the \b, but costs milliseconds a pattern. The \b
+	// then reads at the start of s[at:], where it holds when the word
+	// opens with a word character; findAll checks it against s itself.
+	if p.boundary {
+		for _, w := range p.words {
+			if !isWordByte(w[0]) {
+				return nil
+			}
+		}
 	}
-	anchored, err := regexp.Compile(`^(?:` + body.String() + `)`)
+	anchored, err := regexp.Compile(`^(?:` + expr + `)`)
 	if err != nil {
 		return nil
 	}
@@ -185,23 +193,88 @@ func gateOf(expr string) *regexp.Regexp {
 	return g
 }
 
-// gateExpr is expr without the run of name characters it opens with; ""
-// when it opens with none.
+// gateExpr is expr without the runs of name characters it opens with; ""
+// when it opens with none. The runs are cut from the text as written
+// (syntax.Regexp.String would rebuild the rest, but costs milliseconds a
+// pattern, paid by the first command that redacts): a flag group such as
+// (?i) or (?i: stays, a class or \w with a quantifier of minimum 0 goes.
+// The parse tree confirms the pattern opens with such a run.
 func gateExpr(expr string) string {
 	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+	if err != nil || re.Op != syntax.OpConcat || len(re.Sub) < 2 || !isNameRun(re.Sub[0]) {
 		return ""
 	}
-	n := 0
-	for n < len(re.Sub)-1 && isNameRun(re.Sub[n]) {
-		n++
+	var kept strings.Builder
+	i, cut := 0, false
+	for i < len(expr) {
+		if m := flagGroup().FindString(expr[i:]); m != "" {
+			kept.WriteString(m)
+			i += len(m)
+			continue
+		}
+		n := runLen(expr[i:])
+		if n == 0 {
+			break
+		}
+		i += n
+		cut = true
 	}
-	if n == 0 {
+	if !cut {
 		return ""
 	}
-	rest := &syntax.Regexp{Op: syntax.OpConcat, Sub: re.Sub[n:], Flags: re.Flags}
-	return rest.String()
+	rest := kept.String() + expr[i:]
+	if _, err := syntax.Parse(rest, syntax.Perl); err != nil {
+		return ""
+	}
+	return rest
 }
+
+// flagGroup is a group that sets flags, alone or opening a group.
+var flagGroup = lazy.Regexp(`^\(\?[imsU-]+[:)]`)
+
+// runLen is the length of the run that opens s: a class, \w or . with a
+// quantifier of minimum 0 (*, ?, {0,n}, lazy or not); 0 if none.
+func runLen(s string) int {
+	i := 0
+	switch {
+	case strings.HasPrefix(s, "["):
+		i = 1
+		if strings.HasPrefix(s[i:], "^") {
+			i++
+		}
+		if strings.HasPrefix(s[i:], "]") {
+			i++
+		}
+		for i < len(s) && s[i] != ']' {
+			switch {
+			case s[i] == '\\':
+				i++
+			case strings.HasPrefix(s[i:], "[:"):
+				if j := strings.Index(s[i:], ":]"); j >= 0 {
+					i += j + 1
+				}
+			}
+			i++
+		}
+		if i >= len(s) {
+			return 0
+		}
+		i++ // the ]
+	case strings.HasPrefix(s, `\w`), strings.HasPrefix(s, `\S`):
+		i = 2
+	case strings.HasPrefix(s, "."):
+		i = 1
+	default:
+		return 0
+	}
+	q := quantifier().FindString(s[i:])
+	if q == "" {
+		return 0
+	}
+	return i + len(q)
+}
+
+var quantifier = lazy.Regexp(`^(?:\*|\?|\{0,\d+\})\??`)
 
 // isNameRun reports whether re is a run of a character class that may be
 // empty.

@@ -5,8 +5,12 @@
 //
 // It recognizes secrets by their shape, so it errs on the side of
 // redacting: a value assigned to a field named like a password is redacted
-// whatever it looks like. Redacting twice gives the same text as redacting
-// once.
+// whatever it looks like. Its own rules (the commonest keys, and secrets
+// known by the words around them: assignments, command lines, .netrc and
+// .pgpass lines, URLs, sentences) run first, then gitleaks' detection
+// rules, taken as data (gitleaks.go). Redacting twice gives the same text
+// as redacting once. Every path that stores, names, exports or sends text
+// calls this package, so a rule added here reaches all of them.
 package redact
 
 import (
