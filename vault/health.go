@@ -69,6 +69,11 @@ func (v *Vault) CheckGit(ctx context.Context) ([]GitProblem, error) {
 		problems = append(problems, GitProblem{n, fmt.Sprintf("a git repository of its own inside the vault: ctx0 does not commit or sync it; move it out of the vault, or add %s/ to .gitignore", n)})
 	}
 	problems = append(problems, v.checkLeftOut(ctx, head, nested)...)
+	if local, err := v.unignoredLocal(); err != nil {
+		problems = append(problems, GitProblem{".gitignore", err.Error()})
+	} else if len(local) > 0 {
+		problems = append(problems, GitProblem{".gitignore", fmt.Sprintf("git does not ignore machine-local state (%s): ctx0 never commits it, but git status shows it and git add -A would commit it; run ctx0 doctor --fix to add ctx0's lines to .gitignore", strings.Join(local, ", "))})
+	}
 	problems = append(problems, v.checkFetches()...)
 	if _, err := os.Stat(filepath.Join(v.gitDir, "MERGE_HEAD")); err == nil {
 		problems = append(problems, GitProblem{".git/MERGE_HEAD", "a git merge is in progress: finish it (git commit) or abort it (git merge --abort)"})
@@ -207,6 +212,11 @@ func (v *Vault) Repair(ctx context.Context) ([]string, error) {
 		return done, err
 	}
 	done = append(done, untracked...)
+	if ignored, err := v.ignoreLocalLocked(ctx); err != nil {
+		return done, err
+	} else if ignored != "" {
+		done = append(done, ignored)
+	}
 	ups, err := v.unstagedCommits(ctx)
 	if err != nil {
 		return nil, err

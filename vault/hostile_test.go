@@ -32,6 +32,9 @@ func TestSyncHostileCollaborator(t *testing.T) {
 		// status is what git status shows on the victim: its own files
 		// that ctx0 does not commit.
 		status string
+		// unignored: git no longer ignores the victim's machine-local
+		// state, which doctor reports and Repair mends.
+		unignored bool
 	}{{
 		name: "machine-local state force-added",
 		push: func(c *gittest.Collaborator) {
@@ -71,6 +74,15 @@ func TestSyncHostileCollaborator(t *testing.T) {
 		},
 		setAside: []string{"knowledge/foo"},
 		fsck:     true,
+	}, {
+		name: "a .gitignore that ignores nothing",
+		push: func(c *gittest.Collaborator) {
+			c.Write(".gitignore", "# nothing\n")
+			c.Push("ignore nothing")
+		},
+		fsck:      true,
+		status:    "?? .ctx0/lock\n?? .ctx0/state/",
+		unignored: true,
 	}, {
 		name: "a path through a link here",
 		victim: func(t *testing.T, v *Vault) {
@@ -210,12 +222,25 @@ func TestSyncHostileCollaborator(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(v.root, "knowledge", "honest.md")); err != nil {
 				t.Fatal(err)
 			}
+			if got := strings.TrimSpace(runGit(t, v, "ls-tree", "-r", "--name-only", "HEAD", ".ctx0")); got != ".ctx0/config.yaml" {
+				t.Fatalf("HEAD tracks under .ctx0:\n%s", got)
+			}
 			if data, err := os.ReadFile(local); err != nil || string(data) != "the victim's sessions" {
 				t.Fatalf("the victim's session store after converging: %q, %v", data, err)
 			}
 			problems, err := v.CheckGit(ctx)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.unignored {
+				if len(problems) == 0 || problems[len(problems)-1].File != ".gitignore" {
+					t.Fatalf("CheckGit = %v, want .gitignore", problems)
+				}
+				problems = problems[:len(problems)-1]
+				if _, err := v.Repair(ctx); err != nil {
+					t.Fatal(err)
+				}
+				tc.status = ""
 			}
 			if len(problems) != len(tc.setAside) {
 				t.Errorf("CheckGit = %v, want one problem per change set aside", problems)

@@ -1,11 +1,16 @@
 package vault
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/ctx0/ctx0/templates"
 )
 
 // machineLocal is what under .ctx0/ belongs to one machine: the index and
@@ -109,4 +114,53 @@ func isDotGit(comp string) bool {
 	}
 	s = strings.TrimRight(s, ". ")
 	return s == ".git" || s == "git~1"
+}
+
+// machineLocalProbes are paths of each kind of machine-local state, to ask
+// the vault's ignore rules about.
+var machineLocalProbes = []string{".ctx0/index.db", ".ctx0/index.db-wal", ".ctx0/lock", ".ctx0/state/ingest.db", ".ctx0/tmp/x"}
+
+// unignoredLocal lists the machine-local paths git does not ignore here (a
+// .gitignore edited, or replaced by a pull): ctx0 never commits them, but
+// git status shows them and a person's git add -A would commit them.
+func (v *Vault) unignoredLocal() ([]string, error) {
+	ignore, err := v.ignoreMatcher()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range machineLocalProbes {
+		if !ignore.Match(strings.Split(p, "/"), false) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// ignoreLocalLocked adds to .gitignore the lines of ctx0 init's that it
+// lacks, when git does not ignore machine-local state, and commits it.
+// It returns what it did, "" for nothing.
+func (v *Vault) ignoreLocalLocked(ctx context.Context) (string, error) {
+	missing, err := v.unignoredLocal()
+	if err != nil || len(missing) == 0 {
+		return "", err
+	}
+	var lines []byte
+	for _, f := range templates.Vault() {
+		if f.Path == ".gitignore" {
+			lines = f.Data
+		}
+	}
+	old, err := os.ReadFile(filepath.Join(v.root, ".gitignore"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read .gitignore: %w", err)
+	}
+	merged, changed := appendMissingLines(old, lines)
+	if !changed {
+		return "", nil
+	}
+	if _, err := v.applyLocked(ctx, "doctor: .gitignore ignores machine-local state again", []change{{path: ".gitignore", data: merged}}); err != nil {
+		return "", err
+	}
+	return "added ctx0's machine-local lines to .gitignore", nil
 }
