@@ -48,8 +48,8 @@ func TestMCPStdio(t *testing.T) {
 	a, b := mcpClient(t, dir), mcpClient(t, dir)
 	mcpCall(t, a, "memory", map[string]any{"command": "create", "path": "/memories/logs/both.md", "file_text": "# Both"})
 	before := strings.Count(gitOut(t, dir, "log", "--oneline"), "\n")
-	// The remember rate limit allows 5 a minute in the vault, whatever the
-	// process: two each.
+	// Each client has its own server process, and group commit joins the
+	// writes of one process only: every write is a commit of its own.
 	const each, facts = 5, 2
 	var wg sync.WaitGroup
 	for c, cs := range []*sdk.ClientSession{a, b} {
