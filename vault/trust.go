@@ -191,7 +191,10 @@ func compactJSON(v any) []byte {
 
 // guardedValues are the guarded settings f sets, by section.key, as
 // compact JSON; a section that is no mapping makes its keys' values
-// unreadable, and so never approved.
+// unreadable, and so never approved. A group whose values are inert (the
+// offline provider, sync.auto: false, as ctx0 init writes them) sets
+// nothing that runs or reaches out: it is left out, so it asks for no
+// approval, and turning it on later is a change that does.
 func guardedValues(f *config.File) (map[string]json.RawMessage, map[string]map[string]any) {
 	vals := map[string]json.RawMessage{}
 	raw := map[string]map[string]any{}
@@ -202,10 +205,14 @@ func guardedValues(f *config.File) (map[string]json.RawMessage, map[string]map[s
 			if err != nil {
 				v, ok = "unreadable: "+err.Error(), true
 			}
-			if !ok {
-				continue
+			if ok {
+				raw[g.section][k] = v
 			}
-			raw[g.section][k] = v
+		}
+		if g.inert(raw[g.section]) {
+			continue
+		}
+		for k, v := range raw[g.section] {
 			vals[g.section+"."+k] = canonical(v)
 		}
 	}
