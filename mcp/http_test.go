@@ -193,7 +193,11 @@ func TestHTTPSessionsAreBounded(t *testing.T) {
 	// Using a session makes it the newest: the next one closes another.
 	kept := ids[len(ids)-max]
 	if code := ping(kept); code != http.StatusOK {
-		t.Fatalf("a kept session answered %d", code)
+		var codes []int
+		for _, id := range ids[len(ids)-max-2:] {
+			codes = append(codes, ping(id))
+		}
+		t.Fatalf("a kept session answered %d; last: %v", code, codes)
 	}
 	post(t, url, nil)
 	if code := ping(kept); code != http.StatusOK {

@@ -60,16 +60,58 @@ func (l *sessionLimit) wrap(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r) // the SDK answers it; no session is made
 			return
 		}
+		arrived := time.Now()
 		if !l.admit() {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, "Service Unavailable: every client session of this server is busy; try again", http.StatusServiceUnavailable)
 			return
 		}
-		next.ServeHTTP(w, r)
-		// The SDK names the new session in the response's header.
-		l.opened(w.Header().Get(sessionIDHeader))
+		// The SDK names the new session in the response's header. It is
+		// recorded as the header goes out, before the client can use it:
+		// the handler may return only after the client has moved on.
+		rw := &openingWriter{ResponseWriter: w, open: func() {
+			l.opened(w.Header().Get(sessionIDHeader), arrived)
+		}}
+		next.ServeHTTP(rw, r)
+		rw.opened()
 	})
 }
+
+// openingWriter calls open once, when the response's header is written (or
+// when the handler returns without writing one).
+type openingWriter struct {
+	http.ResponseWriter
+	open func()
+	done bool
+}
+
+func (w *openingWriter) opened() {
+	if !w.done {
+		w.done = true
+		w.open()
+	}
+}
+
+func (w *openingWriter) WriteHeader(code int) {
+	w.opened()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *openingWriter) Write(b []byte) (int, error) {
+	w.opened()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush keeps the SDK's event streams flowing through the wrapper.
+func (w *openingWriter) Flush() {
+	w.opened()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (l *sessionLimit) begin(id string) {
 	l.mu.Lock()
@@ -116,15 +158,18 @@ func (l *sessionLimit) admit() bool {
 	return true
 }
 
-// opened records a session the SDK made (id "" if it made none).
-func (l *sessionLimit) opened(id string) {
+// opened records a session the SDK made (id "" if it made none) for the
+// request that arrived at arrived. Sessions are aged from their request's
+// arrival, not from when its handler returned: the client may already be
+// using the session (or opening the next) before then.
+func (l *sessionLimit) opened(id string, arrived time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.opening--
 	if id != "" {
 		// One the SDK closed at once (a failed initialize) is forgotten
 		// at the next scan.
-		l.known[id] = &liveSession{used: time.Now()}
+		l.known[id] = &liveSession{used: arrived}
 	}
 }
 
