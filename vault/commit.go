@@ -51,6 +51,11 @@ type change struct {
 	// plain marks a file that is text but not an entry (a memory tool's
 	// notes.txt): checked and redacted as text, as an entry's body is.
 	plain bool
+	// redacted marks data already redacted by the one who made it (a new
+	// entry, newEntryChange), with what it replaced in counts: the write
+	// path does not redact it again.
+	redacted bool
+	counts   map[string]int
 }
 
 // Commit describes a commit ctx0 made.

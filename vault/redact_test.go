@@ -84,7 +84,7 @@ func TestWritePathsRedact(t *testing.T) {
 		}
 	}
 	file := []byte("---\ntitle: created\nnote: " + strings.ReplaceAll(secrets[0].Text, "\n", " ") + "\n---\n" + all)
-	if _, err := v.Create(ctx, "knowledge/created", file); err != nil {
+	if _, err := v.Create(ctx, "knowledge/created-by-hand", file); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 	if _, err := v.Import(ctx, []ImportFile{{Name: "knowledge/imported", Data: file}}, "backup"); err != nil {

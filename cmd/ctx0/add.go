@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -180,9 +179,6 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 	o.Tags = splitList(opts.tags)
 	if o.Source == "" {
 		o.Source = a.writtenBy()
-	}
-	if o.Type == "" {
-		o.Type = librarian.TypeOf(o.Text)
 	}
 	v, err := a.open(ctx)
 	if err != nil {

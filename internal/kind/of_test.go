@@ -1,10 +1,10 @@
-package librarian
+package kind
 
 import "testing"
 
-// TestTypeOf: general phrasings of each type, and near misses that stay
+// TestOf: general phrasings of each type, and near misses that stay
 // notes.
-func TestTypeOf(t *testing.T) {
+func TestOf(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
 		{"We decided to use Postgres for the billing service", "decision"},
 		{"Let's go with Svelte for the dashboard.", "decision"},
@@ -27,8 +27,8 @@ func TestTypeOf(t *testing.T) {
 		{"", "note"},
 		{"Always.", "note"},
 	} {
-		if got := TypeOf(tt.text); got != tt.want {
-			t.Errorf("TypeOf(%q) = %q, want %q", tt.text, got, tt.want)
+		if got := Of(tt.text); got != tt.want {
+			t.Errorf("Of(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package librarian
+package kind
 
 import (
 	"strings"
@@ -10,7 +10,7 @@ import (
 // prefers email", "the user prefers Bun"): rule catches the first person.
 var prefers = lazy.Regexp(`(?i)\bprefers\b`)
 
-// TypeOf is the type of entry a short text someone asks to remember reads
+// Of is the type of entry a short text someone asks to remember reads
 // as, by the rules the offline librarian files a conversation's sentences
 // by: "decision" for a choice made ("we decided to use Postgres", "switch
 // to pnpm instead of npm"), "preference" for a standing rule or a liking
@@ -19,7 +19,7 @@ var prefers = lazy.Regexp(`(?i)\bprefers\b`)
 // a lasting fact about someone named or about a tool ("Mateo moved to
 // Lisbon", "Node 24 no longer requires the flag"), and "note" for anything
 // else. A text of several sentences is typed by its first.
-func TypeOf(text string) string {
+func Of(text string) string {
 	ss := sentences(strings.TrimSpace(text))
 	if len(ss) == 0 {
 		return "note"
@@ -29,7 +29,7 @@ func TypeOf(text string) string {
 	switch {
 	case decision().MatchString(bare):
 		return "decision"
-	case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3,
+	case IsRule(s),
 		prefers().MatchString(s) && !strings.HasSuffix(s, "?"):
 		return "preference"
 	case milestone().MatchString(bare):
