@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 

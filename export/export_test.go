@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )

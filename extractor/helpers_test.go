@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 

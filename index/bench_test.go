@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index/query"
-	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/eval/synthvault"
 	"github.com/ctx0/ctx0/vault"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 )
 

@@ -457,7 +457,7 @@ func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in A
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project, Source: "agent"})
+		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project})
 		if err != nil {
 			s.remember.undo(ctx, counted)
 			return nil, nil, fmt.Errorf("summary: %w", err)
