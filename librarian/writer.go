@@ -58,8 +58,9 @@ type Limits struct {
 var DefaultLimits = Limits{EntryChars: vault.DefaultConfig().Remember.MaxChars, SectionChars: 6000, Files: 60}
 
 // Writer files an Extraction into the vault through a run, keeping each
-// category's mutability (seed 004): the episode section is appended to
-// the day's episode in time order; a project's activity is appended and
+// category's mutability, since some things are said once and others
+// change: the episode section is appended to the day's episode in time
+// order; a project's activity is appended and
 // its overview replaced; a person's entry is read and extended; a
 // milestone is written once and never again; facts and preferences update
 // or supersede the entry that already says them instead of repeating it;
@@ -543,8 +544,8 @@ func statement(body string) string {
 	return p
 }
 
-// reinforce records that a conversation said again what an entry holds
-// (seed 002's reinforcement): it links the episode and is updated now.
+// reinforce records that a conversation said again what an entry holds,
+// which makes it more certain: it links the episode and is updated now.
 func (a *apply) reinforce(name string) error {
 	e, err := a.read(name)
 	if err != nil || e == nil {
@@ -562,8 +563,8 @@ func (a *apply) reinforce(name string) error {
 	return err
 }
 
-// supersede marks old as replaced by name (seed 000's supersede: the old
-// entry stays for history, and searches prefer the new one).
+// supersede marks old as replaced by name: the old entry stays for
+// history, and searches prefer the new one.
 func (a *apply) supersede(old, name string) error {
 	e, err := a.read(old)
 	if err != nil || e == nil {

@@ -322,7 +322,7 @@ func releaseLockFile(f *os.File, p string) {
 
 // lockGitIndex takes .git/index.lock for gitindex, recorded in the journal.
 func (v *Vault) lockGitIndex(ctx context.Context, p string) (*os.File, error) {
-	return v.createGitLock(ctx, p, gitLockWait)
+	return v.createGitLock(ctx, p, v.gitLockWait)
 }
 
 // writeWorkTree puts changes into the work tree and returns how to stage
@@ -709,7 +709,7 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	lockPath := refPath + ".lock"
-	f, err := v.createGitLock(ctx, lockPath, gitLockWait)
+	f, err := v.createGitLock(ctx, lockPath, v.gitLockWait)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
@@ -741,9 +741,9 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 // writer's leftover: git holds one for milliseconds.
 const staleLock = 10 * time.Second
 
-// gitLockWait is how long a write waits for a git command that holds one of
-// git's lock files to finish.
-var gitLockWait = 2 * time.Second
+// defaultGitLockWait is how long a write waits for a git command that holds
+// one of git's lock files to finish: git holds one for milliseconds.
+const defaultGitLockWait = 2 * time.Second
 
 // appendReflog records the move in the branch's and HEAD's reflogs, as git
 // does, so `git reflog` can bring back anything ctx0 replaced. A reflog that
