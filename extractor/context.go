@@ -14,6 +14,7 @@ import (
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/decay"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -133,7 +134,7 @@ var sections = []struct{ key, heading string }{
 
 // Context returns the block an agent's session starts with: pinned entries
 // first, then the preferences whose confidence is above the curator's
-// threshold (see curator.Confidence; the most confident first), then the
+// threshold (see decay.Confidence; the most confident first), then the
 // curator's summaries where there are some, else the latest entries; of the
 // current project and global ones (entries of no project); within the
 // budget. The same vault gives the same block, byte for byte: entries are
@@ -303,7 +304,7 @@ func (c *blockMaker) preferences(ctx context.Context, prefs []index.Result) (ite
 		if e == nil {
 			continue
 		}
-		conf := curator.Confidence(e, c.now, c.curator.HalfLife)
+		conf := decay.Confidence(e, c.now, c.curator.HalfLife)
 		if conf < c.curator.Threshold {
 			faded[r.Name] = true
 			continue
