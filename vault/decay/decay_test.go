@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -34,6 +35,38 @@ func TestStrengthAndConfidence(t *testing.T) {
 	} {
 		if got := Confidence(tc.e, tc.at, half); math.Abs(got-tc.want) > 1e-9 {
 			t.Errorf("%s: confidence %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestParseSettings(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		want Settings
+		bad  bool
+	}{
+		{"", DefaultSettings(), false},
+		{"curator:\n  every: 1d\n", DefaultSettings(), false},
+		{"curator:\n  half_life: 30d\n  threshold: 0.5\n", Settings{30 * 24 * time.Hour, 0.5}, false},
+		{"curator:\n  half_life: 36h\n", Settings{36 * time.Hour, 0.25}, false},
+		{"curator:\n  half_life: soon\n", Settings{}, true},
+		{"curator:\n  half_life: 0d\n", Settings{}, true},
+		{"curator:\n  threshold: 1\n", Settings{}, true},
+		{"curator:\n  threshold: high\n", Settings{}, true},
+	} {
+		f, err := config.Parse("config.yaml", []byte(tc.file))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.file, err)
+		}
+		got, err := ParseSettings(f)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%q: no error", tc.file)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%q: %+v, %v; want %+v", tc.file, got, err, tc.want)
 		}
 	}
 }
