@@ -13,8 +13,8 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 var clock = time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC)

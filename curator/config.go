@@ -2,11 +2,10 @@ package curator
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ctx0/ctx0/internal/config"
+	"github.com/ctx0/ctx0/vault/decay"
 )
 
 // Config is the curator: section of .ctx0/config.yaml. Durations are Go
@@ -38,8 +37,8 @@ func DefaultConfig() Config {
 		StaleAfter:     30 * day,
 		SummarizeAfter: 20,
 		CompactAfter:   day,
-		HalfLife:       60 * day,
-		Threshold:      0.25,
+		HalfLife:       decay.DefaultSettings().HalfLife,
+		Threshold:      decay.DefaultSettings().Threshold,
 		Every:          day,
 		ClearlyNewer:   time.Hour,
 	}
@@ -56,7 +55,7 @@ type rawConfig struct {
 }
 
 // ConfigSection is the section of the vault's config file that Config is.
-const ConfigSection = "curator"
+const ConfigSection = decay.Section
 
 // ParseConfig decodes the curator: section of the vault's config file f;
 // what it leaves out takes its default.
@@ -74,14 +73,13 @@ func ParseConfig(f *config.File) (Config, error) {
 	}{
 		{"stale_after", r.StaleAfter, &cfg.StaleAfter},
 		{"compact_after", r.CompactAfter, &cfg.CompactAfter},
-		{"half_life", r.HalfLife, &cfg.HalfLife},
 		{"every", r.Every, &cfg.Every},
 		{"clearly_newer", r.ClearlyNewer, &cfg.ClearlyNewer},
 	} {
 		if d.s == "" {
 			continue
 		}
-		v, err := parseDuration(d.s)
+		v, err := config.ParseDuration(d.s)
 		if err != nil || v <= 0 {
 			return cfg, fmt.Errorf("parse config %s: curator.%s %q: want a positive duration such as 30d or 36h", p, d.key, d.s)
 		}
@@ -93,24 +91,11 @@ func ParseConfig(f *config.File) (Config, error) {
 	if r.SummarizeAfter > 0 {
 		cfg.SummarizeAfter = r.SummarizeAfter
 	}
-	if r.Threshold != nil {
-		if *r.Threshold <= 0 || *r.Threshold >= 1 {
-			return cfg, fmt.Errorf("parse config %s: curator.threshold %v: want a number between 0 and 1", p, *r.Threshold)
-		}
-		cfg.Threshold = *r.Threshold
+	// half_life and threshold are the decay model's, read by it.
+	d, err := decay.ParseSettings(f)
+	if err != nil {
+		return cfg, err
 	}
+	cfg.HalfLife, cfg.Threshold = d.HalfLife, d.Threshold
 	return cfg, nil
-}
-
-// parseDuration reads "30d" as whole days, else a Go duration.
-func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		d, err := strconv.Atoi(n)
-		if err != nil {
-			return 0, err
-		}
-		return time.Duration(d) * day, nil
-	}
-	return time.ParseDuration(s)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/decay"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -186,7 +187,7 @@ func (w *work) merge(s, dup *doc, why string) error {
 var mergeKnown = map[string]bool{entry.FieldTitle: true, entry.FieldType: true, entry.FieldAliases: true, entry.FieldTags: true,
 	entry.FieldProject: true, entry.FieldPinned: true, entry.FieldSource: true, entry.FieldCreated: true,
 	entry.FieldUpdated: true, entry.FieldLinks: true, entry.FieldSupersededBy: true, entry.FieldArchived: true,
-	FieldObservations: true, FieldLastObserved: true, FieldConfidence: true}
+	decay.FieldObservations: true, decay.FieldLastObserved: true, decay.FieldConfidence: true}
 
 // fold writes into s's entry what dup's holds and s's does not, so that no
 // fact is lost: every paragraph of dup's body that s lacks, its other
@@ -209,9 +210,9 @@ func fold(s, dup *doc, now time.Time) (kept []string, err error) {
 		}
 	}
 	// Observations add up; the merge itself is not one more.
-	if Observed(s.e) || Observed(dup.e) {
-		n1, _ := observations(s.e)
-		n2, _ := observations(dup.e)
+	if decay.Observed(s.e) || decay.Observed(dup.e) {
+		n1, _ := decay.Observations(s.e)
+		n2, _ := decay.Observations(dup.e)
 		if err := setObservations(s, n1+n2, now); err != nil {
 			return nil, err
 		}

@@ -18,19 +18,6 @@ func FuzzPlainLinks(f *testing.F) {
 	})
 }
 
-// FuzzParseDuration: never panics; a day count is whole days.
-func FuzzParseDuration(f *testing.F) {
-	f.Add("30d")
-	f.Add("36h")
-	f.Add("")
-	f.Fuzz(func(t *testing.T, s string) {
-		d, err := parseDuration(s)
-		if err == nil && strings.HasSuffix(strings.TrimSpace(s), "d") && d%day != 0 {
-			t.Errorf("%q is %v", s, d)
-		}
-	})
-}
-
 func TestPlainLinks(t *testing.T) {
 	got := plainLinks("See [[contacts/sarah-chen|Sarah]], [[projects/bot0]], [[a#b]] and [notes](../knowledge/a.md#x); [web](https://x.org).")
 	want := "See Sarah, projects/bot0, a and notes; [web](https://x.org)."

@@ -11,8 +11,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the actual output")

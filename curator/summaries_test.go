@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/agent"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // note creates a note written at the clock's time.

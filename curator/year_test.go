@@ -11,9 +11,9 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/curator"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 type yearClock struct {

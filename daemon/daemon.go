@@ -15,8 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -106,16 +105,15 @@ func Run(ctx context.Context, o Options) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("daemon: %w", err)
 	}
-	lock := flock.New(filepath.Join(dir, lockFile))
 	wait, cancel := context.WithTimeout(ctx, lockWait)
-	ok, err := lock.TryLockContext(wait, 50*time.Millisecond)
+	lock, err := filelock.Exclusive(wait, filepath.Join(dir, lockFile))
 	cancel()
-	if !ok {
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("daemon: lock %s: %w", lock.Path(), err)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("daemon: %w", err)
 		}
 		re := &RunningError{Root: o.Root}
 		if st, err := readState(o.Root); err == nil && st != nil {

@@ -10,9 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -66,10 +65,9 @@ func lockHeld(path string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
-	l := flock.New(path)
-	ok, err := l.TryLock()
+	l, ok, err := filelock.TryExclusive(path)
 	if err != nil {
-		return false, fmt.Errorf("daemon: lock %s: %w", path, err)
+		return false, fmt.Errorf("daemon: %w", err)
 	}
 	if ok {
 		l.Unlock()

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // entryFiles reads every entry file of a vault, by name.

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // billionLaughs is a YAML bomb: nine aliases deep, it expands to 9^9

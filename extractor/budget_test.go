@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/eval/synthvault"
 	"github.com/ctx0/ctx0/vault"
 )
 

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vault/decay"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -133,7 +133,7 @@ var sections = []struct{ key, heading string }{
 
 // Context returns the block an agent's session starts with: pinned entries
 // first, then the preferences whose confidence is above the curator's
-// threshold (see curator.Confidence; the most confident first), then the
+// threshold (see decay.Confidence; the most confident first), then the
 // curator's summaries where there are some, else the latest entries; of the
 // current project and global ones (entries of no project); within the
 // budget. The same vault gives the same block, byte for byte: entries are
@@ -164,7 +164,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
-	if c.curator, err = curator.ParseConfig(m.Vault.Settings()); err != nil {
+	if c.decay, err = decay.ParseSettings(m.Vault.Settings()); err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	c.now = time.Now()
@@ -211,11 +211,11 @@ func pickSummaries(list []index.Result) (compacted *index.Result, incremental []
 
 // blockMaker fills a block within its budget.
 type blockMaker struct {
-	m       Memory
-	b       Block
-	usage   Usage
-	curator curator.Config
-	now     time.Time
+	m     Memory
+	b     Block
+	usage Usage
+	decay decay.Settings
+	now   time.Time
 }
 
 // fill fills the block's sections in order, each from what the budget
@@ -303,8 +303,8 @@ func (c *blockMaker) preferences(ctx context.Context, prefs []index.Result) (ite
 		if e == nil {
 			continue
 		}
-		conf := curator.Confidence(e, c.now, c.curator.HalfLife)
-		if conf < c.curator.Threshold {
+		conf := decay.Confidence(e, c.now, c.decay.HalfLife)
+		if conf < c.decay.Threshold {
 			faded[r.Name] = true
 			continue
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata from the actual output")

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 var investorQuery = Query{

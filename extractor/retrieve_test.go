@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestRetrieveGolden compares bundles for questions over the fixture vault

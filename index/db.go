@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/ctx0/ctx0/internal/filelock"
+	"github.com/ctx0/ctx0/internal/sqlitedb"
 	"modernc.org/sqlite"
 )
 
@@ -86,21 +87,9 @@ func isCorrupt(err error) bool {
 	return false
 }
 
-// withTx runs fn in a transaction and commits it, or rolls it back if fn
-// or the commit fails.
-func withTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-			return
-		}
-		err = tx.Commit()
-	}()
-	return fn(tx)
+// withTx runs fn in a transaction of the index.
+func withTx(ctx context.Context, db *sql.DB, fn func(tx *sql.Tx) error) error {
+	return sqlitedb.WithTx(ctx, db, fn)
 }
 
 // lockFile waits until ctx ends for an advisory lock (flock) on p, shared

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // lengthEmbedder embeds a text as its length and its count of spaces: a

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestFolderCheckBesideUnsettledRows covers the check that writes make,

@@ -3,8 +3,8 @@ package index
 import (
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestDoctorListsWhatSyncSetAside: a collaborator's plain git push of a

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // openIndex opens the index of v and makes it the vault's catalog, as the

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestLatestPages: pages of a listing, one after the other, are the whole

@@ -5,8 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestListAgreesWithFiles lists a vault through the index and by reading

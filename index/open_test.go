@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 func TestRebuildsDamagedOrOldIndex(t *testing.T) {

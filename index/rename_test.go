@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestRenameRewritesEveryLink renames an entry that other entries link to

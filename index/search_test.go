@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // searchVault is a vault with entries written as plain files, and its index.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestWALFoldedBack: after a batch of updates larger than SQLite's

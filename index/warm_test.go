@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/internal/vaulttest"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // However many session-start hooks find the index missing, one build is

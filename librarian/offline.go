@@ -3,8 +3,8 @@ package librarian
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/internal/kind"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian/ingest"
@@ -89,7 +89,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				} else if isFact(what) {
 					add(&x.Facts, it)
 				}
-			case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3:
+			case kind.IsRule(s):
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 			case decision().MatchString(opener().ReplaceAllString(s, "")):
 				add(&x.Decisions, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
@@ -124,7 +124,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				}
 				add(&x.Facts, it)
 			} else {
-				name = personIn(said)
+				name = kind.PersonIn(said)
 			}
 			if name != "" && !seen["person:"+name] {
 				seen["person:"+name] = true
@@ -160,114 +160,19 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 }
 
 var (
-	// asking opens the sentence of a message that says what the user wants.
-	asking = lazy.Regexp(`(?i)^(?:(?:ok|okay|so|now|and)[,\s]+)*(?:can you|could you|would you|please|let's|i want|i need|i'd like|we need|help me|add|fix|update|create|make|write|implement|remove|rename|start|run)\b`)
 	// memoryInput is Claude Code's record of a line the user typed after
 	// "#": a note to keep in memory.
 	memoryInput = lazy.Regexp(`(?s)<user-memory-input>(.*?)</user-memory-input>`)
 	// remember is an explicit request to remember; what follows is kept.
 	remember = lazy.Regexp(`(?i)^(?:(?:please|pls|and|also|so|ok|okay)[,\s]+)*(?:(?:can|could|would) you\s+)?(?:remember|note|keep in mind|don't forget|do not forget|make a note)(?:\s+(?:this|that|for (?:the )?future))?[:,]?\s+(?:that\s+)?`)
-	// rule is a standing instruction or a stated preference: it says how
-	// to do things from now on ("always", "never", "from now on", "I
-	// prefer"), not how the user feels about this moment ("I hate this
-	// bug", "I don't like this output").
-	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
-	// notRule is what opens like a rule and is not one.
-	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
-	// decision is a choice made in the conversation.
-	// decision is a choice made in the conversation: said as one ("we
-	// decided", "let's go with"), as a choice between two ("X in favor of
-	// Y", "use X instead of Y"), or as a change of plan ("switch to X",
-	// "update the project to use X", "let's rename…", "remove this queue
-	// separation and just have one queue").
-	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let'?s go with|let us go with|let'?s stick with|let'?s use|we'll use|we're going with|we are going with|the decision is|decision:)\b|` +
-		`\bin favou?r of\b|` +
-		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
-		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
-		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
-		`^(?:(?:ok|okay|so|now|then)[,\s]+)*(?:let'?s|let us|we'll|we will|we should|i want to|i'd like to)\s+(?:\S+\s+){0,4}?(?:rename|restructure|drop|remove|replace|switch|migrate|split|merge|stick with|keep only)\b|` +
-		`^(?:just\s+|please\s+)?(?:remove|drop|get rid of|replace)\b[^.]*\b(?:and (?:just )?(?:have|use|keep)|with a single|in favou?r of)\b`)
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
-	// milestone is something reached that the user announces: a release,
-	// a launch, a deal, a round, a number of users; not what is planned
-	// ("we'll ship"), nor a step of the work ("I launched the server", "we
-	// released the lock", "I finished the refactor").
-	milestone = lazy.Regexp(`(?i)^(?:we|i|the team|our team)(?:'ve| have)?\s+(?:just\s+|finally\s+|officially\s+)?(?:` +
-		`(?:shipped|launched|released|published|rolled out)\b.*\b(?:v\d|version \d|\d+\.\d+|beta|alpha|to production|to (?:all )?(?:our )?(?:customers|users)|publicly|general availability|on the app store|the (?:app|product|site|website|feature))|` +
-		`went live|` +
-		`signed (?:the|our|a) (?:\w+ )?(?:contract|deal|lease|agreement|term sheet|partnership)|` +
-		`(?:raised|closed) (?:the|our|a) (?:\w+ )?(?:round|deal)|raised [$€£]?\d|` +
-		`(?:hit|reached|crossed|passed) [$€£]?\d[\d,.]*\s*[km]?\s*(?:users|customers|stars|downloads|subscribers|members|sign-?ups|mrr|arr|in revenue)|` +
-		`passed (?:the|our) (?:\w+ )?(?:audit|certification|exam))`)
-	// opener is the words a sentence may open with before what it says.
-	opener = lazy.Regexp(`(?i)^(?:(?:and|so|also|ok|okay|yes|yeah|great|yay|good news)[,!:\s]+)+`)
-	// personIs and personRole find a person the user introduces, by
-	// name and a role that only a person holds: "Sarah Chen is our
-	// investor", "my manager is Priya", "our designer, Mei, …"; and
-	// personMeet, below.
-	personIs   = lazy.Regexp(`^(` + personName + `) is (?:my|our) (?:new |main |former |old )?` + personRoles)
-	personRole = lazy.Regexp(`(?i:\b(?:my|our) (?:new |main |former |old )?)` + personRoles + `(?: is|,) (` + personName + `)\b`)
-	// personMeet finds a person introduced by name first: "Meet Priya
-	// Patel, our new designer", "say hi to Sam, my co-founder".
-	personMeet = lazy.Regexp(`(?i:^(?:please )?(?:meet|say hi to|say hello to|introducing|this is))\s+(` + personName + `),? (?i:(?:my|our) (?:new |main |former |old )?)` + personRoles)
 	// because introduces the reason for a decision.
 	because = lazy.Regexp(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
 	// isRuleWords marks remembered text that says how to do things rather
 	// than what is so.
 	isRuleWords = lazy.Regexp(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
 )
-
-// personName is one to three capitalized words; personRoles are what
-// only a person is to the user.
-const (
-	personName  = `\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,2}`
-	personRoles = `(?i:neighbou?r|cousin|aunt|uncle|partner|roommate|room-mate|flatmate|housemate|classmate|niece|nephew|grandma|grandmother|grandpa|grandfather|fianc[ée]e?|manager|boss|(?:tech |team )?lead|co-?founder|founder|ceo|cto|cfo|coo|colleague|co-?worker|teammate|designer|engineer|developer|pm|product manager|project manager|investor|advisor|adviser|mentor|recruiter|accountant|lawyer|intern|friend|wife|husband|boyfriend|girlfriend|sister|brother|mother|father|mom|dad|son|daughter|landlord|doctor|dentist|therapist|coach|tutor|teacher|professor)\b`
-)
-
-// notNames are capitalized words that open a sentence and are no one.
-var notNames = map[string]bool{"I": true, "We": true, "You": true, "He": true, "She": true, "They": true, "It": true, "This": true, "That": true, "The": true, "Our": true, "My": true, "Your": true, "Also": true, "And": true, "So": true, "But": true, "Then": true, "Now": true, "Here": true, "There": true, "Who": true, "What": true}
-
-// personIn returns the name of the person s introduces, or "".
-func personIn(s string) string {
-	var name string
-	if m := personIs().FindStringSubmatch(s); m != nil {
-		name = m[1]
-	} else if m := personRole().FindStringSubmatch(s); m != nil {
-		name = m[1]
-	} else if m := personMeet().FindStringSubmatch(s); m != nil {
-		name = m[1]
-	}
-	first, _, _ := strings.Cut(name, " ")
-	if name == "" || notNames[first] {
-		return ""
-	}
-	return name
-}
-
-var (
-	// knowledge is a user's statement of how a tool, a version or a
-	// system behaves, true beyond the conversation: "Node v24 no longer
-	// requires --experimental-strip-types", "the staging DB listens on
-	// 5433", "v1 of the API is deprecated".
-	knowledge = lazy.Regexp(`(?i)^(?:\S+\s+){1,5}?(?:no longer (?:requires?|needs?|supports?)|now (?:requires?|supports?|ships with|defaults to)|(?:is|are) (?:now )?deprecated|(?:is|are) (?:enabled|disabled|on|off) by default|defaults to|listens on|only (?:works|runs) (?:with|on))\b`)
-	// notFact opens or closes what is no standalone statement: a
-	// fragment that hangs on what came before ("To prepare emotionally,
-	// since…", "And then…"), a hedge ("maybe", "I think"), a feeling ("I
-	// feel", "I'm so excited"), or a question.
-	notFact = lazy.Regexp(`(?i)^(?:to|since|because|if|when|while|and|but|or|so|which|that|as|although|though|then|also)\b|` +
-		`\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i believe|i suppose|not sure|i wonder|kind of|sort of)\b|` +
-		`^i(?:'m| am)? (?:feel|felt|feeling|so |really |very )|\b(?:emotionally|excited|nervous|anxious|worried|scared|stressed|upset|happy|sad)\b|` +
-		`\?$|[,;:(\-–—]$|\b(?:and|or|the|a|an|to|of|with)$`)
-)
-
-// isFact reports whether s is a standalone statement that can be true
-// beyond the conversation: four words or more, complete, and neither a
-// hedge, a feeling nor a question.
-func isFact(s string) bool {
-	s = strings.TrimSpace(s)
-	return len(strings.Fields(s)) >= 4 && !notFact().MatchString(s)
-}
 
 // isRule reports whether a remembered text is a preference (how to do
 // things) rather than a fact.
@@ -352,37 +257,6 @@ func userText(s string) string {
 	return s
 }
 
-// sentences splits text into sentences and lines, for matching each on
-// its own. Code blocks are left out: they are not the user's words.
-func sentences(text string) []string {
-	var out []string
-	fence := false
-	for _, line := range strings.Split(text, "\n") {
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = !fence
-			continue
-		}
-		if fence || t == "" {
-			continue
-		}
-		t = strings.TrimLeft(t, "-*> ")
-		start := 0
-		for i := 0; i < len(t); i++ {
-			if (t[i] == '.' || t[i] == '!' || t[i] == '?') && (i+1 == len(t) || t[i+1] == ' ') {
-				if s := strings.TrimSpace(t[start : i+1]); s != "" && !strings.HasSuffix(s, "e.g.") && !strings.HasSuffix(s, "i.e.") {
-					out = append(out, s)
-					start = i + 1
-				}
-			}
-		}
-		if s := strings.TrimSpace(t[start:]); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // reasonOf is the reason given for a decision: the rest of the sentence
 // after "because" (or "since", "as"), else a sentence of the message that
 // gives one.
@@ -401,36 +275,8 @@ func reasonOf(s, text string) string {
 	return ""
 }
 
-// clean trims a quoted sentence for an entry: one line, without the
-// trailing ellipses and dots of speech, and at most a paragraph long.
-func clean(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	s = strings.TrimRight(s, ".: ")
-	return cut(s, 500)
-}
-
-func capitalize(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	if n == 0 {
-		return s
-	}
-	return strings.ToUpper(string(r)) + s[n:]
-}
-
 // quote is an evidence quote: the start of what was said, on one line.
 func quote(s string) string { return cut(strings.Join(strings.Fields(s), " "), 300) }
-
-// cut shortens s to at most max characters, ending with … when it cut.
-func cut(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)[:max-1]
-	if i := strings.LastIndexByte(string(r), ' '); i > max/2 {
-		return strings.TrimRight(string(r)[:i], " ,;:") + "…"
-	}
-	return string(r) + "…"
-}
 
 // firstRequest is the index of the user's first real message, or 0.
 func firstRequest(msgs []transcript.Message) int {

@@ -13,10 +13,10 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // testVault is a new vault with its index, as the CLI opens it.

@@ -53,12 +53,14 @@ type Limits struct {
 	Files int
 }
 
-// DefaultLimits are the limits of a run that sets none.
-var DefaultLimits = Limits{EntryChars: 2000, SectionChars: 6000, Files: 60}
+// DefaultLimits are the limits of a run that sets none; an item is held
+// to what remember takes from an agent by default.
+var DefaultLimits = Limits{EntryChars: vault.DefaultConfig().Remember.MaxChars, SectionChars: 6000, Files: 60}
 
 // Writer files an Extraction into the vault through a run, keeping each
-// category's mutability (seed 004): the episode section is appended to
-// the day's episode in time order; a project's activity is appended and
+// category's mutability, since some things are said once and others
+// change: the episode section is appended to the day's episode in time
+// order; a project's activity is appended and
 // its overview replaced; a person's entry is read and extended; a
 // milestone is written once and never again; facts and preferences update
 // or supersede the entry that already says them instead of repeating it;
@@ -128,7 +130,7 @@ func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extracti
 		written: map[string]bool{}, byText: map[string]string{}}
 	a.filed = Filed{Conversation: a.ref, Created: []string{}, Updated: []string{}}
 	var err error
-	if a.episode, err = w.name("episode", first.Format("2006-01")+"/"+a.day); err != nil {
+	if a.episode, err = w.episodeName(first); err != nil {
 		return Filed{}, err
 	}
 	a.filed.Episode = a.episode
@@ -200,7 +202,7 @@ func (a *apply) filedBefore(ep *entry.Entry) (bool, error) {
 	}
 	for _, d := range []int{-1, 1} {
 		day := a.conv.First.In(a.Loc).AddDate(0, 0, d)
-		name, err := a.Writer.name("episode", day.Format("2006-01")+"/"+day.Format("2006-01-02"))
+		name, err := a.Writer.episodeName(day)
 		if err != nil {
 			return false, err
 		}
@@ -221,9 +223,9 @@ func (a *apply) filedBefore(ep *entry.Entry) (bool, error) {
 // climbing becomes "untitled": whatever a transcript or a model says, the
 // name stays inside the type's folder.
 func (w *Writer) name(typ, slug string) (string, error) {
-	info, ok := w.Config.Type(typ)
-	if !ok {
-		return "", fmt.Errorf("file into the vault: type %q is not known", typ)
+	folder, err := w.Config.Folder(typ, w.Now)
+	if err != nil {
+		return "", fmt.Errorf("file into the vault: %w", err)
 	}
 	parts := strings.Split(slug, "/")
 	for i, p := range parts {
@@ -233,7 +235,16 @@ func (w *Writer) name(typ, slug string) (string, error) {
 		}
 		parts[i] = n
 	}
-	return vault.NormalizeName(info.Folder + "/" + strings.Join(parts, "/"))
+	return vault.NormalizeName(folder + "/" + strings.Join(parts, "/"))
+}
+
+// episodeName is the name of the episode of day, in the month's folder.
+func (w *Writer) episodeName(day time.Time) (string, error) {
+	folder, err := w.Config.Folder("episode", day)
+	if err != nil {
+		return "", fmt.Errorf("file into the vault: %w", err)
+	}
+	return vault.NormalizeName(folder + "/" + day.Format("2006-01-02"))
 }
 
 // slugOf is the file name of an entry titled title.
@@ -299,20 +310,13 @@ func (a *apply) write(name string, e *entry.Entry, created bool) (ok bool, err e
 
 // free is name, or name-2, name-3… the first that the run sees no file at.
 func (a *apply) free(name string) (string, error) {
-	for i := 1; i < 1000; i++ {
-		n := name
-		if i > 1 {
-			n = fmt.Sprintf("%s-%d", name, i)
-		}
+	return vault.FreeName(name, func(n string) (bool, error) {
 		e, err := a.read(n)
 		if err != nil && !errors.Is(err, entry.ErrFrontmatter) {
-			return "", err
+			return false, err
 		}
-		if e == nil && err == nil {
-			return n, nil
-		}
-	}
-	return "", fmt.Errorf("no free name for %s", name)
+		return e != nil || err != nil, nil
+	})
 }
 
 // meta is a new entry's frontmatter.
@@ -324,41 +328,23 @@ type meta struct {
 	own        bool // the entry of the session's project itself
 }
 
-// newEntry makes an entry with ctx0's fields in their documented order,
-// source librarian, and the conversation it came from.
+// newEntry makes an entry, source librarian, with the conversation it
+// came from.
 func (a *apply) newEntry(m meta, body string) (*entry.Entry, error) {
-	now := a.Now.UTC().Truncate(time.Second)
-	e := entry.New()
-	fields := []struct {
-		key  string
-		val  any
-		skip bool
-	}{
-		{entry.FieldTitle, m.title, m.title == ""},
-		{entry.FieldType, m.typ, false},
-		{entry.FieldTags, m.tags, len(m.tags) == 0},
-		// What was learned belongs to the project, and so does the
-		// project's own entry (another project's session has no use
-		// for it); a day's episode, a log or a person span projects.
-		{entry.FieldProject, vault.Slug(a.project), a.project == "" || !(m.ref && m.typ != "contact" || m.own)},
-		{entry.FieldSource, "librarian", false},
-		{entry.FieldCreated, now, false},
-		{entry.FieldUpdated, now, false},
-		{entry.FieldLinks, m.links, len(m.links) == 0},
-		{FieldConversation, a.ref, !m.ref},
+	vm := vault.Meta{Title: m.title, Type: m.typ, Tags: m.tags, Source: "librarian", Links: m.links}
+	// What was learned belongs to the project, and so does the project's
+	// own entry (another project's session has no use for it); a day's
+	// episode, a log or a person span projects.
+	if a.project != "" && (m.ref && m.typ != "contact" || m.own) {
+		vm.Project = vault.Slug(a.project)
 	}
-	for _, f := range fields {
-		if f.skip {
-			continue
-		}
-		if err := e.Set(f.key, f.val); err != nil {
-			return nil, fmt.Errorf("set %s: %w", f.key, err)
-		}
+	if m.ref {
+		vm.Conversation = a.ref
 	}
 	if body != "" {
-		e.SetBody(strings.TrimRight(body, "\n") + "\n")
+		body = strings.TrimRight(body, "\n") + "\n"
 	}
-	return e, nil
+	return vault.NewEntry(vm, a.Now, body)
 }
 
 // touch marks an existing entry as changed now.
@@ -558,8 +544,8 @@ func statement(body string) string {
 	return p
 }
 
-// reinforce records that a conversation said again what an entry holds
-// (seed 002's reinforcement): it links the episode and is updated now.
+// reinforce records that a conversation said again what an entry holds,
+// which makes it more certain: it links the episode and is updated now.
 func (a *apply) reinforce(name string) error {
 	e, err := a.read(name)
 	if err != nil || e == nil {
@@ -577,8 +563,8 @@ func (a *apply) reinforce(name string) error {
 	return err
 }
 
-// supersede marks old as replaced by name (seed 000's supersede: the old
-// entry stays for history, and searches prefer the new one).
+// supersede marks old as replaced by name: the old entry stays for
+// history, and searches prefer the new one.
 func (a *apply) supersede(old, name string) error {
 	e, err := a.read(old)
 	if err != nil || e == nil {

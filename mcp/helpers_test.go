@@ -10,8 +10,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/vaulttest"
 	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // clock is a settable clock for the rate limits.

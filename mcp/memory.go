@@ -511,23 +511,10 @@ func (s *Server) newFile(rel, text string) ([]byte, error) {
 		}
 	}
 	name := strings.TrimSuffix(rel, ".md")
-	now := s.opts.Now().UTC().Truncate(time.Second)
-	e := entry.New()
-	for _, f := range []struct {
-		k string
-		v any
-	}{
-		{entry.FieldTitle, titleOf(name, text)},
-		{entry.FieldType, s.typeOf(name)},
-		{entry.FieldSource, "agent"},
-		{entry.FieldCreated, now},
-		{entry.FieldUpdated, now},
-	} {
-		if err := e.Set(f.k, f.v); err != nil {
-			return nil, err
-		}
+	e, err := vault.NewEntry(vault.Meta{Title: titleOf(name, text), Type: s.typeOf(name), Source: "agent"}, s.opts.Now(), text)
+	if err != nil {
+		return nil, err
 	}
-	e.SetBody(text)
 	return e.Bytes(), nil
 }
 
@@ -539,30 +526,11 @@ func titleOf(name, text string) string {
 			return strings.TrimSpace(h)
 		}
 	}
-	base := vault.Slug(name)
-	words := strings.Fields(strings.NewReplacer("-", " ", "_", " ", ".", " ").Replace(base))
-	if len(words) == 0 {
-		return base
-	}
-	r, n := utf8.DecodeRuneInString(words[0])
-	words[0] = string(unicode.ToUpper(r)) + words[0][n:]
-	return strings.Join(words, " ")
+	return vault.TitleFromName(name)
 }
 
-// typeOf is the type of the entries of a name's top folder, note if none.
-func (s *Server) typeOf(name string) string {
-	top, _, ok := strings.Cut(name, "/")
-	if !ok {
-		return "note"
-	}
-	cfg := s.opts.Vault.Config()
-	for _, t := range cfg.TypeNames() {
-		if info, _ := cfg.Type(t); info.Folder == top {
-			return t
-		}
-	}
-	return "note"
-}
+// typeOf is the type of the entries of a name's folder, note if none.
+func (s *Server) typeOf(name string) string { return s.opts.Vault.Config().TypeAt(name) }
 
 // fileTarget is the file an edit works on.
 func (s *Server) fileTarget(in memoryIn) (target, error) {

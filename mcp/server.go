@@ -111,7 +111,7 @@ func New(o Options) *Server {
 	}
 	s.remember.setting = "remember.per_vault_per_minute"
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctx0", Title: "ctx0 memory", Version: o.Version}, &sdk.ServerOptions{
-		Instructions: instructions,
+		Instructions: instructionsFor(o.Vault.Config()),
 		Logger:       o.Logger,
 	})
 	s.sdk.AddReceivingMiddleware(redactAnswers, s.fixArguments, recoverTools, s.listEntries)
@@ -130,11 +130,17 @@ func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
 	return s.sdk.Run(ctx, t)
 }
 
-// instructions go into the client's system prompt: when to retrieve and
-// when to remember, in the names of the tools here.
+// instructionsFor is what goes into the client's system prompt: when to
+// retrieve and when to remember, in the names of the tools here, with the
+// vault's own limit.
+func instructionsFor(cfg vault.Config) string {
+	return fmt.Sprintf(instructions, cfg.Remember.MaxChars)
+}
+
+// instructions is instructionsFor's text; %d is the remember limit.
 const instructions = `ctx0 is your long-term memory: a vault of short markdown entries that persists across sessions and agents.
 Retrieve before assuming: when a task starts, a person or project is named, or a decision is to be made, call retrieve (a question in plain words) or search (keywords), then show only the entries you need.
-Remember proactively but selectively: when the user shares a fact or preference, a decision is made (with its why), or you learn something surprising, call remember with one clear, standalone fact (under 2,000 characters). Not for transient steps, what the code already says, or what any model knows.
+Remember proactively but selectively: when the user shares a fact or preference, a decision is made (with its why), or you learn something surprising, call remember with one clear, standalone fact (under %d characters). Not for transient steps, what the code already says, or what any model knows.
 Use query for the vault's learned queries, context for the session-start summary, archive_now when a task is done or the user asks to save progress.
 The memory tool (view, create, str_replace, insert, delete, rename under /memories) works on the same vault as files.`
 
@@ -264,7 +270,7 @@ func (s *Server) addPrompts() {
 		return &sdk.GetPromptResult{
 			Description: "ctx0 memory: how to use it, and what it holds now",
 			Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{
-				Text: "## Memory (ctx0)\n\n" + instructions + "\n\n" + b.Text,
+				Text: "## Memory (ctx0)\n\n" + instructionsFor(s.opts.Vault.Config()) + "\n\n" + b.Text,
 			}}},
 		}, nil
 	})

@@ -14,7 +14,6 @@ import (
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -117,7 +116,7 @@ func ptr[T any](v T) *T { return &v }
 
 // rememberIn is what the remember tool takes: one fact and how to file it.
 type rememberIn struct {
-	Content string   `json:"content" jsonschema:"the fact: clear, specific and standalone, under 2,000 characters. 'User prefers Bun over Node for new TypeScript projects', not 'likes Bun'; include the why when it matters"`
+	Content string   `json:"content" jsonschema:"the fact: clear, specific and standalone, within the vault's limit (see the tool's description). 'User prefers Bun over Node for new TypeScript projects', not 'likes Bun'; include the why when it matters"`
 	Type    string   `json:"type,omitempty" jsonschema:"what kind of fact (see addTools)"`
 	Tags    []string `json:"tags,omitempty" jsonschema:"labels such as preference, codebase, contact, infra, decision, pattern, debug"`
 	Project string   `json:"project,omitempty" jsonschema:"the project it belongs to; leave out for a global fact"`
@@ -144,8 +143,6 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if a, ok := typeAliases[t]; ok {
 		t = a
 	}
-	o := vault.RememberOptions{Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Source: "agent"}
-	librarian.Infer(&o)
 	// The client's own limit first: a runaway client is refused before it
 	// uses up the vault's.
 	byClient, err := s.client.allow(req.Session, "remember")
@@ -157,7 +154,9 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 		s.client.undo(req.Session, byClient)
 		return nil, rememberOut{}, err
 	}
-	r, err := s.opts.Vault.Remember(ctx, o)
+	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
+		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Links: in.Links,
+	})
 	if err != nil || r.Duplicate {
 		s.remember.undo(ctx, counted)
 		s.client.undo(req.Session, byClient)
@@ -169,19 +168,11 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 	if r.Duplicate {
 		return textResult("Already in memory as %s; nothing was written.", r.Name), out, nil
 	}
-	note := ""
-	if len(in.Links) > 0 {
-		if _, c, err := s.opts.Vault.Set(ctx, r.Name, "links", strings.Join(in.Links, ", ")); err != nil {
-			note = fmt.Sprintf(" The links were not set: %v.", err)
-		} else if c.Hash != "" {
-			out.Commit = c.Hash
-		}
-	}
 	pinned := ""
 	if in.Pin {
 		pinned = " (pinned)"
 	}
-	return textResult("Saved%s as %s.%s%s", pinned, r.Name, note, redactedNote(r.Commit)), out, nil
+	return textResult("Saved%s as %s.%s", pinned, r.Name, redactedNote(r.Commit)), out, nil
 }
 
 // redactedNote tells the agent what a write redacted, so it knows the
@@ -466,7 +457,7 @@ func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in A
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project, Source: "agent"})
+		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project})
 		if err != nil {
 			s.remember.undo(ctx, counted)
 			return nil, nil, fmt.Errorf("summary: %w", err)

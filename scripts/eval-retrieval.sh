@@ -3,11 +3,11 @@
 # and retrieve find the evidence of questions typed as people ask them,
 # side by side with a plain BM25 over the same texts in the same run, with
 # and without the offline librarian's entries. See BENCHMARKS.md
-# ("Retrieval quality") and internal/retrievaleval.
+# ("Retrieval quality") and eval/retrievaleval.
 #
 #   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK]
 #
-# labelled: the questions of internal/retrievaleval/testdata/questions.json
+# labelled: the questions of eval/retrievaleval/testdata/questions.json
 # over the real transcripts in librarian/transcript/testdata; synthetic:
 # long multi-session conversations with planted facts, generated from SEED
 # (default 1). Prints Markdown tables. With WORK, the vaults are set up
@@ -23,4 +23,4 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0)
 cd "$root"
-go run ./internal/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed" -work "$keep"
+go run ./eval/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed" -work "$keep"

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/eval/synthvault"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/synthvault"
 	"github.com/ctx0/ctx0/vault"
 )
 

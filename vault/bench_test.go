@@ -12,7 +12,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/eval/synthvault"
 )
 
 // benchEntries is the size of the benchmark vault (architecture.md's 10k).

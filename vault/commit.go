@@ -51,6 +51,11 @@ type change struct {
 	// plain marks a file that is text but not an entry (a memory tool's
 	// notes.txt): checked and redacted as text, as an entry's body is.
 	plain bool
+	// redacted marks data already redacted by the one who made it (a new
+	// entry, newEntryChange), with what it replaced in counts: the write
+	// path does not redact it again.
+	redacted bool
+	counts   map[string]int
 }
 
 // Commit describes a commit ctx0 made.
@@ -317,7 +322,7 @@ func releaseLockFile(f *os.File, p string) {
 
 // lockGitIndex takes .git/index.lock for gitindex, recorded in the journal.
 func (v *Vault) lockGitIndex(ctx context.Context, p string) (*os.File, error) {
-	return v.createGitLock(ctx, p, gitLockWait)
+	return v.createGitLock(ctx, p, v.gitLockWait)
 }
 
 // writeWorkTree puts changes into the work tree and returns how to stage
@@ -711,7 +716,7 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	lockPath := refPath + ".lock"
-	f, err := v.createGitLock(ctx, lockPath, gitLockWait)
+	f, err := v.createGitLock(ctx, lockPath, v.gitLockWait)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
@@ -743,9 +748,9 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 // writer's leftover: git holds one for milliseconds.
 const staleLock = 10 * time.Second
 
-// gitLockWait is how long a write waits for a git command that holds one of
-// git's lock files to finish.
-var gitLockWait = 2 * time.Second
+// defaultGitLockWait is how long a write waits for a git command that holds
+// one of git's lock files to finish: git holds one for milliseconds.
+const defaultGitLockWait = 2 * time.Second
 
 // appendReflog records the move in the branch's and HEAD's reflogs, as git
 // does, so `git reflog` can bring back anything ctx0 replaced. A reflog that

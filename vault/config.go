@@ -12,7 +12,7 @@ import (
 )
 
 // ConfigFile is the vault's settings, committed with the vault.
-const ConfigFile = ".ctx0/config.yaml"
+const ConfigFile = config.VaultFile
 
 // Config is what .ctx0/config.yaml may say. Every field has a default, so an
 // empty file is a valid configuration.

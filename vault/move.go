@@ -232,6 +232,8 @@ func (v *Vault) Supersede(ctx context.Context, ref, text, source string) (string
 	if err != nil {
 		return "", Commit{}, err
 	}
+	// Redacted before the name and the title are made of it.
+	text, counts := Redact(text)
 	var name string
 	c, err := v.update(ctx, func() (string, []change, error) {
 		oe, err := v.read(old)
@@ -241,20 +243,18 @@ func (v *Vault) Supersede(ctx context.Context, ref, text, source string) (string
 		if s := oe.SupersededBy(); s != "" {
 			return "", nil, fmt.Errorf("supersede %s: already superseded by %s; supersede that one", old, s)
 		}
-		meta := Meta{Title: titleFromText(text), Type: oe.Type(), Tags: oe.Tags(), Project: oe.Project(), Pinned: oe.Pinned(), Source: source}
+		meta := Meta{Title: titleFromText(text), Type: oe.Type(), Tags: oe.Tags(), Project: oe.Project(), Pinned: oe.Pinned(), Source: source, Links: []string{old}}
 		if _, ok := v.cfg.Type(meta.Type); !ok {
 			meta.Type = "note"
 		}
 		if name, err = v.freeName(path.Join(Folder(old), cmp.Or(SlugFromTitle(meta.Title), "memory"))); err != nil {
 			return "", nil, err
 		}
-		ne, err := v.newEntry(meta, text+"\n")
+		ne, err := v.newEntryChange(name, meta, text+"\n", counts)
 		if err != nil {
 			return "", nil, err
 		}
-		if err := ne.Set(entry.FieldLinks, []string{old}); err != nil {
-			return "", nil, err
-		}
+		ne.based = false // a file made there meanwhile fails the write
 		if err := oe.Set(entry.FieldSupersededBy, name); err != nil {
 			return "", nil, err
 		}
@@ -262,7 +262,7 @@ func (v *Vault) Supersede(ctx context.Context, ref, text, source string) (string
 			return "", nil, err
 		}
 		return fmt.Sprintf("supersede %s with %s", old, name),
-			[]change{{path: entryPath(name), data: ne.Bytes()}, {path: entryPath(old), data: oe.Bytes()}}, nil
+			[]change{ne, {path: entryPath(old), data: oe.Bytes()}}, nil
 	})
 	return name, c, err
 }

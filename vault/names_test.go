@@ -207,8 +207,8 @@ func TestTitleFromName(t *testing.T) {
 		{"iPhone", "iPhone"},
 	}
 	for _, tt := range tests {
-		if got := titleFromName(tt.in); got != tt.want {
-			t.Errorf("titleFromName(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := TitleFromName(tt.in); got != tt.want {
+			t.Errorf("TitleFromName(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -115,8 +115,7 @@ func TestPersonsGitLockIsNotTakenForADeadWriters(t *testing.T) {
 	if _, err := os.Stat(p); err != nil {
 		t.Fatalf("a person's index.lock was removed: %v", err)
 	}
-	gitLockWait = 50 * time.Millisecond
-	t.Cleanup(func() { gitLockWait = 2 * time.Second })
+	w.gitLockWait = 50 * time.Millisecond
 	_, err := w.Remember(t.Context(), RememberOptions{Text: "blocked by a running git"})
 	if !errors.Is(err, os.ErrExist) {
 		t.Fatalf("remember while git holds index.lock: %v", err)

@@ -68,6 +68,12 @@ func redactText(data []byte, counts map[string]int) []byte {
 func redactChanges(msg string, changes []change) (string, map[string]int) {
 	counts := map[string]int{}
 	for i := range changes {
+		if changes[i].redacted {
+			for k, c := range changes[i].counts {
+				counts[k] += c
+			}
+			continue
+		}
 		data := redactFile(changes[i].path, changes[i].data, counts)
 		if changes[i].plain && data != nil {
 			data = redactText(data, counts)

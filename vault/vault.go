@@ -37,6 +37,9 @@ type Vault struct {
 	trust   Trust
 	now     func() time.Time
 	catalog Catalog
+	// gitLockWait is how long a write waits for a git command that holds
+	// one of git's lock files to finish (defaultGitLockWait).
+	gitLockWait time.Duration
 	// onCommit is told of each commit this process's writes made.
 	onCommit func(*Vault)
 	// onWait is told when a lock is held by another process and this one
@@ -83,7 +86,7 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault %s: git repository: %w", root, err)
 	}
-	v := &Vault{root: root, gitDir: gitDir, repo: repo, now: time.Now, sem: make(chan struct{}, 1)}
+	v := &Vault{root: root, gitDir: gitDir, repo: repo, now: time.Now, gitLockWait: defaultGitLockWait, sem: make(chan struct{}, 1)}
 	// A config that does not decode is kept in ConfigError, not fatal:
 	// a vault whose remote pushed a broken or newer config must still
 	// open, to sync the fix.

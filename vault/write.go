@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/internal/kind"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -53,6 +54,10 @@ type Meta struct {
 	Project string
 	Pinned  bool
 	Source  string
+	// Links name the entries it relates to.
+	Links []string
+	// Conversation is the conversation it was filed from, if any.
+	Conversation string
 }
 
 // AddOptions is a new entry.
@@ -81,7 +86,7 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 		name = v.folderFor(o.Type) + "/" + name
 	}
 	if o.Title == "" {
-		o.Title = titleFromName(o.Name)
+		o.Title = TitleFromName(o.Name)
 	}
 	body := templates.Body(o.Type)
 	if o.Body != nil {
@@ -90,6 +95,7 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 		}
 		body = withNewline(*o.Body)
 	}
+	body, counts := Redact(body)
 	var created string
 	c, err := v.update(ctx, func() (string, []change, error) {
 		if _, err := os.Stat(v.path(name)); err == nil {
@@ -100,12 +106,12 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 				return "", nil, err
 			}
 		}
-		e, err := v.newEntry(o.Meta, body)
+		ch, err := v.newEntryChange(name, o.Meta, body, counts)
 		if err != nil {
 			return "", nil, err
 		}
 		created = name
-		return "add " + name, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
+		return "add " + name, []change{ch}, nil
 	})
 	return created, c, err
 }
@@ -113,12 +119,13 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 // RememberOptions is a quick capture.
 type RememberOptions struct {
 	Text    string
-	Type    string // default note
-	Title   string // default: from the text's first sentence
+	Type    string // default: told from the text (internal/kind)
+	Title   string // default: for a person introduced, the name; else from the text's first sentence
 	Tags    []string
 	Project string
 	Pinned  bool
-	Source  string // default agent
+	Source  string   // default agent
+	Links   []string // entries it relates to, set in the same commit
 }
 
 // Remembered is the result of Remember.
@@ -145,16 +152,31 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 		return Remembered{}, err
 	}
 	if o.Type == "" {
-		o.Type = "note"
+		// Told from the text, as the offline librarian types what a
+		// conversation says.
+		o.Type = kind.Of(text)
+	}
+	if o.Type == "contact" && strings.TrimSpace(o.Title) == "" {
+		// A person introduced is named for the person (contacts/priya-patel).
+		o.Title = kind.PersonIntroduced(text)
 	}
 	if o.Source == "" {
 		o.Source = "agent"
+	}
+	links, err := parseList(strings.Join(o.Links, ","))
+	if err != nil {
+		return Remembered{}, badRequest(fmt.Errorf("remember: links: %w", err))
+	}
+	for _, l := range links {
+		if err := checkText("remember", "link", l); err != nil {
+			return Remembered{}, err
+		}
 	}
 	title := strings.TrimSpace(o.Title)
 	if title == "" {
 		title = titleFromText(text)
 	}
-	meta := Meta{Title: title, Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source}
+	meta := Meta{Title: title, Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source, Links: links}
 	if err := v.checkMeta(meta); err != nil {
 		return Remembered{}, err
 	}
@@ -173,16 +195,13 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 		if err != nil {
 			return "", nil, err
 		}
-		e, err := v.newEntry(meta, text+"\n")
+		ch, err := v.newEntryChange(name, meta, text+"\n", redacted)
 		if err != nil {
 			return "", nil, err
 		}
 		r.Name = name
-		return "remember " + name + "\n\n" + meta.Title, []change{{path: entryPath(name), data: e.Bytes(), based: true}}, nil
+		return "remember " + name + "\n\n" + meta.Title, []change{ch}, nil
 	})
-	if c.Hash != "" && len(redacted) > 0 {
-		c.Redacted = redacted
-	}
 	r.Commit = c
 	return r, err
 }
@@ -264,38 +283,6 @@ func (v *Vault) touch(e *entry.Entry) error {
 	return e.Set(entry.FieldUpdated, v.now().UTC().Truncate(time.Second))
 }
 
-// newEntry builds a new entry with its fields in the documented order.
-func (v *Vault) newEntry(m Meta, body string) (*entry.Entry, error) {
-	now := v.now().UTC().Truncate(time.Second)
-	e := entry.New()
-	set := func(k string, val any) error { return e.Set(k, val) }
-	steps := []struct {
-		key  string
-		val  any
-		skip bool
-	}{
-		{entry.FieldTitle, m.Title, m.Title == ""},
-		{entry.FieldType, m.Type, false},
-		{entry.FieldAliases, m.Aliases, len(m.Aliases) == 0},
-		{entry.FieldTags, m.Tags, len(m.Tags) == 0},
-		{entry.FieldProject, m.Project, m.Project == ""},
-		{entry.FieldPinned, true, !m.Pinned},
-		{entry.FieldSource, m.Source, m.Source == ""},
-		{entry.FieldCreated, now, false},
-		{entry.FieldUpdated, now, false},
-	}
-	for _, s := range steps {
-		if s.skip {
-			continue
-		}
-		if err := set(s.key, s.val); err != nil {
-			return nil, fmt.Errorf("set %s: %w", s.key, err)
-		}
-	}
-	e.SetBody(body)
-	return e, nil
-}
-
 // CheckType says whether t is a type of the vault (declared in its config
 // or built in): what add and set accept, and what list filters by.
 func (v *Vault) CheckType(t string) error {
@@ -330,48 +317,6 @@ func (v *Vault) checkAliasFree(ctx context.Context, alias, owner string) error {
 		}
 	}
 	return nil
-}
-
-// folderFor is where a new entry of type t goes.
-func (v *Vault) folderFor(t string) string {
-	info, _ := v.cfg.Type(t)
-	if t == "episode" {
-		return info.Folder + "/" + v.now().UTC().Format("2006-01")
-	}
-	return info.Folder
-}
-
-// freeName returns name, or name-2, name-3, … the first that no file uses.
-// Call it under the vault lock.
-func (v *Vault) freeName(name string) (string, error) {
-	for i := 1; i < 10000; i++ {
-		n := name
-		if i > 1 {
-			n = fmt.Sprintf("%s-%d", name, i)
-		}
-		if _, err := os.Lstat(v.path(n)); errors.Is(err, os.ErrNotExist) {
-			return n, nil
-		}
-	}
-	return "", fmt.Errorf("no free name for %s", name)
-}
-
-// titleFromName makes "Sarah Chen" of "contacts/sarah-chen" or of "Sarah Chen".
-func titleFromName(typed string) string {
-	last := typed
-	if i := strings.LastIndexAny(typed, "/\\"); i >= 0 {
-		last = typed[i+1:]
-	}
-	last = strings.TrimSuffix(strings.TrimSpace(last), ".md")
-	if strings.ContainsAny(last, " ") || strings.ToLower(last) != last {
-		return last
-	}
-	words := strings.FieldsFunc(last, func(r rune) bool { return r == '-' || r == '_' })
-	for i, w := range words {
-		r, size := utf8.DecodeRuneInString(w)
-		words[i] = strings.ToUpper(string(r)) + w[size:]
-	}
-	return strings.Join(words, " ")
 }
 
 // titleFromText is the first line of text, cut at a sentence end or a word

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/vault"
 )
 
 // Config is what the vault's .ctx0/config.yaml says of the language model:
@@ -188,7 +187,7 @@ func Open(cfg Config, getenv func(string) string) (Provider, error) {
 		e := Endpoint{BaseURL: cfg.BaseURL, Model: cfg.Model, MaxTokens: cfg.MaxTokens, Client: &http.Client{Timeout: cfg.Timeout}}
 		if cfg.APIKeyEnv != "" {
 			if e.APIKey = getenv(cfg.APIKeyEnv); e.APIKey == "" {
-				return nil, fmt.Errorf("llm provider %s: $%s is not set: it holds the API key (api_key_env in %s names the variable)", cfg.Provider, cfg.APIKeyEnv, vault.ConfigFile)
+				return nil, fmt.Errorf("llm provider %s: $%s is not set: it holds the API key (api_key_env in %s names the variable)", cfg.Provider, cfg.APIKeyEnv, config.VaultFile)
 			}
 		}
 		if cfg.Provider == "anthropic" {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/ctx0/ctx0/librarian"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -182,7 +181,6 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 	if o.Source == "" {
 		o.Source = a.writtenBy()
 	}
-	librarian.Infer(&o)
 	v, err := a.open(ctx)
 	if err != nil {
 		return vault.Remembered{}, err

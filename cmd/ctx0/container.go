@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/config"
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -26,52 +26,22 @@ import (
 // automatic sync) and every index becomes its vault's catalog.
 //
 // An open that fails is not remembered: the next ask tries again, so a
-// command that creates the vault (quickstart) can open it after.
+// command that creates the vault (quickstart) can open it after. Each
+// service has its own lock, not the container's: opening the index opens
+// the vault.
 type container struct {
 	a *app
 
-	vault      lazy[*vault.Vault]
-	index      lazy[*index.Index]
-	llm        lazy[llm.Config]
-	model      lazy[llm.Provider]
-	extractor  lazy[extractor.Config]
-	curator    lazy[curator.Config]
-	ingest     lazy[ingest.Config]
-	embeddings lazy[index.Embedder]
-	store      lazy[*ingest.Store]
-	sessions   lazy[*extractor.StoredSessions]
-}
-
-// lazy is one service, opened at most once successfully. Its own lock,
-// not the container's, guards it: opening the index opens the vault.
-type lazy[T any] struct {
-	mu   sync.Mutex
-	done bool
-	v    T
-}
-
-// get returns the service, opening it with open the first time (or again
-// after open failed).
-func (l *lazy[T]) get(open func() (T, error)) (T, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.done {
-		return l.v, nil
-	}
-	v, err := open()
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	l.v, l.done = v, true
-	return v, nil
-}
-
-// opened returns the service if it was opened.
-func (l *lazy[T]) opened() (T, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.v, l.done
+	vault      lazy.Value[*vault.Vault]
+	index      lazy.Value[*index.Index]
+	llm        lazy.Value[llm.Config]
+	model      lazy.Value[llm.Provider]
+	extractor  lazy.Value[extractor.Config]
+	curator    lazy.Value[curator.Config]
+	ingest     lazy.Value[ingest.Config]
+	embeddings lazy.Value[index.Embedder]
+	store      lazy.Value[*ingest.Store]
+	sessions   lazy.Value[*extractor.StoredSessions]
 }
 
 // Vault is the vault this invocation uses (see app.dir), opened without
@@ -89,7 +59,7 @@ func (l *lazy[T]) opened() (T, bool) {
 // that must work to repair it (app.anyConfig: sync, doctor, status,
 // trust), which say so and go on with the defaults.
 func (c *container) Vault(ctx context.Context) (*vault.Vault, error) {
-	return c.vault.get(func() (*vault.Vault, error) {
+	return c.vault.Get(func() (*vault.Vault, error) {
 		v, err := vault.Open(ctx, c.a.dir(), c.a.vaultOptions()...)
 		if err != nil {
 			return nil, err
@@ -139,8 +109,8 @@ func configSections() []string {
 
 // section decodes one package's settings from the vault's config file
 // with parse, once.
-func section[T any](ctx context.Context, c *container, l *lazy[T], parse func(*config.File) (T, error)) (T, error) {
-	return l.get(func() (T, error) {
+func section[T any](ctx context.Context, c *container, l *lazy.Value[T], parse func(*config.File) (T, error)) (T, error) {
+	return l.Get(func() (T, error) {
 		v, err := c.Vault(ctx)
 		if err != nil {
 			var zero T
@@ -160,7 +130,7 @@ func section[T any](ctx context.Context, c *container, l *lazy[T], parse func(*c
 // closing: every transaction is committed to the WAL, which the next open
 // reads.
 func (c *container) Index(ctx context.Context) (*index.Index, error) {
-	return c.index.get(func() (*index.Index, error) {
+	return c.index.Get(func() (*index.Index, error) {
 		v, err := c.Vault(ctx)
 		if err != nil {
 			return nil, err
@@ -172,7 +142,7 @@ func (c *container) Index(ctx context.Context) (*index.Index, error) {
 // Model is the language model the vault's config names (llm:), or the
 // offline provider when it names none (see llm.IsOffline).
 func (c *container) Model(ctx context.Context) (llm.Provider, error) {
-	return c.model.get(func() (llm.Provider, error) {
+	return c.model.Get(func() (llm.Provider, error) {
 		cfg, err := section(ctx, c, &c.llm, llm.ParseConfig)
 		if err != nil {
 			return nil, err
@@ -200,7 +170,7 @@ func (c *container) IngestConfig(ctx context.Context) (ingest.Config, error) {
 // Embeddings is the embeddings endpoint the vault's config names, or nil
 // when it names none.
 func (c *container) Embeddings(ctx context.Context) (index.Embedder, error) {
-	return c.embeddings.get(func() (index.Embedder, error) {
+	return c.embeddings.Get(func() (index.Embedder, error) {
 		cfg, err := c.ExtractorConfig(ctx)
 		if err != nil || !cfg.Embeddings.Configured() {
 			return nil, err
@@ -216,7 +186,7 @@ func (c *container) Embeddings(ctx context.Context) (index.Embedder, error) {
 // Store is the vault's ingest state (.ctx0/state/), shared by the
 // command's parts and closed with the container.
 func (c *container) Store(ctx context.Context) (*ingest.Store, error) {
-	return c.store.get(func() (*ingest.Store, error) { return c.OpenStore(ctx) })
+	return c.store.Get(func() (*ingest.Store, error) { return c.OpenStore(ctx) })
 }
 
 // OpenStore opens an ingest state of the vault of its own, which the
@@ -237,7 +207,7 @@ func (c *container) OpenStore(ctx context.Context) (*ingest.Store, error) {
 // Sessions are the past sessions the extractor searches, opened on their
 // first search, and closed with the container.
 func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, error) {
-	return c.sessions.get(func() (*extractor.StoredSessions, error) {
+	return c.sessions.Get(func() (*extractor.StoredSessions, error) {
 		v, err := c.Vault(ctx)
 		if err != nil {
 			return nil, err
@@ -251,17 +221,17 @@ func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, er
 // change).
 func (c *container) closeAll() {
 	c.close()
-	if ix, ok := c.index.opened(); ok {
+	if ix, ok := c.index.Opened(); ok {
 		ix.Close()
 	}
 }
 
 // close releases what the container opened, but the index (see Index).
 func (c *container) close() {
-	if s, ok := c.store.opened(); ok {
+	if s, ok := c.store.Opened(); ok {
 		s.Close()
 	}
-	if s, ok := c.sessions.opened(); ok {
+	if s, ok := c.sessions.Opened(); ok {
 		s.Close()
 	}
 }

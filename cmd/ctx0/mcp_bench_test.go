@@ -12,8 +12,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx0/ctx0/eval/synthvault"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/internal/synthvault"
 	"github.com/ctx0/ctx0/vault"
 )
 

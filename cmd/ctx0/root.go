@@ -63,7 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a.services = &container{a: a}
 	// The daemon puts new services in place when its settings change.
 	defer func() { a.services.close() }()
-	if s := os.Getenv("CTX0_NOW"); s != "" {
+	if s := a.getenv("CTX0_NOW"); s != "" {
 		// A fixed clock, for reproducible runs such as tests and demos.
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil {

@@ -30,6 +30,11 @@ import (
 // this version.
 const Version = 1
 
+// VaultFile is where a vault keeps its settings file, relative to its
+// root (slash-separated): every package that names the file in a message
+// names this one.
+const VaultFile = ".ctx0/config.yaml"
+
 // VersionKey is the top-level key that holds a file's version; it is no
 // section.
 const VersionKey = "version"

@@ -3,6 +3,8 @@ package ingest
 import (
 	"strings"
 	"time"
+
+	"github.com/ctx0/ctx0/vault"
 )
 
 // Ref names a conversation in the vault, in the conversation field of what
@@ -36,7 +38,7 @@ func ParseRef(s string) (session string, first time.Time, ok bool) {
 
 // RefField is the frontmatter field that ties an entry the librarian
 // filed to the Ref of its conversation.
-const RefField = "conversation"
+const RefField = vault.FieldConversation
 
 // markerPrefix starts the line of an episode section that names its
 // conversation: "Conversation: `REF`", then what the section says of it.

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/filelock"
+	"github.com/ctx0/ctx0/internal/sqlitedb"
 	"github.com/ctx0/ctx0/vault"
 	"modernc.org/sqlite"
 )
@@ -149,41 +150,15 @@ func (s *Store) openLocked(ctx context.Context, lockPath string) error {
 var ErrNewerState = errors.New("ingest state was written by a newer ctx0; upgrade ctx0")
 
 func (s *Store) migrate(ctx context.Context) error {
-	return s.withTx(ctx, func(tx *sql.Tx) error {
-		var v int
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-			return err
-		}
-		if v > schemaVersion {
-			return ErrNewerState
-		}
-		for ; v < schemaVersion; v++ {
-			for _, stmt := range migrations[v] {
-				if _, err := tx.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migrate to version %d: %w", v+1, err)
-				}
-			}
-		}
-		_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", schemaVersion))
-		return err
-	})
+	if len(migrations) != schemaVersion {
+		return fmt.Errorf("ingest state: %d migrations for schema version %d", len(migrations), schemaVersion)
+	}
+	return sqlitedb.Migrate(ctx, s.db, migrations, ErrNewerState)
 }
 
-// withTx runs fn in a transaction and commits it, or rolls it back if fn
-// or the commit fails.
-func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
-			return
-		}
-		err = tx.Commit()
-	}()
-	return fn(tx)
+// withTx runs fn in a transaction of the state database.
+func (s *Store) withTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return sqlitedb.WithTx(ctx, s.db, fn)
 }
 
 // millis and fromMillis convert the stored times.

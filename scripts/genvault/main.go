@@ -1,5 +1,5 @@
 // Command genvault writes a synthetic ctx0 vault of N entries for
-// benchmarks (see internal/synthvault).
+// benchmarks (see eval/synthvault).
 //
 //	go run ./scripts/genvault -n 10000 /tmp/vault10k
 package main
@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/ctx0/ctx0/internal/synthvault"
+	"github.com/ctx0/ctx0/eval/synthvault"
 )
 
 func main() {

@@ -3,7 +3,7 @@
 // real transcripts, then a synthetic dataset, each in a vault of its own,
 // and prints the measures as Markdown.
 //
-//	go run ./internal/retrievaleval/cmd -ctx0 BIN [-set labelled|synthetic|all] [-seed N] [-work DIR]
+//	go run ./eval/retrievaleval/cmd -ctx0 BIN [-set labelled|synthetic|all] [-seed N] [-work DIR]
 //
 // With -work, the vaults are set up in DIR and kept, and a later run with
 // the same -work and dataset asks its questions of them without setting
@@ -18,7 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/ctx0/ctx0/internal/retrievaleval"
+	"github.com/ctx0/ctx0/eval/retrievaleval"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.Synth
 	var sets []retrievaleval.Dataset
 	var dirs []string // each set's folder under keep
 	if set == "labelled" || set == "all" {
-		qs, err := retrievaleval.LoadQuestions(filepath.Join(repo, "internal/retrievaleval/testdata/questions.json"))
+		qs, err := retrievaleval.LoadQuestions(filepath.Join(repo, "eval/retrievaleval/testdata/questions.json"))
 		if err != nil {
 			return err
 		}

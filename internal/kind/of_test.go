@@ -1,14 +1,12 @@
-package librarian
+package kind
 
 import (
 	"testing"
-
-	"github.com/ctx0/ctx0/vault"
 )
 
-// TestTypeOf: general phrasings of each type, and near misses that stay
+// TestOf: general phrasings of each type, and near misses that stay
 // notes.
-func TestTypeOf(t *testing.T) {
+func TestOf(t *testing.T) {
 	for _, tt := range []struct{ text, want string }{
 		{"We decided to use Postgres for the billing service", "decision"},
 		{"Let's go with Svelte for the dashboard.", "decision"},
@@ -35,29 +33,21 @@ func TestTypeOf(t *testing.T) {
 		{"", "note"},
 		{"Always.", "note"},
 	} {
-		if got := TypeOf(tt.text); got != tt.want {
-			t.Errorf("TypeOf(%q) = %q, want %q", tt.text, got, tt.want)
+		if got := Of(tt.text); got != tt.want {
+			t.Errorf("Of(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }
 
-// TestInfer: a person introduced is a contact titled by the person's name;
-// other texts keep the title their first sentence gives; a type or title
-// given is kept.
-func TestInfer(t *testing.T) {
-	for _, tt := range []struct {
-		in              vault.RememberOptions
-		wantType, title string
-	}{
-		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer, she works from Berlin"}, "contact", "Priya Patel"},
-		{vault.RememberOptions{Text: "Never deploy on Fridays"}, "preference", ""},
-		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer", Type: "note"}, "note", ""},
-		{vault.RememberOptions{Text: "Meet Priya Patel, our new designer", Title: "Priya"}, "contact", "Priya"},
+// TestPersonIntroduced: a person introduced is named; other texts name
+// no one.
+func TestPersonIntroduced(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"Meet Priya Patel, our new designer, she works from Berlin", "Priya Patel"},
+		{"Never deploy on Fridays", ""},
 	} {
-		o := tt.in
-		Infer(&o)
-		if o.Type != tt.wantType || o.Title != tt.title {
-			t.Errorf("Infer(%q, type %q, title %q) = type %q, title %q; want %q, %q", tt.in.Text, tt.in.Type, tt.in.Title, o.Type, o.Title, tt.wantType, tt.title)
+		if got := PersonIntroduced(tt.text); got != tt.want {
+			t.Errorf("PersonIntroduced(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

@@ -1,17 +1,16 @@
-package librarian
+package kind
 
 import (
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/vault"
 )
 
 // prefers is a preference said of someone in the third person ("Sarah
 // prefers email", "the user prefers Bun"): rule catches the first person.
 var prefers = lazy.Regexp(`(?i)\bprefers\b`)
 
-// TypeOf is the type of entry a short text someone asks to remember reads
+// Of is the type of entry a short text someone asks to remember reads
 // as, by the rules the offline librarian files a conversation's sentences
 // by: "decision" for a choice made ("we decided to use Postgres", "switch
 // to pnpm instead of npm"), "preference" for a standing rule or a liking
@@ -22,7 +21,7 @@ var prefers = lazy.Regexp(`(?i)\bprefers\b`)
 // a lasting fact about someone named or about a tool ("Mateo moved to
 // Lisbon", "Node 24 no longer requires the flag"), and "note" for anything
 // else. A text of several sentences is typed by its first.
-func TypeOf(text string) string {
+func Of(text string) string {
 	ss := sentences(strings.TrimSpace(text))
 	if len(ss) == 0 {
 		return "note"
@@ -32,12 +31,12 @@ func TypeOf(text string) string {
 	switch {
 	case decision().MatchString(bare):
 		return "decision"
-	case rule().MatchString(s) && !notRule().MatchString(s) && len(strings.Fields(s)) >= 3,
+	case IsRule(s),
 		prefers().MatchString(s) && !strings.HasSuffix(s, "?"):
 		return "preference"
 	case milestone().MatchString(bare):
 		return "milestone"
-	case personIn(bare) != "":
+	case PersonIn(bare) != "":
 		return "contact"
 	}
 	if _, fact := personFactIn(s); fact != "" {
@@ -49,19 +48,13 @@ func TypeOf(text string) string {
 	return "note"
 }
 
-// Infer completes what a text to remember leaves unsaid, by the same rules:
-// its type, if o has none (see TypeOf), and for a person introduced, the
-// title, which is the person's name, so that the entry is named for them
-// (contacts/priya-patel). The CLI's remember and the MCP remember tool
-// both ask it, so a text reads the same through either.
-func Infer(o *vault.RememberOptions) {
-	if o.Type == "" {
-		o.Type = TypeOf(o.Text)
+// PersonIntroduced is the name of the person a text introduces ("Meet
+// Priya Patel, our new designer" → "Priya Patel"), by the rule Of tells a
+// contact by; "" when it introduces none.
+func PersonIntroduced(text string) string {
+	ss := sentences(strings.TrimSpace(text))
+	if len(ss) == 0 {
+		return ""
 	}
-	if o.Type != "contact" || o.Title != "" {
-		return
-	}
-	if ss := sentences(strings.TrimSpace(o.Text)); len(ss) > 0 {
-		o.Title = personIn(opener().ReplaceAllString(clean(ss[0]), ""))
-	}
+	return PersonIn(opener().ReplaceAllString(clean(ss[0]), ""))
 }
