@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Index and search benchmark, whole process, against the fastest honest
 # baselines in the same run: a bare FTS5 bulk insert of the same files
-# (scripts/bench-fts-baseline) for the rebuild, ripgrep for search. Prints
+# (scripts/bench-fts-baseline) for the rebuild, ripgrep for search, and for
+# the full check (no watcher) a process that only lists every folder and
+# stats every file (scripts/bench-stat-floor). Prints
 # medians; see BENCHMARKS.md ("Index and search") for the figures.
 #
 #   scripts/bench-index.sh [N] [RUNS] [VAULT]
