@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -149,3 +150,88 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// BenchmarkFullCheck measures, on the vault in $CTX0_BENCH_VAULT (or a
+// generated one of 2,000 entries), the full check after one file was edited
+// in place (Refresh, what `ctx0 index` does), beside its floor in the same
+// run: listing every folder and statting every file on all cores, with
+// nothing compared ("floor"). Medians.
+func BenchmarkFullCheck(b *testing.B) {
+	ctx := b.Context()
+	dir := os.Getenv("CTX0_BENCH_VAULT")
+	if dir == "" {
+		if _, err := exec.LookPath("git"); err != nil {
+			b.Skip("generating a vault needs the git binary")
+		}
+		dir = filepath.Join(b.TempDir(), "vault")
+		if err := synthvault.Generate(dir, 2000, 1000, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	v, err := vault.Open(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(ctx, v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	if _, err := ix.Refresh(ctx); err != nil {
+		b.Fatal(err)
+	}
+	db, err := ix.handle(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sums, err := loadSums(ctx, db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	folders := slices.Sorted(maps.Keys(sums))
+	var edited string
+	for _, f := range folders {
+		if f != "" {
+			d := statFolders(ctx, dir, []string{f})
+			if len(d[0].files) > 0 {
+				edited = filepath.Join(dir, filepath.FromSlash(f), d[0].files[0])
+				break
+			}
+		}
+	}
+	if edited == "" {
+		b.Fatal("no entry file in a folder to edit")
+	}
+	var check, floor []time.Duration
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		fh, err := os.OpenFile(edited, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(fh, "Edited in the benchmark, take %d.\n", i)
+		fh.Close()
+		b.StartTimer()
+		t0 := time.Now()
+		rep, err := ix.Refresh(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		check = append(check, time.Since(t0))
+		if rep.Updated != 1 {
+			b.Fatalf("the check updated %d entries, want the 1 edited", rep.Updated)
+		}
+		t0 = time.Now()
+		statFolders(ctx, dir, folders)
+		floor = append(floor, time.Since(t0))
+	}
+	b.StopTimer()
+	for _, m := range []struct {
+		name string
+		d    []time.Duration
+	}{{"check", check}, {"floor", floor}} {
+		slices.Sort(m.d)
+		b.ReportMetric(ms(m.d[len(m.d)/2]), "ms/"+m.name+"-p50")
+	}
+}

@@ -206,6 +206,7 @@ func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, e
 		return nil, 0, err
 	}
 	folders := slices.Sorted(maps.Keys(sums))
+	defer relaxGC()()
 	disk := statFolders(ctx, root, folders)
 	var (
 		suspect []string

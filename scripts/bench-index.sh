@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Index and search benchmark, whole process, against the fastest honest
 # baselines in the same run: a bare FTS5 bulk insert of the same files
-# (scripts/bench-fts-baseline) for the rebuild, ripgrep for search. Prints
+# (scripts/bench-fts-baseline) for the rebuild, ripgrep for search, and for
+# the full check (no watcher) a process that only lists every folder and
+# stats every file (scripts/bench-stat-floor). Prints
 # medians; see BENCHMARKS.md ("Index and search") for the figures.
 #
 #   scripts/bench-index.sh [N] [RUNS] [VAULT]
@@ -25,7 +27,8 @@ trap cleanup EXIT
 command -v rg >/dev/null || { echo "bench-index: ripgrep (rg) is not installed: apt-get install -y ripgrep" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench-index: /usr/bin/time is not installed: apt-get install -y time" >&2; exit 1; }
 
-(cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0 && go build -o "$work/baseline" ./scripts/bench-fts-baseline)
+(cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0 && go build -o "$work/baseline" ./scripts/bench-fts-baseline &&
+	go build -o "$work/statfloor" ./scripts/bench-stat-floor)
 if [ -z "$vault" ]; then
 	vault="$work/vault"
 	(cd "$root" && go run ./scripts/genvault -n "$n" -size 4000 "$vault")
@@ -52,28 +55,30 @@ echo "rebuild (ctx0 index --rebuild)      median ${rb} s   peak $(( $(sort -n "$
 echo "bare FTS5 insert (read + insert)    median ${bt} s   peak $(( $(sort -n "$work/base.m" | tail -1) / 1024 )) MB   ($(tail -1 "$work/base.split"))"
 echo "ratio rebuild / bare insert         $(echo "scale=2; $rb/$bt" | bc)"
 
-# 2. ctx0 index after one file changed: the full check (no watcher runs).
-f=$(find "$vault/knowledge" -name '*.md' -print -quit)
-: >"$work/one.t"
-for i in $(seq 1 $((runs * 5))); do
-	echo "Edited again, take $i." >>"$f"
-	stamp t0; ctx0 index >/dev/null; stamp t1
-	echo $((t1 - t0)) >>"$work/one.t"
-done
-echo "ctx0 index after one file changed   median $(ms "$(median <"$work/one.t")") ms (full check)"
-
-# 3. Search, whole process. Queries rg can answer the same way: a word or
-# a phrase, case-insensitive, over the same files.
+# 2. and 3. The full check (no watcher runs), whole process: ctx0 index
+# after one file changed, ctx0 search, beside the floor of any check that
+# trusts no watcher (scripts/bench-stat-floor: list every folder and stat
+# every file, nothing else), process start, and rg, alternating so that
+# the load of the machine falls on all of them alike.
 queries=(deploy kafka sarah rollback critical postgres canary roadmap "staging deploy" "merge review")
-: >"$work/start.t"; : >"$work/full.t"
+f=$(find "$vault/knowledge" -name '*.md' -print -quit)
+: >"$work/one.t"; : >"$work/full.t"; : >"$work/floor.t"; : >"$work/start.t"; : >"$work/rgfull.t"
 for i in $(seq 1 $((runs * 5))); do
-	stamp t0; "$work/ctx0" --help >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/start.t"
-done
-for q in "${queries[@]}"; do
+	q=${queries[$((i % ${#queries[@]}))]}
+	echo "Edited again, take $i." >>"$f"
+	stamp t0; ctx0 index >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/one.t"
 	stamp t0; ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/full.t"
+	stamp t0; "$work/statfloor" "$vault" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/floor.t"
+	stamp t0; "$work/ctx0" --help >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/start.t"
+	stamp t0; rg -l -i -F -- "$q" "$vault" >/dev/null || true; stamp t1; echo $((t1 - t0)) >>"$work/rgfull.t"
 done
+fl=$(median <"$work/floor.t"); nw=$(median <"$work/full.t"); rf=$(median <"$work/rgfull.t")
+echo "ctx0 index after one file changed   median $(ms "$(median <"$work/one.t")") ms (full check)"
+echo "ctx0 search, no watcher             median $(ms "$nw") ms (full check: stat of every file)"
+echo "floor: list + stat every file       median $(ms "$fl") ms (scripts/bench-stat-floor, whole process)"
 echo "process start (ctx0 --help)         median $(ms "$(median <"$work/start.t")") ms"
-echo "ctx0 search, no watcher             median $(ms "$(median <"$work/full.t")") ms (full check: stat of every file)"
+echo "rg -l -i -F, same queries           median $(ms "$rf") ms"
+echo "ratio rg / ctx0 search, no watcher  $(echo "scale=2; $rf/$nw" | bc)   (rg / floor: $(echo "scale=2; $rf/$fl" | bc))"
 
 "$work/ctx0" --vault "$vault" index --watch >"$work/watch.log" 2>&1 &
 watcher=$!
