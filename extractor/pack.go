@@ -243,6 +243,8 @@ func (r *retrieval) extract(b *Bundle) string {
 	switch {
 	case entries == 0 && sessions == 0 && r.overBudget > 0:
 		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", words.Plural(r.overBudget, "passage", "passages"), b.Budget)
+	case entries == 0 && sessions == 0 && !r.asked.IsZero():
+		return fmt.Sprintf("Nothing in the vault or in past sessions matches of %s.", r.askedPast())
 	case entries == 0 && sessions == 0:
 		return "Nothing in the vault or in past sessions matches."
 	case entries == 0:

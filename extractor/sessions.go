@@ -75,9 +75,10 @@ func (s *StoredSessions) Close() error {
 // question: they compete with the entries on one score (see judge), so
 // the passage that answers goes first whichever holds it.
 func (r *retrieval) conversations(ctx context.Context) error {
-	if r.m.Sessions == nil || r.t.expr == "" {
+	if r.m.Sessions == nil || r.t.expr == "" || r.sessionsRead {
 		return nil
 	}
+	r.sessionsRead = true
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/index/query/when"
 )
 
 // TestRetrieveTimeInQuestion checks that a time the question says in words
@@ -116,5 +118,37 @@ func TestRetrieveEventDatedByItsConversation(t *testing.T) {
 	}
 	if !slices.ContainsFunc(b.Plan.Searches, func(s string) bool { return strings.HasPrefix(s, "when: after phoenix server start: 2026-02-10") }) {
 		t.Errorf("the event is not dated by its conversation: plan %q", b.Plan.Searches)
+	}
+}
+
+// TestRetrieveNothingAfterNow checks that a question about the past keeps
+// nothing that happened after now, and only what happened in its time
+// when anything did: the entries the librarian filed from later
+// conversations and those of other weeks stay out.
+func TestRetrieveNothingAfterNow(t *testing.T) {
+	m := fixture(t) // now is Sunday 2026-02-01
+	addFiled(t, m)  // filed on 2026-05-01 from conversations of 2025 and 2026
+	for _, c := range []struct {
+		q            string
+		since, until time.Time
+	}{
+		{"what did we decide last week?", time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)},
+		{"what did Sarah say last week?", time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)},
+		{"what did we fix in January 2026?", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Items) == 0 && !strings.Contains(b.Summary, "of "+when.Window{Since: c.since, Until: c.until}.String()) {
+			t.Errorf("%q: nothing found, and the summary does not say of when:\n%s", c.q, b.Text())
+		}
+		for _, it := range b.Items {
+			if it.Date.After(clock) {
+				t.Errorf("%q: item %s dated %s, after now", c.q, it.Name, it.Date.Format(time.DateOnly))
+			} else if !it.Date.IsZero() && (it.Date.Before(c.since) || !it.Date.Before(c.until)) {
+				t.Errorf("%q: item %s dated %s, outside %s to %s", c.q, it.Name, it.Date.Format(time.DateOnly), c.since.Format(time.DateOnly), c.until.Format(time.DateOnly))
+			}
+		}
 	}
 }

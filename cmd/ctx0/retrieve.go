@@ -86,10 +86,13 @@ question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.
 
-A time said in the question ("last week", "yesterday", "in March", "on 8 May
-2023", "since the launch") is read against now (--now for replays) and
-favours what happened then; --since and --until keep only what happened in
-their time.
+A time said in the question ("last week", "yesterday", "in July 2025", "in
+2024", "last spring", "the week before") is read against now (--now for
+replays) and keeps only what happened then and not after now, as --since
+and --until do; when nothing of that time holds the question's words, what
+is dated then is listed. A day named as a calendar does ("on 8 May 2023")
+is searched for as written, and an event ("since the launch") is dated by
+what mentions it and favours what happened in its time.
 
 --scope limits the search to folders; "sessions" names past sessions.`,
 		Example: `  ctx0 retrieve "how does Sarah like to be contacted?"
