@@ -32,11 +32,12 @@ const (
 	sessionPassages = 48
 	sessionHits     = 7
 	// sessionSnippet is the length of a past session's passage, in
-	// tokens: a sentence or two around the question's words (another
+	// words: whole turns, the one that holds the question's words and
+	// the reply to it, cut at sentence bounds when longer (another
 	// passage of the conversation adds what they leave out, see said).
-	// Short passages let more conversations into a bundle, and one that
-	// holds the question densely is judged above a long one.
-	sessionSnippet = 32
+	// An answer is said in the sentences after the question's words,
+	// which a window of a sentence or two around them cuts off.
+	sessionSnippet = 96
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -424,6 +425,12 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 		return nil
 	}
 	c.title, c.typ, c.project = e.Title(), e.Type(), e.Project()
+	if c.typ == "log" && e.Source() == "librarian" && !c.named {
+		// The librarian's own log holds the questions it could not
+		// answer, as asked: it echoes a question, it does not answer it.
+		c.score = 0
+		return nil
+	}
 	if c.title == "" {
 		c.title = vault.Slug(c.name)
 	}

@@ -85,7 +85,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	// Each conversation is quoted by its best passage and judged by what
 	// that passage holds: its other passages, which the bundle does not
 	// quote, do not lift it.
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true}
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
@@ -131,8 +131,10 @@ func (r *retrieval) conversations(ctx context.Context) error {
 // best does not, if any does (the answer said in the search block after
 // the question's).
 func (r *retrieval) said(hs []ingest.Hit) string {
+	// The passage is the conversation's turns, each labelled with its
+	// speaker (ingest.Query.Turns).
 	quote := func(h ingest.Hit) string {
-		return fmt.Sprintf("%s: %s", h.Speaker, strings.NewReplacer("«", "", "»", "").Replace(h.Snippet))
+		return strings.NewReplacer("«", "", "»", "").Replace(h.Snippet)
 	}
 	text := quote(hs[0])
 	held := r.match.matched(text)
