@@ -70,9 +70,12 @@ func (a *app) newRetrieveCmd() *cobra.Command {
 		Use:   "retrieve QUERY",
 		Short: "Answer a question from memory: the passages that matter, within a token budget",
 		Long: `Answer a question from the vault with a context bundle: a short summary, the
-passages that answer it (not whole files), each with its source file and
-lines, its score and why it was picked, and how confident the answer is.
-It fits --budget tokens (counted high, so it fits a model's count too).
+passages that answer it (not whole files), each on one line of title, date
+and source file and lines, and how confident the answer is (--json adds
+each item's score and why it was picked). A past session is quoted by its
+turns: the one that holds the question's words and the reply to it, each
+with its speaker. It fits --budget tokens (counted high, so it fits a
+model's count too).
 
 Offline it searches the entries and the past sessions (ctx0 ingest) and
 ranks their passages on one score, the passage that answers first whichever
