@@ -42,6 +42,12 @@ const (
 func (r *retrieval) pack() Bundle {
 	b := Bundle{Query: r.req.Query, Items: []Item{}, Sources: []string{}, Plan: r.plan, Budget: r.req.Budget, Suggest: r.suggest}
 	ordered, omitted := diversify(r.order)
+	r.folded = nil
+	for _, o := range omitted {
+		if strings.HasPrefix(o.Reason, "the same conversation as conversation:") && !strings.HasPrefix(o.Name, "conversation:") {
+			r.folded = append(r.folded, o.Name)
+		}
+	}
 	top := 0.0
 	for _, c := range ordered {
 		top = max(top, c.score)
@@ -247,6 +253,10 @@ func (r *retrieval) extract(b *Bundle) string {
 		return fmt.Sprintf("Nothing in the vault or in past sessions matches of %s.", r.askedPast())
 	case entries == 0 && sessions == 0:
 		return "Nothing in the vault or in past sessions matches."
+	case entries == 0 && len(r.folded) > 0:
+		// The entries filed from the sessions quoted matched too: the
+		// passages hold what they say, and are quoted for them.
+		s = fmt.Sprintf("Found %s; filed from it: %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"), strings.Join(r.folded[:min(len(r.folded), 3)], "; "))
 	case entries == 0:
 		s = fmt.Sprintf("No entry matches; found %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"))
 	default:

@@ -129,6 +129,9 @@ type retrieval struct {
 	// overBudget counts the candidates left out for the budget.
 	overBudget int
 	w          []float64 // the terms' weights over the candidates read (see weights)
+	// folded are the entries left out of the bundle for a passage of
+	// the session they were filed from, which holds what they say.
+	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
 	cands        map[string]*candidate
