@@ -311,8 +311,12 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 		for i, c := range rest {
 			// Another entry of a quoted conversation that holds words of
 			// the question its quoted items do not is another thing the
-			// conversation told: it is weighed as any other.
-			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) {
+			// conversation told: it is weighed as any other. So is an
+			// entry whose passage the conversation's quoted passage does
+			// not hold (the fix filed from a session whose passage
+			// quotes the error): one source, two things it says.
+			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) &&
+				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) {
 				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
 					at, replaces = i, by
 				} else {
