@@ -133,8 +133,10 @@ func (r *retrieval) conversations(ctx context.Context) error {
 func (r *retrieval) said(hs []ingest.Hit) string {
 	// The passage is the conversation's turns, each labelled with its
 	// speaker (ingest.Query.Turns).
+	// A relative time said in it ("yesterday", "last week") gets the
+	// dates it named then beside it: read later, it names another day.
 	quote := func(h ingest.Hit) string {
-		return strings.NewReplacer("«", "", "»", "").Replace(h.Snippet)
+		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
 	}
 	text := quote(hs[0])
 	held := r.match.matched(text)

@@ -129,6 +129,7 @@ func TestAnnotate(t *testing.T) {
 		{"I have been busy recently.", "I have been busy recently."},
 		{"yesterday (2023-05-07) it rained", "yesterday (2023-05-07) it rained"},
 		{"nothing to date here", "nothing to date here"},
+		{"I'll visit her there in the summer.", "I'll visit her there in the summer."},
 	} {
 		if got := Annotate(c.in, now); got != c.want {
 			t.Errorf("Annotate(%q) = %q, want %q", c.in, got, c.want)
