@@ -106,7 +106,9 @@ const (
 	maxHeadMissing = 24
 )
 
-// Text is the bundle as an agent reads it.
+// Text is the bundle as an agent reads it: the question and the summary,
+// then each item's title, type, date and source on one line, and its
+// passage.
 func (b *Bundle) Text() string {
 	var w strings.Builder
 	fmt.Fprintf(&w, "Memory for %q (confidence: %s, %.2f)\n%s\n", clip(b.Query, maxHeadQuery), b.Level, b.Confidence, b.Summary)
@@ -130,7 +132,9 @@ func (b *Bundle) Text() string {
 		if len(meta) > 0 {
 			fmt.Fprintf(&w, " (%s)", strings.Join(meta, ", "))
 		}
-		fmt.Fprintf(&w, " %s\n    why: %s; score %.2f\n", src, it.Why, it.Score)
+		// One line of chrome per item: why it was picked and its score
+		// are in the JSON form; the budget goes to the passages.
+		fmt.Fprintf(&w, " %s\n", src)
 		for _, l := range strings.Split(it.Passage, "\n") {
 			w.WriteString("    " + l + "\n")
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/decay"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -365,6 +366,17 @@ func (c *blockMaker) latest(ctx context.Context, latest []index.Result, faded ma
 			if pickedNames[r.Name] || r.Pinned || r.Type == summaryType || pass == 0 && !sameProject(project, r.Project) {
 				continue
 			}
+			if r.Type == "log" {
+				// The librarian's own log (the questions it could not
+				// answer) is for the user to go through, not news.
+				e, err := c.read(ctx, r.Name)
+				if err != nil {
+					return nil, err
+				}
+				if e == nil || e.Source() == "librarian" {
+					continue
+				}
+			}
 			if project != "" && r.Type == episodeType {
 				// A day's episode holds every project's sessions of
 				// that day: in a project's session, only a day that
@@ -434,6 +446,15 @@ func (c *blockMaker) line(ctx context.Context, section string, r index.Result, l
 		return nil, err
 	}
 	it := c.item(section, r, e)
+	if templates.Unfilled(e.Body()) {
+		// Still its template's text: it says nothing of the user yet,
+		// and is said to be empty rather than shown as known.
+		if section != "pinned" {
+			return nil, nil
+		}
+		it.Text = clip(it.Title+": empty, not filled in yet ("+vault.EntryPath(r.Name)+")", limit)
+		return &it, nil
+	}
 	body := oneLine(e.Body())
 	text := body
 	if it.Title != "" && !strings.HasPrefix(strings.ToLower(body), strings.ToLower(it.Title)) {

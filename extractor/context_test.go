@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/internal/golden"
+	"github.com/ctx0/ctx0/templates"
 )
 
 // TestContextGolden compares session-start blocks of the fixture vault with
@@ -177,5 +178,46 @@ func TestContextBudgetTooSmall(t *testing.T) {
 	m := fixture(t)
 	if _, err := Context(t.Context(), m, ContextOptions{Budget: MinContextBudget - 1}); !errors.Is(err, ErrBudget) {
 		t.Errorf("err = %v, want ErrBudget", err)
+	}
+}
+
+// TestContextLeavesOutWhatSaysNothing checks that the block shows a new
+// vault's me.md, still its template, as empty rather than as known about
+// the user, and leaves the librarian's own questions log out of the latest.
+func TestContextLeavesOutWhatSaysNothing(t *testing.T) {
+	m := fixture(t)
+	var me string
+	for _, f := range templates.Vault() {
+		if f.Path == "me.md" {
+			me = string(f.Data)
+		}
+	}
+	if me == "" {
+		t.Fatal("no me.md in the vault template")
+	}
+	for rel, data := range map[string]string{
+		"me.md":                        me,
+		"logs/librarian-questions.md":  "---\ntitle: Librarian questions\ntype: log\nsource: librarian\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\nQuestions the librarian could not answer from a conversation.\n\n- why does the deploy fail on staging?\n",
+		"knowledge/fresh-fact-here.md": "---\ntitle: Staging deploys on Tuesdays\ntype: fact\ncreated: 2026-01-31T11:00:00Z\nupdated: 2026-01-31T11:00:00Z\n---\nStaging deploys go out on Tuesdays.\n",
+	} {
+		if err := writeFile(filepath.Join(m.Vault.Root(), rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Context(t.Context(), m, ContextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.Text, "Who the user is") {
+		t.Errorf("the block shows me.md's template as known:\n%s", b.Text)
+	}
+	if !strings.Contains(b.Text, "empty, not filled in yet (me.md)") {
+		t.Errorf("the block does not say me.md is empty:\n%s", b.Text)
+	}
+	if strings.Contains(b.Text, "Librarian questions") || strings.Contains(b.Text, "deploy fail") {
+		t.Errorf("the block shows the librarian's questions log:\n%s", b.Text)
+	}
+	if !strings.Contains(b.Text, "Staging deploys on Tuesdays") {
+		t.Errorf("the latest entry is not in the block:\n%s", b.Text)
 	}
 }

@@ -42,6 +42,12 @@ const (
 func (r *retrieval) pack() Bundle {
 	b := Bundle{Query: r.req.Query, Items: []Item{}, Sources: []string{}, Plan: r.plan, Budget: r.req.Budget, Suggest: r.suggest}
 	ordered, omitted := diversify(r.order)
+	r.folded = nil
+	for _, o := range omitted {
+		if strings.HasPrefix(o.Reason, "the same conversation as conversation:") && !strings.HasPrefix(o.Name, "conversation:") {
+			r.folded = append(r.folded, o.Name)
+		}
+	}
 	top := 0.0
 	for _, c := range ordered {
 		top = max(top, c.score)
@@ -243,8 +249,14 @@ func (r *retrieval) extract(b *Bundle) string {
 	switch {
 	case entries == 0 && sessions == 0 && r.overBudget > 0:
 		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", words.Plural(r.overBudget, "passage", "passages"), b.Budget)
+	case entries == 0 && sessions == 0 && !r.asked.IsZero():
+		return fmt.Sprintf("Nothing in the vault or in past sessions matches of %s.", r.askedPast())
 	case entries == 0 && sessions == 0:
 		return "Nothing in the vault or in past sessions matches."
+	case entries == 0 && len(r.folded) > 0:
+		// The entries filed from the sessions quoted matched too: the
+		// passages hold what they say, and are quoted for them.
+		s = fmt.Sprintf("Found %s; filed from it: %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"), strings.Join(r.folded[:min(len(r.folded), 3)], "; "))
 	case entries == 0:
 		s = fmt.Sprintf("No entry matches; found %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"))
 	default:
@@ -299,8 +311,12 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 		for i, c := range rest {
 			// Another entry of a quoted conversation that holds words of
 			// the question its quoted items do not is another thing the
-			// conversation told: it is weighed as any other.
-			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) {
+			// conversation told: it is weighed as any other. So is an
+			// entry whose passage the conversation's quoted passage does
+			// not hold (the fix filed from a session whose passage
+			// quotes the error): one source, two things it says.
+			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) &&
+				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) {
 				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
 					at, replaces = i, by
 				} else {

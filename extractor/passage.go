@@ -52,8 +52,10 @@ func blocks(e *entry.Entry) []passage {
 		}
 		switch {
 		case trimmed == "" && !fenced:
-			// A heading alone stays open, to join the paragraph under it.
-			if len(cur) > 0 && !(len(cur) == 1 && strings.HasPrefix(cur[0], "#")) {
+			// Headings and marker lines alone stay open, to join the
+			// paragraph under them: they never stand for an entry. So
+			// does an error, to be quoted with its fix.
+			if len(cur) > 0 && !leads(cur) {
 				flush()
 			}
 		default:
@@ -65,11 +67,44 @@ func blocks(e *entry.Entry) []passage {
 		line++
 	}
 	flush()
+	// Where the entry was learned ("Learned 2025-11-13 in [[episodes/…]]")
+	// goes with the paragraph before it: alone it holds the project's or
+	// the day's name and nothing of what was learned.
+	for i := 1; i < len(paras); i++ {
+		if provenance(paras[i].text) {
+			paras[i-1] = passage{text: paras[i-1].text + "\n" + paras[i].text, start: paras[i-1].start, end: paras[i].end}
+			paras = append(paras[:i], paras[i+1:]...)
+			i--
+		}
+	}
 	var out []passage
 	for _, p := range paras {
 		out = append(out, split(p)...)
 	}
 	return out
+}
+
+// leads reports whether the lines of a paragraph lead into the next one:
+// headings and conversation marker lines alone, or an error (the
+// librarian's "Error: …", followed by its "Fix: …").
+func leads(lines []string) bool {
+	if strings.HasPrefix(strings.TrimSpace(lines[0]), "Error:") {
+		return true
+	}
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if _, ok := ingest.MarkerRef(t); !ok && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
+}
+
+// provenance reports whether a paragraph only says where its entry was
+// learned: "Learned 2025-11-13 in [[episodes/2025-11/2025-11-13]] …".
+func provenance(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "Learned ") && strings.Contains(t, "[[") && !strings.Contains(t, "\n")
 }
 
 // split cuts a passage over maxBlock into pieces: by lines if it has
@@ -210,6 +245,11 @@ func best(ps []passage, m matcher, w []float64) (passage, []int) {
 		}
 	}
 	p := ps[at]
+	if strings.HasPrefix(p.text, "Error:") && at+1 < len(ps) {
+		// An error is quoted with its fix, however long.
+		joined := p.text + "\n" + ps[at+1].text
+		return passage{text: joined, start: p.start, end: ps[at+1].end}, m.matched(joined)
+	}
 	if Tokens(p.text) < minBlock && at+1 < len(ps) {
 		if joined := p.text + "\n" + ps[at+1].text; Tokens(joined) <= maxBlock {
 			p = passage{text: joined, start: p.start, end: ps[at+1].end}

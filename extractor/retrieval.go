@@ -32,11 +32,12 @@ const (
 	sessionPassages = 48
 	sessionHits     = 7
 	// sessionSnippet is the length of a past session's passage, in
-	// tokens: a sentence or two around the question's words (another
+	// words: whole turns, the one that holds the question's words and
+	// the reply to it, cut at sentence bounds when longer (another
 	// passage of the conversation adds what they leave out, see said).
-	// Short passages let more conversations into a bundle, and one that
-	// holds the question densely is judged above a long one.
-	sessionSnippet = 32
+	// An answer is said in the sentences after the question's words,
+	// which a window of a sentence or two around them cuts off.
+	sessionSnippet = 96
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -113,8 +114,12 @@ type retrieval struct {
 	// dateEvents).
 	when   when.Reading
 	window when.Window
-	match  matcher
-	plan   Plan
+	// asked is the window the question's words say, before its events
+	// are dated: it keeps only what happened then (see keepWindow); an
+	// event's date, found by a search, only favours.
+	asked when.Window
+	match matcher
+	plan  Plan
 	// summary is the model's summary, when a model condensed the bundle.
 	summary string
 	// label starts the summary of a learned query's bundle.
@@ -124,9 +129,14 @@ type retrieval struct {
 	// overBudget counts the candidates left out for the budget.
 	overBudget int
 	w          []float64 // the terms' weights over the candidates read (see weights)
-	cands      map[string]*candidate
-	order      []*candidate // after rank
-	searcher   *searcher
+	// folded are the entries left out of the bundle for a passage of
+	// the session they were filed from, which holds what they say.
+	folded []string
+	// sessionsRead is set once the past sessions were searched.
+	sessionsRead bool
+	cands        map[string]*candidate
+	order        []*candidate // after rank
+	searcher     *searcher
 }
 
 // newRetrieval starts answering req, whose question t is. Words that say
@@ -138,7 +148,7 @@ func newRetrieval(m Memory, req Request, t terms) *retrieval {
 		t = analyze(text)
 	}
 	return &retrieval{
-		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window,
+		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window, asked: window,
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
@@ -153,6 +163,13 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		}
 	}
 	if len(r.cands) == 0 && !r.window.IsZero() {
+		// The passages of past sessions of that time that hold the
+		// words, when no entry does ("what did we do last week?").
+		if err := r.conversations(ctx); err != nil {
+			return Bundle{}, err
+		}
+	}
+	if len(r.cands) == 0 && !r.window.IsZero() {
 		// "what happened last week": what is dated then, whatever
 		// words it holds.
 		r.t = analyze("")
@@ -163,6 +180,19 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 	}
 	if err := r.prepare(ctx); err != nil {
 		return Bundle{}, err
+	}
+	if len(r.order) == 0 && !r.asked.IsZero() && r.t.expr != "" {
+		// Nothing of that time holds the words ("what did we decide
+		// last week?"): what is dated then.
+		r.cands = map[string]*candidate{}
+		r.t = analyze("")
+		r.match = matcher{r.t}
+		if err := r.listWindow(ctx); err != nil {
+			return Bundle{}, err
+		}
+		if err := r.prepare(ctx); err != nil {
+			return Bundle{}, err
+		}
 	}
 	return r.pack(), nil
 }
@@ -180,7 +210,13 @@ func (r *retrieval) prepare(ctx context.Context) error {
 	if err := r.rank(ctx); err != nil {
 		return err
 	}
-	return r.expand(ctx)
+	if err := r.expand(ctx); err != nil {
+		return err
+	}
+	// What the links reached is held to the question's time too.
+	r.keepWindow(r.order)
+	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool { return c.score <= 0 })
+	return nil
 }
 
 // entriesInScope reports whether the request searches the vault's entries.
@@ -358,6 +394,7 @@ func (r *retrieval) rank(ctx context.Context) error {
 	for _, c := range append(list, sessions...) {
 		r.judge(c)
 	}
+	r.keepWindow(append(list, sessions...))
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
 	r.explainSessions()
@@ -391,6 +428,12 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 		return nil
 	}
 	c.title, c.typ, c.project = e.Title(), e.Type(), e.Project()
+	if c.typ == "log" && e.Source() == "librarian" && !c.named {
+		// The librarian's own log holds the questions it could not
+		// answer, as asked: it echoes a question, it does not answer it.
+		c.score = 0
+		return nil
+	}
 	if c.title == "" {
 		c.title = vault.Slug(c.name)
 	}

@@ -75,16 +75,17 @@ func (s *StoredSessions) Close() error {
 // question: they compete with the entries on one score (see judge), so
 // the passage that answers goes first whichever holds it.
 func (r *retrieval) conversations(ctx context.Context) error {
-	if r.m.Sessions == nil || r.t.expr == "" {
+	if r.m.Sessions == nil || r.t.expr == "" || r.sessionsRead {
 		return nil
 	}
+	r.sessionsRead = true
 	if len(r.req.Scope) > 0 && !slices.Contains(r.req.Scope, sessionsScope) {
 		return nil
 	}
 	// Each conversation is quoted by its best passage and judged by what
 	// that passage holds: its other passages, which the bundle does not
 	// quote, do not lift it.
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true}
+	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
@@ -130,8 +131,12 @@ func (r *retrieval) conversations(ctx context.Context) error {
 // best does not, if any does (the answer said in the search block after
 // the question's).
 func (r *retrieval) said(hs []ingest.Hit) string {
+	// The passage is the conversation's turns, each labelled with its
+	// speaker (ingest.Query.Turns).
+	// A relative time said in it ("yesterday", "last week") gets the
+	// dates it named then beside it: read later, it names another day.
 	quote := func(h ingest.Hit) string {
-		return fmt.Sprintf("%s: %s", h.Speaker, strings.NewReplacer("«", "", "»", "").Replace(h.Snippet))
+		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
 	}
 	text := quote(hs[0])
 	held := r.match.matched(text)

@@ -19,13 +19,14 @@ import (
 const windowBoost = 1.0
 
 // timeOf reads the time a question says in words, against now: the
-// window it counts from now ("last week", "yesterday"), which favours what
-// happened then, and the question to search for. Words counted from now
-// are not searched for; a date named as a calendar does ("on 26 March")
-// is, for a text about that day may hold it as written, and it favours
-// nothing: it is as often the day of an event spoken of before as the
-// day something was said. A question in the query syntax is searched as
-// typed.
+// window it counts from now ("last week", "yesterday") or names as a
+// stretch of the calendar ("in July 2025", "in 2024", "last spring"),
+// which keeps what happened then (see keepWindow), and the question to
+// search for. The words of such a window are not searched for; a day
+// named as a calendar does ("on 26 March") is, for a text about that day
+// may hold it as written, and it favours nothing: it is as often the day
+// of an event spoken of before as the day something was said. A question
+// in the query syntax is searched as typed.
 func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
 	r := when.Read(q, now)
 	if len(r.Spans) == 0 || !query.Parse(q).Natural() {
@@ -35,7 +36,7 @@ func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
 	var b strings.Builder
 	at := 0
 	for _, s := range r.Spans {
-		if s.Named {
+		if s.Named && !calendarSpan(s.Window) {
 			continue
 		}
 		if s.Event == "" {
@@ -47,6 +48,41 @@ func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
 	}
 	b.WriteString(q[at:])
 	return r, w, strings.Join(strings.Fields(b.String()), " ")
+}
+
+// calendarSpan reports whether w is a stretch of the calendar longer
+// than a week (a month, a season, a year): the time a question asks
+// about, rarely written as such in what was said then.
+func calendarSpan(w when.Window) bool {
+	return !w.Since.IsZero() && !w.Until.IsZero() && w.Until.Sub(w.Since) > 8*24*time.Hour
+}
+
+// keepWindow keeps, of the candidates, what happened in the time the
+// question's words ask about, as --since and --until do: a question about
+// last week or about July is not answered by another week's or month's
+// passage that holds its words, nor by what happened after now (a replay
+// with --now, an entry filed since). Undated candidates stay.
+func (r *retrieval) keepWindow(cs []*candidate) {
+	if r.asked.IsZero() {
+		return
+	}
+	w := r.askedPast()
+	for _, c := range cs {
+		if !c.date.IsZero() && !w.Contains(c.date) {
+			c.score = 0
+		}
+	}
+}
+
+// askedPast is the window the question's words ask about, ended at now
+// when it began before: what was said or learned is dated by when, and
+// nothing was said after now.
+func (r *retrieval) askedPast() when.Window {
+	now := r.m.now()
+	if r.asked.Since.Before(now) {
+		return r.asked.Intersect(when.Window{Until: now})
+	}
+	return r.asked
 }
 
 // timed reads the time a search query says in words, as a question to

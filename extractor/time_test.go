@@ -1,10 +1,17 @@
 package extractor
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/librarian/ingest"
 )
 
 // TestRetrieveTimeInQuestion checks that a time the question says in words
@@ -116,5 +123,79 @@ func TestRetrieveEventDatedByItsConversation(t *testing.T) {
 	}
 	if !slices.ContainsFunc(b.Plan.Searches, func(s string) bool { return strings.HasPrefix(s, "when: after phoenix server start: 2026-02-10") }) {
 		t.Errorf("the event is not dated by its conversation: plan %q", b.Plan.Searches)
+	}
+}
+
+// TestRetrieveNothingAfterNow checks that a question about the past keeps
+// nothing that happened after now, and only what happened in its time
+// when anything did: the entries the librarian filed from later
+// conversations and those of other weeks stay out.
+func TestRetrieveNothingAfterNow(t *testing.T) {
+	m := fixture(t) // now is Sunday 2026-02-01
+	addFiled(t, m)  // filed on 2026-05-01 from conversations of 2025 and 2026
+	for _, c := range []struct {
+		q            string
+		since, until time.Time
+	}{
+		{"what did we decide last week?", time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)},
+		{"what did Sarah say last week?", time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)},
+		{"what did we fix in January 2026?", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b.Items) == 0 && !strings.Contains(b.Summary, "of "+when.Window{Since: c.since, Until: c.until}.String()) {
+			t.Errorf("%q: nothing found, and the summary does not say of when:\n%s", c.q, b.Text())
+		}
+		for _, it := range b.Items {
+			if it.Date.After(clock) {
+				t.Errorf("%q: item %s dated %s, after now", c.q, it.Name, it.Date.Format(time.DateOnly))
+			} else if !it.Date.IsZero() && (it.Date.Before(c.since) || !it.Date.Before(c.until)) {
+				t.Errorf("%q: item %s dated %s, outside %s to %s", c.q, it.Name, it.Date.Format(time.DateOnly), c.since.Format(time.DateOnly), c.until.Format(time.DateOnly))
+			}
+		}
+	}
+}
+
+// TestRetrieveDatesRelativeTimesInPassages checks that a past session's
+// passage shows beside "yesterday" the day it named when it was said.
+func TestRetrieveDatesRelativeTimesInPassages(t *testing.T) {
+	m := fixture(t)
+	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	dir := t.TempDir()
+	var b strings.Builder
+	for i, l := range []struct{ role, text string }{
+		{"user", "The harbor deploy broke yesterday, can you check the rollback script?"},
+		{"assistant", "The rollback script pointed at the old bucket; I fixed the path."},
+	} {
+		msg := `"content":` + strconv.Quote(l.text)
+		if l.role == "assistant" {
+			msg = `"id":"m1","content":[{"type":"text","text":` + strconv.Quote(l.text) + `}]`
+		}
+		fmt.Fprintf(&b, `{"type":%q,"sessionId":"s-harbor","cwd":"/home/me/harbor","uuid":"u%d","timestamp":"2026-01-14T10:0%d:00.000Z","message":{"role":%q,%s}}`+"\n", l.role, i, i, l.role, msg)
+	}
+	file := filepath.Join(dir, "s-harbor.jsonl")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := ingest.FindFiles(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Ingest(t.Context(), files, ingest.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m.Sessions = st
+	bu, err := Retrieve(t.Context(), m, Request{Query: "why did the harbor deploy break?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(bu.Text(), "yesterday (2026-01-13)") {
+		t.Errorf("the passage does not date its yesterday:\n%s", bu.Text())
 	}
 }

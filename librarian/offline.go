@@ -334,9 +334,9 @@ func summarize(msgs []transcript.Message) Episode {
 				// as what was decided and corrected, not as requests.
 				// A request sent again is the same request; a decision
 				// is told as one.
-				if ss := sentences(t); len(ss) > 0 && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(ss[0]) &&
-					!decision().MatchString(opener().ReplaceAllString(ss[0], "")) && !strings.HasPrefix(ep.Request, ss[0]) {
-					later = append(later, cut(strings.TrimRight(ss[0], ".!? "), 160))
+				if s := content(sentences(t)); s != "" && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(s) &&
+					!decision().MatchString(opener().ReplaceAllString(s, "")) && !strings.HasPrefix(ep.Request, s) {
+					later = append(later, cut(strings.TrimRight(s, ".!? "), 160))
 				}
 			}
 		}
@@ -425,6 +425,25 @@ func outcome(msgs []transcript.Message) string {
 }
 
 // pleasantry is a closing offer to help more, which leaves nothing open.
+// content is the first of ss that says something: not a greeting or a
+// thank-you alone ("Thanks!" of "Thanks! I get my ideas from books"); the
+// first if all are.
+func content(ss []string) string {
+	for _, s := range ss {
+		if !greeting().MatchString(s) {
+			return s
+		}
+	}
+	if len(ss) > 0 {
+		return ss[0]
+	}
+	return ""
+}
+
+// greeting matches a sentence that is only a greeting, thanks or an
+// acknowledgement.
+var greeting = lazy.Regexp(`(?i)^\W*(?:(?:thanks|thank you|thx|hi|hello|hey|great|cool|nice|awesome|perfect|ok(?:ay)?|sure|yes|yeah|yep|no|nope|wow|oh|ah|good (?:morning|afternoon|evening)|sounds good|got it|that's great|haha|lol)\b[\s,]*)+(?:so much|a lot|again|you|there)?\W*$`)
+
 var pleasantry = lazy.Regexp(`(?i)^(?:anything else|is there anything|(?:so,? )?what (?:else )?(?:would|do) you (?:like|want)|how (?:else )?can i help|what can i (?:help|do)|what's next)\b`)
 
 // withoutHeading is a paragraph without a first line that only heads it

@@ -242,7 +242,7 @@ func TestSummarize(t *testing.T) {
 		{Role: transcript.User, Time: t0, Text: "In the billing repo. Can you add a retry to the sync job?"},
 		{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Edit", Kind: transcript.Write, Target: "sync.go"}, {Name: "Edit", Kind: transcript.Write, Target: "sync.go"}}},
 		{Role: transcript.Assistant, Time: t0, Tools: []transcript.Tool{{Name: "Bash", Kind: transcript.Command, Target: "go test ./..."}}},
-		{Role: transcript.User, Time: t0, Text: "Now commit it."},
+		{Role: transcript.User, Time: t0, Text: "Thanks! Now commit it."},
 		{Role: transcript.Assistant, Time: t0, Text: "Committed the retry with a test.\n\nAnything else?"},
 		{Role: transcript.Assistant, Time: t0, Text: "Done."},
 	}

@@ -5,7 +5,7 @@
 # and without the offline librarian's entries. See BENCHMARKS.md
 # ("Retrieval quality") and eval/retrievaleval.
 #
-#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK]
+#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK] [FLAG...]
 #
 # labelled: the questions of eval/retrievaleval/testdata/questions.json
 # over the real transcripts in librarian/transcript/testdata; synthetic:
@@ -13,7 +13,8 @@
 # (default 1). Prints Markdown tables. With WORK, the vaults are set up
 # in that folder and kept, and a later run with the same WORK asks the
 # questions of them again without setting them up (to measure a change
-# to how questions are answered).
+# to how questions are answered). FLAGs go to the evaluation, e.g.
+# -answer-misses to print the bundles that miss an answer BM25's turns hold.
 set -euo pipefail
 set_=${1:-all}
 seed=${2:-1}
@@ -23,4 +24,4 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$root" && go build -o "$work/ctx0" ./cmd/ctx0)
 cd "$root"
-go run ./eval/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed" -work "$keep"
+go run ./eval/retrievaleval/cmd -ctx0 "$work/ctx0" -repo "$root" -set "$set_" -seed "$seed" -work "$keep" "${@:4}"

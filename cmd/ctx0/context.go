@@ -18,7 +18,9 @@ func (a *app) newContextCmd() *cobra.Command {
 prompt, with short instructions on when to search memory and when to save to
 it, then the pinned entries, the curator's summaries where there are some,
 and the latest entries: of the current project (the git remote of this
-folder, or --project) and global ones (entries of no project). It fits
+folder, or --project) and global ones (entries of no project). A pinned
+entry still holding its template's text (a new vault's me.md) is said to
+be empty; the librarian's own questions log is not listed. It fits
 --budget tokens, and the same vault prints the same block, so prompt caches
 stay warm. The Claude Code SessionStart hook prints it at every start.`,
 		Example: `  ctx0 context

@@ -70,9 +70,12 @@ func (a *app) newRetrieveCmd() *cobra.Command {
 		Use:   "retrieve QUERY",
 		Short: "Answer a question from memory: the passages that matter, within a token budget",
 		Long: `Answer a question from the vault with a context bundle: a short summary, the
-passages that answer it (not whole files), each with its source file and
-lines, its score and why it was picked, and how confident the answer is.
-It fits --budget tokens (counted high, so it fits a model's count too).
+passages that answer it (not whole files), each on one line of title, date
+and source file and lines, and how confident the answer is (--json adds
+each item's score and why it was picked). A past session is quoted by its
+turns: the one that holds the question's words and the reply to it, each
+with its speaker. It fits --budget tokens (counted high, so it fits a
+model's count too).
 
 Offline it searches the entries and the past sessions (ctx0 ingest) and
 ranks their passages on one score, the passage that answers first whichever
@@ -86,10 +89,13 @@ question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.
 
-A time said in the question ("last week", "yesterday", "in March", "on 8 May
-2023", "since the launch") is read against now (--now for replays) and
-favours what happened then; --since and --until keep only what happened in
-their time.
+A time said in the question ("last week", "yesterday", "in July 2025", "in
+2024", "last spring", "the week before") is read against now (--now for
+replays) and keeps only what happened then and not after now, as --since
+and --until do; when nothing of that time holds the question's words, what
+is dated then is listed. A day named as a calendar does ("on 8 May 2023")
+is searched for as written, and an event ("since the launch") is dated by
+what mentions it and favours what happened in its time.
 
 --scope limits the search to folders; "sessions" names past sessions.`,
 		Example: `  ctx0 retrieve "how does Sarah like to be contacted?"

@@ -176,6 +176,9 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.Misses = after.misses
 	rep.RetrieveMisses = after.retrieveMisses
 	rep.SessionMisses = before.sessionMisses
+	rep.AnswerRetrieve, rep.AnswerTurns, rep.AnswerSession = before.answer, before.answerTurns, before.answerSession
+	rep.AnswerRetrieveFiled, rep.AnswerTurnsFiled = after.answer, after.answerTurns
+	rep.AnswerMisses = after.answerMisses
 	for i, f := range after.firsts {
 		if g := before.firsts[i]; g.evidence != f.evidence {
 			rep.FirstChanged = append(rep.FirstChanged, fmt.Sprintf("%q: from the evidence %v → %v; without entries %s %.2f, with them %s %.2f",
@@ -228,6 +231,10 @@ type answers struct {
 	// firsts are retrieve's first item per question, in order, and
 	// whether it is from the evidence.
 	firsts []first
+	// answer recall of retrieve's bundle, of plain BM25 over single
+	// turns at as many tokens, and of BM25's top whole session.
+	answer, answerTurns, answerSession AnswerRecall
+	answerMisses                       []string
 }
 
 // first is the first item of a question's bundle.
@@ -274,6 +281,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		at = last.Add(24 * time.Hour)
 	}
 	convSession := map[int64]string{}
+	var turns []string
 	text := map[string]*strings.Builder{}
 	var order []string
 	for _, c := range convs {
@@ -289,6 +297,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			order = append(order, c.Session)
 		}
 		for _, m := range msgs {
+			turns = append(turns, m.Text)
 			b.WriteString(m.Text)
 			for _, t := range m.Tools {
 				b.WriteString("\n" + t.Name + " " + t.Target)
@@ -301,6 +310,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		sessionDocs[i] = text[s].String()
 	}
 	sessionBM25 := NewBM25(sessionDocs)
+	turnBM25 := NewBM25(turns)
 
 	// The entries, their text and the sessions they were filed from.
 	var names, entryDocs []string
@@ -409,6 +419,18 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			return slices.ContainsFunc(from[it.Name], evidence)
 		}
 		a.retrieve.add(b, isEvidence)
+		bt := bundleText(b)
+		a.answer.add(q.Kind, bt, q.Answer, b.Tokens)
+		bmTurns := fill(turnBM25, turns, q.Text, b.Tokens)
+		a.answerTurns.add(q.Kind, bmTurns, q.Answer, extractor.Tokens(bmTurns))
+		if top := sessionBM25.Rank(q.Text, 1); len(top) > 0 {
+			a.answerSession.add(q.Kind, sessionDocs[top[0]], q.Answer, extractor.Tokens(sessionDocs[top[0]]))
+		} else {
+			a.answerSession.add(q.Kind, "", q.Answer, 0)
+		}
+		if !HoldsAnswer(bt, q.Answer) && HoldsAnswer(bmTurns, q.Answer) {
+			a.answerMisses = append(a.answerMisses, fmt.Sprintf("%q (answer %q, %d tokens):\n\n```\n%s```", q.Text, q.Answer, b.Tokens, b.Text()))
+		}
 		f := first{question: q.Text}
 		if len(b.Items) > 0 {
 			f.item, f.score, f.evidence = b.Items[0].Name, b.Items[0].Score, isEvidence(b.Items[0])

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
@@ -144,6 +145,47 @@ func TestSynthesizeWritesNoFormattingJunk(t *testing.T) {
 			if strings.Contains(text, "%!") || strings.ContainsAny(text, "{}") {
 				t.Errorf("seed %d: %q", seed, text)
 			}
+		}
+	}
+}
+
+func TestHoldsAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		text, answer string
+		want         bool
+	}{
+		{"It was a Node\nprocess, pid 4121.", "node process", true},
+		{"run it with --playbook plan.json", "--playbook", true},
+		{"upgraded to v24.1", "v24", true},
+		{"nodes processed", "node process", false}, // whole words only
+		{"the review is on 2023-04-12 at 10:30", "12 April 2023", true},
+		{"on April 12, 2023, with Mei", "12 April 2023", true},
+		{"on 12 April 2024", "12 April 2023", false},
+		{"", "Lisbon", false},
+	} {
+		if got := HoldsAnswer(tc.text, tc.answer); got != tc.want {
+			t.Errorf("HoldsAnswer(%q, %q) = %v, want %v", tc.text, tc.answer, got, tc.want)
+		}
+	}
+}
+
+// TestFill checks the BM25 turns baseline: turns in rank order, whole while
+// they fit, the last cut at a word, never over the tokens asked for.
+func TestFill(t *testing.T) {
+	turns := []string{
+		"The weather is nice.",
+		"Mei moved to Lisbon for a new job at the harbour office near the river.",
+		"Lisbon is lovely in summer.",
+	}
+	x := NewBM25(turns)
+	all := fill(x, turns, "where did Mei move", 1000)
+	if !strings.HasPrefix(all, turns[1]+"\n") || strings.Contains(all, "weather") {
+		t.Errorf("fill = %q, want the matching turn first and no unmatched turn", all)
+	}
+	for _, n := range []int{5, 12, 20} {
+		got := fill(x, turns, "where did Mei move to lisbon", n)
+		if tk := extractor.Tokens(got); tk > n || got == "" {
+			t.Errorf("fill(%d) = %q, %d tokens", n, got, tk)
 		}
 	}
 }

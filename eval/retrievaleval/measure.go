@@ -197,6 +197,18 @@ type Report struct {
 	// and search --sessions has in its first 5 sessions and the other
 	// does not.
 	SessionMisses []string
+	// Answer recall: the questions whose answer is in the text handed
+	// over, by retrieve (without and with the librarian's entries), by
+	// plain BM25 over single turns given as many tokens as each, and by
+	// BM25's top whole session.
+	AnswerRetrieve, AnswerRetrieveFiled AnswerRecall
+	AnswerTurns, AnswerTurnsFiled       AnswerRecall
+	AnswerSession                       AnswerRecall
+	// AnswerMisses are the bundles, with the librarian's entries, that
+	// do not hold the answer when BM25's turns at as many tokens do.
+	AnswerMisses []string
+	// ShowAnswerMisses prints AnswerMisses with the report.
+	ShowAnswerMisses bool
 }
 
 // Write prints r as Markdown tables.
@@ -218,6 +230,8 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintf(w, "| sessions only | %.3f | %.3f | %d |\n", r.Retrieve.share(r.Retrieve.First), r.Retrieve.share(r.Retrieve.Any), r.Retrieve.MedianTokens())
 	fmt.Fprintf(w, "| with the librarian's entries | %.3f | %.3f | %d |\n", r.RetrieveFiled.share(r.RetrieveFiled.First), r.RetrieveFiled.share(r.RetrieveFiled.Any), r.RetrieveFiled.MedianTokens())
 	fmt.Fprintf(w, "| plain BM25's first session (for comparison) | %.3f | | |\n", r.SessionsBM25.RecallAt(1))
+	fmt.Fprintln(w)
+	r.writeAnswerRecall(w)
 	if len(r.Misses) > 0 {
 		fmt.Fprintf(w, "\nEntries search, answer not in the first 5 (%d of %d):\n\n", len(r.Misses), r.EntryQuestions)
 		for _, m := range r.Misses {
@@ -233,6 +247,12 @@ func (r *Report) Write(w io.Writer) {
 	if len(r.SessionMisses) > 0 {
 		fmt.Fprintf(w, "\n`search --sessions`, evidence in the first 5 of one of `search --sessions` and plain BM25 and not of the other (%d):\n\n", len(r.SessionMisses))
 		for _, m := range r.SessionMisses {
+			fmt.Fprintf(w, "- %s\n", m)
+		}
+	}
+	if r.ShowAnswerMisses && len(r.AnswerMisses) > 0 {
+		fmt.Fprintf(w, "\n`retrieve` with the librarian's entries, answer not in the bundle and in BM25's turns at as many tokens (%d):\n\n", len(r.AnswerMisses))
+		for _, m := range r.AnswerMisses {
 			fmt.Fprintf(w, "- %s\n", m)
 		}
 	}

@@ -59,6 +59,11 @@ type Query struct {
 	// passages of its conversation (see pool): for a caller that quotes
 	// one passage and judges what that passage holds.
 	PassageOnly bool
+	// Turns quotes each hit by whole turns rather than a snippet: the
+	// message of its passage that holds the most of the query, with the
+	// reply that follows a user's message, in Snippet tokens, each turn
+	// labelled with its speaker (see turnsPassage).
+	Turns bool
 }
 
 // DefaultSnippet is the length of a snippet, in tokens, unless asked.
@@ -162,6 +167,11 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		f.hit.Snippet = query.OneLine(marker.Snippet(text, q.Snippet, markOpen, markClose, "…"))
 		if err := s.attribute(ctx, f.block, &f.hit); err != nil {
 			return nil, err
+		}
+		if q.Turns {
+			if err := s.turnsPassage(ctx, f.block, marker, q.Snippet, &f.hit); err != nil {
+				return nil, err
+			}
 		}
 		hits = append(hits, f.hit)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/librarian/transcript"
 )
 
 // TestSearchPoolsConversation: when the only word of a question a
@@ -80,5 +82,63 @@ func TestSearchPoolsConversation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchTurns: a hit quoted by turns holds the reply that follows the
+// user's message that matched, whole, labelled by its speaker; a long
+// reply is cut at sentence bounds; the hit is the matched turn's.
+func TestSearchTurns(t *testing.T) {
+	s, _ := testStore(t)
+	dir := t.TempDir()
+	start := time.Date(2026, 4, 1, 9, 0, 0, 0, time.UTC)
+	texts := []string{
+		"What kind of writing do you enjoy these days?",
+		"Thanks! I get my ideas from books, films and even dreams. Lately it is short science fiction about lighthouses.",
+		"How did we fix the winston logger error in the capture service?",
+		"The error came from the default export. " + strings.Repeat("We looked at the stack trace again. ", 30) + "The fix was to import winston with a named import and to set the log level to verbose in the config.",
+	}
+	var b strings.Builder
+	for i, text := range texts {
+		role := "user"
+		if i%2 == 1 {
+			role = "assistant"
+		}
+		b.WriteString(line("turns", role, text, start.Add(time.Duration(i)*time.Minute)))
+	}
+	ingest(t, s, []File{writeFile(t, dir, "a/turns.jsonl", b.String())}, Options{})
+	for _, c := range []struct {
+		q, want string
+		not     []string
+	}{
+		{"what kind of writing do you enjoy?", "user: What kind of writing do you enjoy these days?\nassistant: Thanks! I get my ideas from books, films and even dreams. Lately it is short science fiction about lighthouses.", nil},
+		{"how did we fix the winston logger error?", "assistant: …", []string{"User:", "Assistant:", "«"}},
+	} {
+		hits, err := s.Search(t.Context(), Query{Text: c.q, PassageOnly: true, Turns: true, Snippet: 60})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 {
+			t.Fatalf("%q: no hit", c.q)
+		}
+		h := hits[0]
+		if c.want != "" && !strings.Contains(h.Snippet, c.want) {
+			t.Errorf("%q: passage %q, want it to hold %q", c.q, h.Snippet, c.want)
+		}
+		for _, n := range c.not {
+			if strings.Contains(h.Snippet, n) {
+				t.Errorf("%q: passage %q holds %q", c.q, h.Snippet, n)
+			}
+		}
+		if h.Speaker != transcript.User {
+			t.Errorf("%q: hit attributed to %s, want the user's matched turn", c.q, h.Speaker)
+		}
+	}
+	hits, err := s.Search(t.Context(), Query{Text: "how did we fix the winston logger error?", PassageOnly: true, Turns: true, Snippet: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := hits[0].Snippet; !strings.Contains(p, "verbose") || strings.Count(p, " ") > 70 {
+		t.Errorf("the long reply is not cut around what answers: %q", p)
 	}
 }

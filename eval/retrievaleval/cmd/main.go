@@ -31,18 +31,19 @@ func main() {
 	flag.IntVar(&o.People, "people", o.People, "synthetic: people, each with their own sessions")
 	flag.IntVar(&o.Sessions, "sessions", o.Sessions, "synthetic: sessions per person")
 	flag.IntVar(&o.Turns, "turns", o.Turns, "synthetic: exchanges of small talk per session")
+	misses := flag.Bool("answer-misses", false, "print the bundles that miss an answer BM25's turns hold")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "eval-retrieval: -ctx0 BIN is required")
 		os.Exit(2)
 	}
-	if err := run(context.Background(), *bin, *set, *repo, *keep, o); err != nil {
+	if err := run(context.Background(), *bin, *set, *repo, *keep, o, *misses); err != nil {
 		fmt.Fprintf(os.Stderr, "eval-retrieval: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.SynthOptions) error {
+func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.SynthOptions, misses bool) error {
 	var sets []retrievaleval.Dataset
 	var dirs []string // each set's folder under keep
 	if set == "labelled" || set == "all" {
@@ -83,6 +84,7 @@ func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.Synth
 		if err != nil {
 			return fmt.Errorf("%s: %w", ds.Name, err)
 		}
+		rep.ShowAnswerMisses = misses
 		rep.Write(os.Stdout)
 		fmt.Fprintf(os.Stderr, "%s: %s\n", ds.Name, time.Since(start).Round(time.Second))
 	}

@@ -144,6 +144,29 @@ func base1(toks []tok, i int, now time.Time, afterPrep bool) (Window, int) {
 	case "this", "last", "next", "past", "coming":
 		return relative(toks, i, now)
 	}
+	// the week before (last), the month before last: counted back from
+	// last week, the one a question about the past is heard against.
+	if u, ok := unitOf(w); ok && u != "day" && !strings.HasSuffix(w, "s") && at(i+1) == "before" && i > 0 && toks[i-1].w == "the" {
+		n := 2
+		if at(i+2) == "last" {
+			n++
+		}
+		return ago(now, 2, u), n
+	}
+	if se, ok := seasons[w]; ok {
+		// spring 2024, the summer of 2023, in the autumn
+		j := i + 1
+		if at(j) == "of" && yearAt(toks, j+1) > 0 {
+			j++
+		}
+		if y := yearAt(toks, j); y > 0 {
+			return seasonOf(y, se, now.Location()), j + 1 - i
+		}
+		if afterPrep {
+			return season(now, se, ""), 1
+		}
+		return Window{}, 0
+	}
 	if t, ok := iso(w, now.Location()); ok {
 		if len(w) == 7 {
 			return months(t, 1), 1
@@ -243,6 +266,9 @@ func relative(toks []tok, i int, now time.Time) (Window, int) {
 			return Window{time.Date(today.Year()+step, 1, 1, 0, 0, 0, 0, today.Location()), time.Date(today.Year()+step+1, 1, 1, 0, 0, 0, 0, today.Location())}, 2
 		}
 	}
+	if se, ok := seasons[next]; ok {
+		return season(now, se, which), 2
+	}
 	if next == "weekend" && which != "past" {
 		return days(weekStart(today).AddDate(0, 0, 7*step+5), 2), 2
 	}
@@ -281,6 +307,52 @@ func relative(toks []tok, i int, now time.Time) (Window, int) {
 		}
 	}
 	return Window{}, 0
+}
+
+// seasons are the seasons as the calendar months of the northern
+// hemisphere hold them: the month each begins in.
+var seasons = map[string]time.Month{"spring": time.March, "summer": time.June, "autumn": time.September, "fall": time.September, "winter": time.December}
+
+// seasonOf is the season that begins in month m of year y, a winter the
+// one that ends in y (winter 2024 is December 2023 to February 2024).
+func seasonOf(y int, m time.Month, loc *time.Location) Window {
+	if m == time.December {
+		y--
+	}
+	return months(time.Date(y, m, 1, 0, 0, 0, 0, loc), 3)
+}
+
+// season is a season of the kind that begins in month m, said with
+// which (this, last, next, or "" for "in spring"): "in spring" is the
+// latest begun by now; "last spring" the latest over; "next spring" the
+// first to begin after now; "this spring" the one now is in, else the
+// one that begins this calendar year.
+func season(now time.Time, m time.Month, which string) Window {
+	today := day(now)
+	y := today.Year() + 1
+	if m == time.December {
+		y++
+	}
+	latest := seasonOf(y, m, now.Location())
+	for latest.Since.After(today) {
+		latest = Window{latest.Since.AddDate(-1, 0, 0), latest.Until.AddDate(-1, 0, 0)}
+	}
+	year := func(w Window, n int) Window { return Window{w.Since.AddDate(n, 0, 0), w.Until.AddDate(n, 0, 0)} }
+	switch which {
+	case "last", "past":
+		if latest.Contains(today) {
+			return year(latest, -1)
+		}
+		return latest
+	case "next", "coming":
+		return year(latest, 1)
+	case "this":
+		if latest.Contains(today) || latest.Since.Year() == today.Year() {
+			return latest
+		}
+		return year(latest, 1)
+	}
+	return latest
 }
 
 // steps are the words that place a time relative to now, by how many

@@ -170,7 +170,7 @@ func Annotate(text string, now time.Time) string {
 	var b strings.Builder
 	at := 0
 	for _, s := range Find(text, now) {
-		if s.Event != "" || s.Window.Since.IsZero() || s.Window.Until.IsZero() || absolute(s.Text) || vague[strings.ToLower(s.Text)] {
+		if s.Event != "" || s.Window.Since.IsZero() || s.Window.Until.IsZero() || absolute(s.Text) || vague[strings.ToLower(s.Text)] || seasonal(s.Text) {
 			continue
 		}
 		if rest := strings.TrimLeft(text[s.End:], " "); strings.HasPrefix(rest, "(") {
@@ -197,6 +197,17 @@ func named(toks []tok) bool {
 // vague are words read as a time that say too little to be dated in a
 // text.
 var vague = map[string]bool{"recently": true, "lately": true}
+
+// seasonal reports whether the words of a span name a season: "in the
+// summer" said in passing is rarely a date worth writing beside it.
+func seasonal(text string) bool {
+	for _, t := range tokenize(text) {
+		if _, ok := seasons[t.w]; ok {
+			return true
+		}
+	}
+	return false
+}
 
 // absolute reports whether the words of a span give a year: they name
 // their dates already.

@@ -56,6 +56,19 @@ func TestRead(t *testing.T) {
 		{"port 8080 is in use", "", "port 8080 is in use", false},
 		{"march on", "", "march on", false},
 		{"30 February 2023", "2023-02", "30", false}, // no such day: the month
+		{"what did I work on in July 2025?", "2025-07", "what did I work on ?", false},
+		{"what did we ship in 2024", "2024", "what did we ship", false},
+		{"what did we do last spring?", "2022-03-01 to 2022-05-31", "what did we do ?", false}, // spring now: the one before
+		{"last autumn", "2022-09-01 to 2022-11-30", "", false},
+		{"in the summer of 2021", "2021-06-01 to 2021-08-31", "", false},
+		{"trips in winter", "2022-12-01 to 2023-02-28", "trips", false},
+		{"spring 2024", "2024-03-01 to 2024-05-31", "", false},
+		{"this summer", "2023-06-01 to 2023-08-31", "", false},
+		{"next winter", "2023-12-01 to 2024-02-29", "", false},
+		{"what did we do the week before?", "2023-04-24 to 2023-04-30", "what did we do ?", false},
+		{"the month before last", "2023-03", "", false},
+		{"a week before the launch", "", "a week", false}, // an event, not the week before
+		{"spring cleaning", "", "spring cleaning", false},
 	} {
 		r := Read(c.q, now)
 		if got := r.Window.String(); got != c.window {
@@ -116,6 +129,7 @@ func TestAnnotate(t *testing.T) {
 		{"I have been busy recently.", "I have been busy recently."},
 		{"yesterday (2023-05-07) it rained", "yesterday (2023-05-07) it rained"},
 		{"nothing to date here", "nothing to date here"},
+		{"I'll visit her there in the summer.", "I'll visit her there in the summer."},
 	} {
 		if got := Annotate(c.in, now); got != c.want {
 			t.Errorf("Annotate(%q) = %q, want %q", c.in, got, c.want)
@@ -138,7 +152,7 @@ func TestNowsLocation(t *testing.T) {
 
 func FuzzRead(f *testing.F) {
 	for _, s := range []string{"what did I do yesterday?", "since the launch", "between March and April 2023", "on the 8th of May",
-		"from 1 May 2023 to 3 May 2023", "2023-05-08", "in the last 3 days", "last Friday", "a couple of days ago", "in 2023-1", "東京 last week"} {
+		"from 1 May 2023 to 3 May 2023", "2023-05-08", "in the last 3 days", "last Friday", "a couple of days ago", "in 2023-1", "東京 last week", "last spring", "the week before last", "in the summer of 2021"} {
 		f.Add(s, int64(0))
 	}
 	f.Fuzz(func(t *testing.T, q string, offset int64) {
