@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"iter"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -310,13 +311,7 @@ func assignWindows(s, lower string, keywords []string) [][2]int {
 	var wins [][2]int
 	for _, k := range keywords {
 		k = strings.ToLower(k)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], k)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			i = at + 1
+		for at := range occurrences(lower, k) {
 			if end := operatorAfter(s, at+len(k)); end >= 0 {
 				// The pattern allows 50 name characters before the keyword
 				// and a value of 150 after the operator, with a few bytes
@@ -373,13 +368,7 @@ func assignMatches(anchored *regexp.Regexp, s, lower string, keywords []string) 
 	var out [][]int
 	for _, k := range keywords {
 		k = strings.ToLower(k)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], k)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			i = at + 1
+		for at := range occurrences(lower, k) {
 			if operatorAfter(s, at+len(k)) < 0 {
 				continue
 			}
@@ -432,13 +421,7 @@ func hintWindows(s, lower string, hints []string, reach int) [][2]int {
 	var wins [][2]int
 	for _, h := range hints {
 		h = strings.ToLower(h)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], h)
-			if j < 0 {
-				break
-			}
-			at := i + j
-			i = at + 1
+		for at := range occurrences(lower, h) {
 			start, end := max(0, at-reach), min(len(s), at+len(h)+nearWindow+reach)
 			for start > 0 && isWordByte(s[start-1]) {
 				start--
@@ -502,4 +485,18 @@ func length(re *syntax.Regexp) int {
 		return n
 	}
 	return 1 << 20 // star, plus and anything unknown: unbounded
+}
+
+// occurrences yields each index at which word stands in lower, overlapping
+// ones included: where the windows and anchored matches of a rule start.
+func occurrences(lower, word string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i <= len(lower); {
+			j := strings.Index(lower[i:], word)
+			if j < 0 || !yield(i+j) {
+				return
+			}
+			i += j + 1
+		}
+	}
 }
