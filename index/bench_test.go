@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,16 +81,7 @@ func benchQuestions(n int) []string {
 // 100 questions (benchQuestions).
 func BenchmarkSearch(b *testing.B) {
 	ctx := b.Context()
-	dir := os.Getenv("CTX0_BENCH_VAULT")
-	if dir == "" {
-		if _, err := exec.LookPath("git"); err != nil {
-			b.Skip("generating a vault needs the git binary")
-		}
-		dir = filepath.Join(b.TempDir(), "vault")
-		if err := synthvault.Generate(dir, 2000, 1000, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := synthvault.BenchVault(b)
 	v, err := vault.Open(ctx, dir)
 	if err != nil {
 		b.Fatal(err)
@@ -158,16 +148,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // nothing compared ("floor"). Medians.
 func BenchmarkFullCheck(b *testing.B) {
 	ctx := b.Context()
-	dir := os.Getenv("CTX0_BENCH_VAULT")
-	if dir == "" {
-		if _, err := exec.LookPath("git"); err != nil {
-			b.Skip("generating a vault needs the git binary")
-		}
-		dir = filepath.Join(b.TempDir(), "vault")
-		if err := synthvault.Generate(dir, 2000, 1000, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := synthvault.BenchVault(b)
 	v, err := vault.Open(ctx, dir)
 	if err != nil {
 		b.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
@@ -26,16 +24,7 @@ import (
 // (index.Latest of one page). It reports medians.
 func BenchmarkFirstPage(b *testing.B) {
 	ctx := b.Context()
-	dir := os.Getenv("CTX0_BENCH_VAULT")
-	if dir == "" {
-		if _, err := exec.LookPath("git"); err != nil {
-			b.Skip("generating a vault needs the git binary")
-		}
-		dir = filepath.Join(b.TempDir(), "vault")
-		if err := synthvault.Generate(dir, 2000, 1000, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
+	dir := synthvault.BenchVault(b)
 	v, err := vault.Open(ctx, dir)
 	if err != nil {
 		b.Fatal(err)
