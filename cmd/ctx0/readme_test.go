@@ -87,13 +87,7 @@ func TestReadmeTour(t *testing.T) {
 		Dir:                 dir,
 		RequireExplicitExec: true,
 		Setup: func(env *testscript.Env) error {
-			env.Setenv("HOME", env.WorkDir+"/home")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("CTX0_NOW", "2026-01-28T10:00:00Z")
-			env.Setenv("GIT_AUTHOR_NAME", "Test Person")
-			env.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
-			env.Setenv("GIT_COMMITTER_NAME", "Test Person")
-			env.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
+			scriptEnv(env)
 			return nil
 		},
 	})

@@ -29,16 +29,8 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *update,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"repofile": cmdRepofile},
 		Setup: func(env *testscript.Env) error {
-			// A home of the test's own, so ~/.ctx0/vault and git's global
-			// config never touch the developer's.
-			env.Setenv("HOME", env.WorkDir+"/home")
-			env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			env.Setenv("CTX0_NOW", "2026-01-28T10:00:00Z")
+			scriptEnv(env)
 			env.Setenv("NOW", "2026-01-28T10:00:00Z")
-			env.Setenv("GIT_AUTHOR_NAME", "Test Person")
-			env.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
-			env.Setenv("GIT_COMMITTER_NAME", "Test Person")
-			env.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
 			// The ctx0 that exec runs, for scripts that run it with a PATH
 			// where it is not.
 			bin, err := exec.LookPath("ctx0")
@@ -49,4 +41,17 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// scriptEnv is the world every script runs in: a home of its own, so
+// ~/.ctx0/vault and git's global config never touch the developer's, a
+// fixed clock, and a fixed git identity.
+func scriptEnv(env *testscript.Env) {
+	env.Setenv("HOME", env.WorkDir+"/home")
+	env.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	env.Setenv("CTX0_NOW", "2026-01-28T10:00:00Z")
+	env.Setenv("GIT_AUTHOR_NAME", "Test Person")
+	env.Setenv("GIT_AUTHOR_EMAIL", "person@example.com")
+	env.Setenv("GIT_COMMITTER_NAME", "Test Person")
+	env.Setenv("GIT_COMMITTER_EMAIL", "person@example.com")
 }
