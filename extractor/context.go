@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/decay"
@@ -149,7 +149,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w: %d tokens, the least is %d", ErrBudget, opt.Budget, MinContextBudget)
 	}
 	if opt.Project == "" && opt.Dir != "" {
-		opt.Project = ingest.ProjectOf(opt.Dir)
+		opt.Project = sessions.ProjectOf(opt.Dir)
 	}
 	ctx, err := m.Index.Checked(ctx)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -93,16 +93,16 @@ func TestRetrieveBudgetTooSmall(t *testing.T) {
 // that one they cover is not.
 func TestRetrieveFallsBackOnSessions(t *testing.T) {
 	m := fixture(t)
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	f, err := ingest.FileAt(filepath.Join(transcripts, "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
+	f, err := sessions.FileAt(filepath.Join(transcripts, "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
 	if err != nil {
 		t.Skipf("the shared transcripts: %v", err)
 	}
-	if _, err := st.Ingest(t.Context(), []ingest.File{f}, ingest.Options{}); err != nil {
+	if _, err := st.Ingest(t.Context(), []sessions.File{f}, sessions.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m.Sessions = st
@@ -249,18 +249,20 @@ func TestRetrieveBarSetByJudged(t *testing.T) {
 func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	r := &retrieval{t: analyze("what present did I buy for Rosa")}
 	r.match = matcher{r.t}
-	hit := func(snippet string) ingest.Hit { return ingest.Hit{Conversation: 1, Speaker: "user", Snippet: snippet} }
+	hit := func(snippet string) sessions.Hit {
+		return sessions.Hit{Conversation: 1, Speaker: "user", Snippet: snippet}
+	}
 	question := hit("…For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.")
 	answer := hit("…A board game sounds like a thoughtful «present» for «Rosa». User: I had lunch today…")
 	other := hit("…Can you draft a polite reply to «Rosa» saying I'll look at it next week?")
-	got := r.said([]ingest.Hit{question, other, answer})
+	got := r.said([]sessions.Hit{question, other, answer})
 	if !strings.Contains(got, "ended up buying") || !strings.Contains(got, "thoughtful present") || strings.Contains(got, "polite reply") {
 		t.Errorf("said = %q, want the question's passage and the answer's, not the other", got)
 	}
-	if got := r.said([]ingest.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
+	if got := r.said([]sessions.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
 		t.Errorf("said = %q, want the best passage alone, unmarked", got)
 	}
-	if n := len(byConversation([]ingest.Hit{question, {Conversation: 2}, answer})); n != 2 {
+	if n := len(byConversation([]sessions.Hit{question, {Conversation: 2}, answer})); n != 2 {
 		t.Errorf("byConversation: %d conversations, want 2", n)
 	}
 }
@@ -279,7 +281,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	}
 	settle(t, v.Root())
 	m := open(t, v)
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	// The conversation the decision was filed from, the one that tells
 	// where Sofia moved, one more that names her, and others.
 	dir := t.TempDir()
-	sessions := []struct {
+	convs := []struct {
 		id    string
 		at    time.Time
 		texts []string
@@ -314,19 +316,19 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 			"The weather in Bergen is terrible this week, all rain.",
 			"Sorry to hear that; a good week to stay in and write tests."}},
 	}
-	var files []ingest.File
-	for _, s := range sessions {
+	var files []sessions.File
+	for _, s := range convs {
 		p := filepath.Join(dir, s.id+".jsonl")
 		if err := writeFile(p, claudeSession(t, s.id, "/home/felix/src/beacon", s.at, s.texts...)); err != nil {
 			t.Fatal(err)
 		}
-		f, err := ingest.FileAt(p)
+		f, err := sessions.FileAt(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
-	if _, err := st.Ingest(t.Context(), files, ingest.Options{End: true}); err != nil {
+	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
 		t.Fatal(err)
 	}
 	m.Sessions = st

@@ -13,31 +13,31 @@ import (
 	"sync"
 
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // Sessions searches what was said in past sessions, best match first: the
-// contract of ingest.Store's Search.
+// contract of sessions.Store's Search.
 type Sessions interface {
-	Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error)
+	Search(ctx context.Context, q sessions.Query) ([]sessions.Hit, error)
 }
 
-var _ Sessions = (*ingest.Store)(nil)
+var _ Sessions = (*sessions.Store)(nil)
 
 // StoredSessions are the past sessions ingested into a vault's local
 // state, opened on the first search: most retrievals are answered by the
 // vault's entries and never need them.
 type StoredSessions struct {
 	root string
-	opts []ingest.Option
+	opts []sessions.Option
 
 	once  sync.Once
-	store *ingest.Store
+	store *sessions.Store
 	err   error
 }
 
 // OpenSessions returns the past sessions of the vault at root.
-func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
+func OpenSessions(root string, opts ...sessions.Option) *StoredSessions {
 	return &StoredSessions{root: root, opts: opts}
 }
 
@@ -46,16 +46,16 @@ func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
 var ErrNoSessions = errors.New("no sessions ingested")
 
 // Search finds passages of past sessions, or returns ErrNoSessions.
-func (s *StoredSessions) Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error) {
+func (s *StoredSessions) Search(ctx context.Context, q sessions.Query) ([]sessions.Hit, error) {
 	s.once.Do(func() {
 		// Until the ingest database exists nothing was ingested, and
 		// opening the state would create it.
-		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(ingest.StateDir), ingest.DBFile))
+		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(sessions.StateDir), sessions.DBFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			s.err = ErrNoSessions
 			return
 		}
-		s.store, s.err = ingest.Open(ctx, s.root, s.opts...)
+		s.store, s.err = sessions.Open(ctx, s.root, s.opts...)
 	})
 	if s.err != nil {
 		return nil, s.err
@@ -85,7 +85,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	// Each conversation is quoted by its best passage and judged by what
 	// that passage holds: its other passages, which the bundle does not
 	// quote, do not lift it.
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
+	q := sessions.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
@@ -93,7 +93,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		// words alone may rank below others.
 		w := r.window.Intersect(when.Window{Since: q.Since, Until: q.Until})
 		q.Since, q.Until = w.Since, w.Until
-		var more []ingest.Hit
+		var more []sessions.Hit
 		more, err = r.m.Sessions.Search(ctx, q)
 		convs = append(convs, byConversation(more)...)
 	}
@@ -130,12 +130,12 @@ func (r *retrieval) conversations(ctx context.Context) error {
 // one of its other hits that holds the most words of the question the
 // best does not, if any does (the answer said in the search block after
 // the question's).
-func (r *retrieval) said(hs []ingest.Hit) string {
+func (r *retrieval) said(hs []sessions.Hit) string {
 	// The passage is the conversation's turns, each labelled with its
-	// speaker (ingest.Query.Turns).
+	// speaker (sessions.Query.Turns).
 	// A relative time said in it ("yesterday", "last week") gets the
 	// dates it named then beside it: read later, it names another day.
-	quote := func(h ingest.Hit) string {
+	quote := func(h sessions.Hit) string {
 		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
 	}
 	text := quote(hs[0])
@@ -155,8 +155,8 @@ func (r *retrieval) said(hs []ingest.Hit) string {
 
 // byConversation groups hits by conversation, best first, each with its
 // hits in order.
-func byConversation(hits []ingest.Hit) [][]ingest.Hit {
-	var out [][]ingest.Hit
+func byConversation(hits []sessions.Hit) [][]sessions.Hit {
+	var out [][]sessions.Hit
 	at := map[int64]int{}
 	for _, h := range hits {
 		i, ok := at[h.Conversation]
@@ -174,21 +174,21 @@ func byConversation(hits []ingest.Hit) [][]ingest.Hit {
 // passages, twice as many when the question says a time (the words alone
 // and in that time are searched), and drops the others from the
 // candidates.
-func (r *retrieval) keepSessions(sessions []*candidate) []*candidate {
+func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	n := sessionHits
 	if !r.window.IsZero() {
 		n *= 2
 	}
-	if len(sessions) <= n {
-		return sessions
+	if len(found) <= n {
+		return found
 	}
-	slices.SortStableFunc(sessions, func(a, b *candidate) int {
+	slices.SortStableFunc(found, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name))
 	})
-	for _, c := range sessions[n:] {
+	for _, c := range found[n:] {
 		delete(r.cands, c.name)
 	}
-	return sessions[:n]
+	return found[:n]
 }
 
 // explainSessions says why each passage of a past session was picked: and

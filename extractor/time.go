@@ -10,7 +10,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // windowBoost is how much more a candidate scores when what it tells
@@ -103,7 +103,7 @@ func timed(text string, since, until, now time.Time) (rest string, w when.Window
 // SearchSessions searches what was said in past sessions, reading the
 // time the query says in words as Search does: what was said then, or,
 // when nothing was, what the words alone find.
-func SearchSessions(ctx context.Context, s Sessions, q ingest.Query, now time.Time) ([]ingest.Hit, error) {
+func SearchSessions(ctx context.Context, s Sessions, q sessions.Query, now time.Time) ([]sessions.Hit, error) {
 	if text, w, ok := timed(q.Text, q.Since, q.Until, now); ok {
 		tq := q
 		tq.Text, tq.Plan, tq.Since, tq.Until = text, nil, w.Since, w.Until
@@ -162,7 +162,7 @@ func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, str
 		}
 	}
 	if r.m.Sessions != nil {
-		hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: expr, Limit: 1})
+		hits, err := r.m.Sessions.Search(ctx, sessions.Query{Text: expr, Limit: 1})
 		switch {
 		case errors.Is(err, ErrNoSessions):
 		case err != nil:

@@ -7,8 +7,8 @@ import (
 	"github.com/ctx0/ctx0/internal/kind"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Offline extracts what a conversation says explicitly, without a model:
@@ -21,7 +21,7 @@ import (
 // conversations, take a model. Lasting facts the user states about
 // someone they name ("my sister Ana relocated to Berlin", "Ravi is
 // allergic to peanuts") are facts linked to that person.
-func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
+func Offline(conv sessions.Conversation, msgs []transcript.Message) Extraction {
 	x := Extraction{
 		Episode: summarize(msgs), Facts: []Item{}, Preferences: []Item{}, Decisions: []Item{},
 		People: []Person{}, Projects: []Project{}, Milestones: []Item{}, Insights: []Item{},

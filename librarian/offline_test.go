@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestOfflineGolden runs the offline extractor on every conversation of
 // the real transcripts; the goldens show what it keeps of each.
 func TestOfflineGolden(t *testing.T) {
 	st := ingestFiles(t, t.TempDir(), publishedFiles(t))
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestOfflineRules(t *testing.T) {
 		{"steps of the work are no milestone", []transcript.Message{user("I launched the server but it crashes. We released the lock too early. We raised the timeout. We hit 3 errors.")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := Offline(ingest.Conversation{}, tc.msgs)
+			x := Offline(sessions.Conversation{}, tc.msgs)
 			var got []string
 			for cat, items := range map[string][]Item{"facts": x.Facts, "preferences": x.Preferences, "decisions": x.Decisions, "corrections": x.Corrections, "questions": x.Questions, "milestones": x.Milestones} {
 				for _, it := range items {
@@ -322,7 +322,7 @@ func TestEpisode(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Offline(ingest.Conversation{}, tc.msgs).Episode
+			got := Offline(sessions.Conversation{}, tc.msgs).Episode
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %#v\nwant %#v", got, tc.want)
 			}

@@ -8,7 +8,7 @@
 #   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK] [FLAG...]
 #
 # labelled: the questions of eval/retrievaleval/testdata/questions.json
-# over the real transcripts in librarian/transcript/testdata; synthetic:
+# over the real transcripts in transcript/testdata; synthetic:
 # long multi-session conversations with planted facts, generated from SEED
 # (default 1). Prints Markdown tables. With WORK, the vaults are set up
 # in that folder and kept, and a later run with the same WORK asks the

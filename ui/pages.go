@@ -18,8 +18,8 @@ import (
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -96,7 +96,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var bad badRequest
 	switch {
-	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, ingest.ErrNoConversation):
+	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, sessions.ErrNoConversation):
 		code = http.StatusNotFound
 	case errors.As(err, &bad), errors.Is(err, vault.ErrBadName), errors.Is(err, vault.ErrOutside),
 		errors.Is(err, vault.ErrLink), errors.Is(err, vault.ErrTooLong), errors.Is(err, vault.ErrExists):
@@ -232,8 +232,8 @@ func (s *Server) entry(r *http.Request) (string, any, error) {
 		v, _ := e.Get(k)
 		d.Fields = append(d.Fields, field{k, fieldText(v)})
 	}
-	if ref, ok := e.Get(ingest.RefField); ok {
-		if _, _, valid := ingest.ParseRef(fieldText(ref)); valid {
+	if ref, ok := e.Get(sessions.RefField); ok {
+		if _, _, valid := sessions.ParseRef(fieldText(ref)); valid {
 			d.Conversation = fieldText(ref)
 		}
 	}
@@ -449,7 +449,7 @@ func (s *Server) run(r *http.Request) (string, any, error) {
 	}
 	if i := strings.LastIndexByte(run.Trigger, '('); i >= 0 && strings.HasSuffix(run.Trigger, ")") {
 		if ref := run.Trigger[i+1 : len(run.Trigger)-1]; ref != "" {
-			if _, _, ok := ingest.ParseRef(ref); ok {
+			if _, _, ok := sessions.ParseRef(ref); ok {
 				d.Conversation = ref
 			}
 		}
@@ -575,7 +575,7 @@ func written(what string, c vault.Commit) string {
 // conversationData is a conversation an agent had, as the librarian read
 // it.
 type conversationData struct {
-	ingest.Conversation
+	sessions.Conversation
 	Ref        string
 	Transcript string
 }
@@ -585,11 +585,11 @@ type conversationData struct {
 func (s *Server) conversation(r *http.Request) (string, any, error) {
 	ctx := r.Context()
 	ref := r.URL.Query().Get("ref")
-	if _, _, ok := ingest.ParseRef(ref); !ok {
+	if _, _, ok := sessions.ParseRef(ref); !ok {
 		return "", nil, badRequest{fmt.Errorf("conversation %q: want SESSION@TIME, as an entry's conversation field holds it", ref)}
 	}
 	if s.svc.Conversations == nil {
-		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, ingest.ErrNoConversation)
+		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, sessions.ErrNoConversation)
 	}
 	st, err := s.svc.Conversations(ctx)
 	if err != nil {

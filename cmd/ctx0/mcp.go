@@ -16,8 +16,8 @@ import (
 	"github.com/ctx0/ctx0/integration/codex"
 	"github.com/ctx0/ctx0/integration/cursor"
 	"github.com/ctx0/ctx0/integration/gemini"
-	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/mcp"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // installHint says how to put ctx0 on the PATH from a checkout: go install
@@ -131,7 +131,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, ses
 		Vault: m.Vault, Index: m.Index, Sessions: m.Sessions, Embeddings: m.Embeddings,
 		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
 		Archive: &mcp.Sessions{
-			Dirs: append(ingest.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
+			Dirs: append(sessions.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
 			Open: a.services.OpenStore,
 		},
 	})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -54,7 +54,7 @@ func currentProject() string {
 	if err != nil {
 		return ""
 	}
-	return ingest.ProjectOf(cwd)
+	return sessions.ProjectOf(cwd)
 }
 
 // retrieveOptions are ctx0 retrieve's flags.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 func TestBM25(t *testing.T) {

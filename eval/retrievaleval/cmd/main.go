@@ -53,7 +53,7 @@ func run(ctx context.Context, bin, set, repo, keep string, o retrievaleval.Synth
 		}
 		var files []string
 		for _, g := range []string{"claude-code/*.jsonl", "codex/*.jsonl"} {
-			m, err := filepath.Glob(filepath.Join(repo, "librarian/transcript/testdata", g))
+			m, err := filepath.Glob(filepath.Join(repo, "transcript/testdata", g))
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestSearchPoolsConversation: when the only word of a question a

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/ctx0/ctx0/integration/codex"
 	"github.com/ctx0/ctx0/integration/cursor"
 	"github.com/ctx0/ctx0/integration/gemini"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // File is a session file to ingest.

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // turnsPassage quotes a hit by the conversation's own turns: the message

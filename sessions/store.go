@@ -1,8 +1,10 @@
-// Package ingest keeps the machine-local record of agents' sessions: which
-// session files have been read and how far, their messages (redacted),
-// the conversations they split into, and a full-text index over what was
-// said. It lives in an SQLite file under the vault's .ctx0/state/, which
-// git ignores: transcripts never enter the vault.
+// Package sessions keeps the machine-local record of agents' past
+// sessions: which session files have been read and how far, their messages
+// (redacted), the conversations they split into, and a full-text index
+// over what was said. It sits beside the index of entries: the librarian
+// fills it and files its conversations, the extractor reads it. It lives
+// in an SQLite file under the vault's .ctx0/state/, which git ignores:
+// transcripts never enter the vault.
 //
 // Ingesting is incremental and crash-safe. A file is read in chunks; each
 // chunk's messages, its conversations and the offset reached are written in
@@ -11,7 +13,7 @@
 // Several processes (a hook, a watcher, a person's command) may ingest at
 // once: a chunk only commits if the file's offset is still the one it was
 // read from.
-package ingest
+package sessions
 
 import (
 	"context"

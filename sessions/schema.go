@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 // schemaVersion is stored in PRAGMA user_version. The state holds what
 // cannot be rebuilt from the vault (which conversations the librarian has

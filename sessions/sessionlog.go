@@ -1,10 +1,10 @@
-package ingest
+package sessions
 
 import (
 	"context"
 	"database/sql"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // IngestLog stores a session handed over as a session log (ctx0 dump) and

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestPublishedSessions ingests every published session file: each keeps

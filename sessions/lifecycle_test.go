@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // session writes a Claude Code session of users user messages and tools

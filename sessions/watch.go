@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Event is what a watch did: start (after the first read of every file),

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"database/sql"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files from the actual output")

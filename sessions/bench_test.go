@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"database/sql"
@@ -8,7 +8,7 @@ import (
 
 	"modernc.org/sqlite"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // benchFiles are the published sessions and their total size.

@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/index/query"
-	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 

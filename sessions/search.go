@@ -1,4 +1,4 @@
-package ingest
+package sessions
 
 import (
 	"cmp"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index/query"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Hit is a passage of a past session that matches a search.
