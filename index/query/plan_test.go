@@ -31,7 +31,7 @@ func TestParse(t *testing.T) {
 		{"", true, nil, nil, ""},
 		{"?!", true, nil, nil, "?!"},
 	} {
-		p := Parse(tc.q)
+		p := Plain(tc.q)
 		if p.Natural() != tc.natural || !slices.Equal(p.Words(), tc.words) || !slices.Equal(p.Excluded(), tc.excluded) || p.Sought() != tc.sought {
 			t.Errorf("Parse(%q): natural %v, words %q, excluded %q, sought %q; want %v, %q, %q, %q",
 				tc.q, p.Natural(), p.Words(), p.Excluded(), p.Sought(), tc.natural, tc.words, tc.excluded, tc.sought)
@@ -83,7 +83,7 @@ func FuzzParse(f *testing.F) {
 	}
 	db := ftsTable(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		p := Parse(q)
+		p := Plain(q)
 		expr := p.Expr()
 		if p.Empty() != (expr == "") || p.Empty() != (len(p.Words()) == 0) {
 			t.Fatalf("Parse(%q): empty %v, expr %q, words %q", q, p.Empty(), expr, p.Words())
