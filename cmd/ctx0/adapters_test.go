@@ -129,6 +129,24 @@ func TestAdaptersAgree(t *testing.T) {
 	}
 }
 
+// TestSearchSessionsReadsOnce: ctx0 search --sessions, which has no MCP
+// tool, reads its question once too, a time said in it included.
+func TestSearchSessionsReadsOnce(t *testing.T) {
+	dir := newVault(t)
+	t.Setenv("CTX0_NOW", "2026-11-28T10:00:00Z")
+	t.Setenv("HOME", t.TempDir())
+	for _, q := range []string{"deploy key", "what did we deploy last week"} {
+		parses := query.Parses()
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"--vault", dir, "search", "--sessions", "--json", q}, strings.NewReader(""), &stdout, &stderr); code != exitOK {
+			t.Fatalf("ctx0 search --sessions %q: exit %d\n%s", q, code, stderr.String())
+		}
+		if n := query.Parses() - parses; n != 1 {
+			t.Errorf("ctx0 search --sessions %q read the question %d times, want once", q, n)
+		}
+	}
+}
+
 // inProcessMCP is the MCP server ctx0 mcp serves on the vault at dir,
 // built in this process with the clock at now, and a client connected to
 // it.
