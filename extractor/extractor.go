@@ -95,7 +95,9 @@ const sessionsScope = "sessions"
 // Retrieve answers a question with a bundle that fits its budget. A
 // question that a learned query's phrases match is answered by that query
 // (the fast path); others by the model's plan when a model is configured,
-// and offline when there is none or it fails.
+// and offline when there is none or it fails. req goes through Check,
+// which keeps the question as the adapter read it (req.Plan) or reads it
+// at m's now.
 func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 	if err := req.Check(m.now()); err != nil {
 		return Bundle{}, fmt.Errorf("retrieve: %w", err)
