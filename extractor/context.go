@@ -116,7 +116,7 @@ type BlockItem struct {
 	Name    string    `json:"name"`
 	Title   string    `json:"title"`
 	Project string    `json:"project,omitempty"`
-	Date    time.Time `json:"date,omitzero"` // updated, else created
+	Date    time.Time `json:"date,omitzero"` // when it happened (vault.Happened), as search and retrieve date it
 	Text    string    `json:"text"`
 
 	created time.Time
@@ -495,10 +495,7 @@ func (c *blockMaker) read(ctx context.Context, name string) (*entry.Entry, error
 }
 
 func (c *blockMaker) item(section string, r index.Result, e *entry.Entry) BlockItem {
-	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: e.Updated(), created: e.Created()}
-	if it.Date.IsZero() {
-		it.Date = e.Created()
-	}
+	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: vault.Happened(r.Name, e), created: e.Created()}
 	if it.Title == "" {
 		it.Title = vault.Slug(r.Name)
 	}
