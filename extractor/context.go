@@ -177,7 +177,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	compacted, incremental, since := pickSummaries(summaries)
-	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, Since: since, Limit: latestFetch})
+	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, ChangedSince: since, Limit: latestFetch})
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}

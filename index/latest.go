@@ -21,7 +21,11 @@ type Listing struct {
 	Pinned   bool      // only pinned entries
 	Since    time.Time // only entries that happened (vault.Happened, else modified) at or after Since
 	Until    time.Time // only entries that happened (vault.Happened, else modified) before Until
-	All      bool      // also superseded and archived entries
+	// ChangedSince keeps the entries changed (updated, else created, else
+	// modified) at or after it, whenever what they tell happened: what
+	// the session-start block's summaries do not hold yet.
+	ChangedSince time.Time
+	All          bool // also superseded and archived entries
 	// Offset skips this many of the entries selected: a later page.
 	Offset int
 }
@@ -112,6 +116,10 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 	if !l.Until.IsZero() {
 		b.WriteString(" AND " + happenedAt("") + " < ?")
 		args = append(args, utc(l.Until))
+	}
+	if !l.ChangedSince.IsZero() {
+		b.WriteString(" AND recency >= ?")
+		args = append(args, utc(l.ChangedSince))
 	}
 	if !l.All {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")
