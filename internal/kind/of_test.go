@@ -51,3 +51,24 @@ func TestPersonIntroduced(t *testing.T) {
 		}
 	}
 }
+
+// TestStatement: a decision asked for or reported is said as the choice
+// itself, whatever frames it.
+func TestStatement(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Let's rename `/data-capture` to `/src`.", "Rename `/data-capture` to `/src`"},
+		{"I want to update my spec to remove this queue separation and just have a codex queue", "Remove the queue separation and have a codex queue"},
+		{"yes, in a previous session we remove the react web app in favor of generating static PNG files.", "Remove the react web app in favor of generating static PNG files"},
+		{"Can you please switch the CI to GitHub Actions?", "Switch the CI to GitHub Actions"},
+		{"OK, we decided to use Postgres for billing", "Use Postgres for billing"},
+		{"Update the project to use typescript and ESM...", "Update the project to use typescript and ESM"},
+		{"We'll go with Svelte for the dashboard", "Go with Svelte for the dashboard"},
+		{"Let's do this and move on", "Do this and move on"},
+		{"Update the README to say so", "Update the README to say so"},
+		{"Let's", "Let's"},
+	} {
+		if got := Statement(tt.in); got != tt.want {
+			t.Errorf("Statement(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
