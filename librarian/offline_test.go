@@ -96,7 +96,7 @@ func TestOfflineRules(t *testing.T) {
 		{"never", []transcript.Message{user("Never commit the .env file.")}, "preferences: Never commit the .env file"},
 		{"memory input", []transcript.Message{user("<user-memory-input>Always use conventional commits</user-memory-input>")}, "preferences: Always use conventional commits"},
 		{"we decided", []transcript.Message{user("We decided to drop Redis because Postgres can hold the queue.")}, "decisions: Drop Redis (why: Postgres can hold the queue)"},
-		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Go with B"},
+		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Use B"},
 		{"in favor of", []transcript.Message{user("yes, in a previous session we remove the react web app in favor of generating static PNG files. Can you update the README?")}, "decisions: Remove the react web app in favor of generating static PNG files"},
 		{"a change of plan", []transcript.Message{said("Jobs go to three queues."), user("I want to update my spec to remove this queue separation and just have a codex queue"), edit("spec.md")}, "decisions: Remove the queue separation and have a codex queue"},
 		{"a change of plan not taken is no decision", []transcript.Message{user("I want to update my spec to remove this queue separation and just have a codex queue"), said("Separate queues keep each worker's auth volume; merging them would break that."), user("Fine, keep them.")}, ""},

@@ -11,7 +11,8 @@ import (
 // report it ("Let's", "I want to", "can you", "please", "in a previous
 // session we", "we decided to"), without the vehicle of a change ("update
 // my spec to remove…" is "Remove…"), and without words that only point at
-// the moment ("just", "this queue" is "the queue"). "Let's rename
+// the moment ("just", "this queue" is "the queue"); "go with X" is "use
+// X". "Let's rename
 // /data-capture to /src" is "Rename /data-capture to /src". "" when
 // nothing is left.
 func Statement(s string) string {
@@ -26,6 +27,9 @@ func Statement(s string) string {
 	if m := vehicle().FindStringIndex(s); m != nil && decision().MatchString(s[m[1]:]) {
 		s = s[m[1]:]
 	}
+	// "Go with X" is the choice of X: "Use X"; "stick with X" keeps it.
+	s = goWith().ReplaceAllString(s, "Use ")
+	s = stickWith().ReplaceAllString(s, "Keep ")
 	s = politeness().ReplaceAllString(s, " ")
 	s = pointing().ReplaceAllStringFunc(s, func(m string) string {
 		w, next, _ := strings.Cut(m, " ")
@@ -58,6 +62,9 @@ var (
 	// ("update my spec to remove X"): the decision is what follows, when
 	// that reads as one.
 	vehicle = lazy.Regexp(`(?i)^(?:update|change|edit|revise|amend|rewrite)\s+(?:my|the|our|this)\s+(?:spec|specs|specification|plan|design|design doc|docs|documentation|readme|rfc|proposal)(?:\.md)?\s+to\s+`)
+	// goWith and stickWith open a choice said with a phrasal verb.
+	goWith    = lazy.Regexp(`(?i)^(?:go|going|went) with\s+`)
+	stickWith = lazy.Regexp(`(?i)^(?:stick|sticking|stay|staying) with\s+`)
 	// politeness is a word of asking inside the sentence, and "just".
 	politeness = lazy.Regexp(`(?i)(?:,\s*)?\b(?:please|pls|just)\b,?\s*`)
 	// pointing is a word that points at something in the conversation:
