@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // TestRememberOneCommit: a remember with links, no type and a secret in
@@ -119,4 +120,23 @@ func TestNewEntryPlainTitle(t *testing.T) {
 	if got, want := e.Body(), "Rename `/data-capture` to **/src**\n"; got != want {
 		t.Errorf("body %q, want %q", got, want)
 	}
+}
+
+// FuzzPlainTitle: a plain title is one line, never longer than what it
+// was made from, and valid text stays valid.
+func FuzzPlainTitle(f *testing.F) {
+	f.Add("•Rename `/data-capture` to **/src** [docs](https://x)")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := PlainTitle(s)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("PlainTitle(%q) = %q: more than one line", s, got)
+		}
+		if len(got) > len(s) {
+			t.Errorf("PlainTitle(%q) = %q: longer", s, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Errorf("PlainTitle(%q) = %q: invalid UTF-8", s, got)
+		}
+	})
 }

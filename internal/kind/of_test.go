@@ -1,7 +1,9 @@
 package kind
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestOf: general phrasings of each type, and near misses that stay
@@ -72,4 +74,24 @@ func TestStatement(t *testing.T) {
 			t.Errorf("Statement(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzStatement: a statement is one line, at most 500 characters (a
+// cut one ends with …), and never longer than the sentence it says: what
+// it swaps in ("Use" for "go with", "the" for "this") is shorter.
+func FuzzStatement(f *testing.F) {
+	f.Add("I want to update my spec to remove this queue separation and just have a codex queue")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Statement(s)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("Statement(%q) = %q: more than one line", s, got)
+		}
+		if utf8.RuneCountInString(got) > 500 {
+			t.Errorf("Statement(%q) = %q: over 500 characters", s, got)
+		}
+		if utf8.ValidString(s) && !strings.HasSuffix(got, "…") && len(got) > len(s)+2 {
+			t.Errorf("Statement(%q) = %q: longer than the sentence", s, got)
+		}
+	})
 }
