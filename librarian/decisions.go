@@ -49,8 +49,10 @@ func decisionIn(msgs []transcript.Message, i int, s, text string, listed map[str
 // you switch…?"): a request, not a question.
 var politeRequest = lazy.Regexp(`(?i)^(?:(?:ok|okay|so|now|and)[,\s]+)*(?:can|could|would|will) you\b|^please\b`)
 
-// listMarker opens a line of a list: a bullet or a number.
-var listMarker = lazy.Regexp(`^\s*(?:[-*+•◦▪‣●]|\d{1,2}[.)])\s*\S`)
+// listMarker opens a line of a list: a bullet or a number. A -, * or +
+// is one when a space follows it, as in markdown ("**bold**", "--flag"
+// are none).
+var listMarker = lazy.Regexp(`^\s*(?:[-*+]\s+|[•◦▪‣●]\s*|\d{1,2}[.)]\s+)\S`)
 
 // listed are the sentences of the lines of text's lists, when it has a
 // list of two lines or more.
@@ -182,4 +184,4 @@ func offeredPick(said, answer string) (Item, bool) {
 
 // ideaLabel is the label of a listed idea: bold ("**Long breaks:** …") or
 // before a colon ("Long breaks: …").
-var ideaLabel = lazy.Regexp(`^(?:[-*+•◦▪‣●]|\d{1,2}[.)])\s*(?:\*\*([^*:]{3,60}?):?\*\*|([^:*]{3,40}):\s)`)
+var ideaLabel = lazy.Regexp(`^(?:[-*+]\s+|[•◦▪‣●]\s*|\d{1,2}[.)]\s+)(?:\*\*([^*:]{3,60}?):?\*\*|([^:*]{3,40}):\s)`)

@@ -41,7 +41,8 @@ func Statement(s string) string {
 		}
 		return "the " + next
 	})
-	s = strings.TrimRight(clean(s), "?!,;")
+	// Emphasis marks left at the end of a bold line go with it.
+	s = clean(strings.TrimRight(clean(s), "?!,;*_~"))
 	return capitalize(s)
 }
 
