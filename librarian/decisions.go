@@ -13,8 +13,8 @@ import (
 // data-capture folder", never the request as typed ("Let's rename…"), a
 // line of a spec the user pasted, or a question.
 
-// decisionIn is the decision sentence s of the user's message i (its text
-// text) makes, if the conversation shows it taken: said as made ("we
+// decisionIn is the decision that sentence s of the user's message i
+// (whose words are text) makes, if the conversation shows it taken: said as made ("we
 // decided", "in a previous session we removed…"), or asked for and then
 // done or agreed to by the assistant. listed are the sentences of the
 // message's lists (see listed).

@@ -12,9 +12,8 @@ import (
 // session we", "we decided to"), without the vehicle of a change ("update
 // my spec to remove…" is "Remove…"), and without words that only point at
 // the moment ("just", "this queue" is "the queue"); "go with X" is "use
-// X". "Let's rename
-// /data-capture to /src" is "Rename /data-capture to /src". "" when
-// nothing is left.
+// X". "Let's rename /data-capture to /src" is "Rename /data-capture to
+// /src". A frame with nothing after it is left as it is.
 func Statement(s string) string {
 	s = clean(s)
 	for {
