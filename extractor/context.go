@@ -151,10 +151,11 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 	if opt.Project == "" && opt.Dir != "" {
 		opt.Project = sessions.ProjectOf(opt.Dir)
 	}
-	ctx, err := m.Index.Checked(ctx)
+	ix, err := m.Index.Checked(ctx)
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
+	m.Index = ix
 	projects := projectNames(opt.Project)
 	c := &blockMaker{m: m, b: Block{Project: opt.Project, Items: []BlockItem{}, Budget: opt.Budget}, usage: opt.Usage}
 	pinned, err := m.Index.Latest(ctx, index.Listing{Pinned: true, Projects: projects, Limit: maxPinned})

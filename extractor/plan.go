@@ -36,7 +36,7 @@ func RunQuery(ctx context.Context, m Memory, name string, args map[string]string
 	if err != nil {
 		return Bundle{}, err
 	}
-	if ctx, err = m.Index.Checked(ctx); err != nil {
+	if m.Index, err = m.Index.Checked(ctx); err != nil {
 		return Bundle{}, fmt.Errorf("run learned query %q: %w", name, err)
 	}
 	b, err := runQuery(ctx, m, q, vals, budget)
@@ -67,7 +67,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 		switch {
 		case s.Search != "":
 			text := bind(s.Search)
-			p := query.Parse(text)
+			p := query.Plain(text)
 			searched = append(searched, p)
 			x.r.plan.Searches = append(x.r.plan.Searches, text)
 			err = x.search(ctx, index.Query{Text: text, Plan: p, Scope: bind(s.Scope), Type: bind(s.Type), Tag: bind(s.Tag), Limit: s.Limit}, where)
@@ -342,6 +342,10 @@ func FromQuestion(name, question string, scope []string) (Query, error) {
 		return Query{}, fmt.Errorf("learned query %q: %w", name, errNoSteps)
 	}
 	q := Query{Name: name, Phrases: []string{strings.TrimSpace(question)}}
+	scope, err := normalizeScope(scope)
+	if err != nil {
+		return Query{}, fmt.Errorf("learned query %q: %w", name, err)
+	}
 	if len(scope) == 0 {
 		scope = []string{""}
 	}

@@ -110,8 +110,8 @@ type retrieval struct {
 	req Request
 	t   terms
 	// when is what the question says of time, and window the time it
-	// asks about counted from now, its events dated (see timeOf,
-	// dateEvents).
+	// asks about counted from now, its events dated (see
+	// query.Plan.Window, dateEvents).
 	when   when.Reading
 	window when.Window
 	// asked is the window the question's words say, before its events
@@ -139,20 +139,21 @@ type retrieval struct {
 	searcher     *searcher
 }
 
-// newRetrieval starts answering req, whose question t is. Words that say
-// a time ("last week") set the window and are not searched for: a question
-// that holds some is read again without them.
+// newRetrieval starts answering req, whose question is read as
+// req.Plan (nil: a learned query's run, which says no time) and searched
+// for as t. Words that say a time ("last week") set the window and are
+// not in t (see query.Plan.Rest).
 func newRetrieval(m Memory, req Request, t terms) *retrieval {
-	tr, window, text := timeOf(req.Query, m.now())
-	if text != req.Query {
-		t = analyze(text)
-	}
-	return &retrieval{
-		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window, asked: window,
+	r := &retrieval{
+		m: m, req: req, t: t, match: matcher{t},
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
 	}
+	if p := req.Plan; p != nil {
+		r.when, r.window, r.asked = p.When(), p.Window(), p.Window()
+	}
+	return r
 }
 
 // offline answers with the offline plan: the question's words searched.
@@ -172,7 +173,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 	if len(r.cands) == 0 && !r.window.IsZero() {
 		// "what happened last week": what is dated then, whatever
 		// words it holds.
-		r.t = analyze("")
+		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err
@@ -185,7 +186,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// Nothing of that time holds the words ("what did we decide
 		// last week?"): what is dated then.
 		r.cands = map[string]*candidate{}
-		r.t = analyze("")
+		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err

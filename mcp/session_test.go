@@ -44,7 +44,7 @@ func TestArchiveNow(t *testing.T) {
 	var f *fixture
 	f = newFixture(t, func(o *Options) {
 		o.Archive = &Sessions{Dirs: []string{projects}, CWD: cwd, Started: time.Now(),
-			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Vault.Root()) }}
+			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Memory.Vault.Root()) }}
 	})
 	cs := f.connect(t)
 	out := ok(t, cs, "archive_now", nil)
@@ -94,7 +94,7 @@ func TestArchiveNowStaysInTheSessionFolders(t *testing.T) {
 	}
 	f := newFixture(t, func(o *Options) {
 		o.Archive = &Sessions{Dirs: []string{projects}, Started: time.Now(),
-			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Vault.Root()) }}
+			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Memory.Vault.Root()) }}
 	})
 	cs := f.connect(t)
 	for _, p := range []string{

@@ -45,8 +45,9 @@ const rerankDepth = 40
 // Query is a search of past sessions.
 type Query struct {
 	Text string // what to look for, in the syntax of package query
-	// Plan is Text as package query parsed it, when the caller has it
-	// already (nil: Search parses Text).
+	// Plan is the query as the request read it (query.Parse), or as a
+	// program made it (query.Plain); nil: Text as typed. Search takes it
+	// as given.
 	Plan    *query.Plan
 	Limit   int       // at most this many hits; 0 means DefaultLimit
 	Project string    // only conversations of this project
@@ -83,7 +84,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	hits := []Hit{}
 	plan := q.Plan
 	if plan == nil {
-		plan = query.Parse(q.Text)
+		plan = query.Plain(q.Text)
 	}
 	if plan.Empty() {
 		return hits, nil

@@ -160,19 +160,19 @@ func (s *Server) browse(r *http.Request) (string, any, error) {
 			d.Filter.Set(k, v)
 		}
 	}
-	ctx, err = s.svc.Index.Checked(ctx) // one check for both lists
+	ix, err := s.svc.Index.Checked(ctx) // one check for both lists
 	if err != nil {
 		return "", nil, err
 	}
 	if page == 1 {
 		pl := l
 		pl.Pinned, pl.Limit = true, pageSize
-		if d.Pinned, err = s.svc.Index.Latest(ctx, pl); err != nil {
+		if d.Pinned, err = ix.Latest(ctx, pl); err != nil {
 			return "", nil, err
 		}
 	}
 	l.Limit, l.Offset = pageSize+1, (page-1)*pageSize
-	if d.Entries, err = s.svc.Index.Latest(ctx, l); err != nil {
+	if d.Entries, err = ix.Latest(ctx, l); err != nil {
 		return "", nil, err
 	}
 	at := func(n int) template.URL {
@@ -302,10 +302,19 @@ func (s *Server) ask(r *http.Request) (string, any, error) {
 	}
 	d := askData{Query: strings.TrimSpace(r.URL.Query().Get("q"))}
 	if d.Query != "" {
-		if d.Results, _, err = extractor.Search(ctx, mem.m, index.Query{Text: d.Query, Limit: index.DefaultLimit}); err != nil {
+		// The question is read once, for the search and the bundle.
+		req := extractor.Request{Query: d.Query, Budget: mem.cfg.Extractor.RetrieveBudget, Project: s.svc.Project}
+		if err := req.Check(mem.m.Time()); err != nil {
 			return "", nil, err
 		}
-		b, err := extractor.Retrieve(ctx, mem.m, extractor.Request{Query: d.Query, Budget: mem.cfg.Extractor.RetrieveBudget, Project: s.svc.Project})
+		q := index.Query{Text: req.Query, Plan: req.Plan}
+		if err := q.Check(mem.m.Time()); err != nil {
+			return "", nil, err
+		}
+		if d.Results, _, err = extractor.Search(ctx, mem.m, q); err != nil {
+			return "", nil, err
+		}
+		b, err := extractor.Retrieve(ctx, mem.m, req)
 		if err != nil {
 			return "", nil, err
 		}

@@ -68,26 +68,13 @@ type writeQueue struct {
 }
 
 // take removes the next group from the queue: the writes that arrived so
-// far, those of a sync apart from the others (a sync's commits are its own
-// to push).
+// far. (A sync commits under the vault lock, never through the queue: see
+// held.syncing.)
 func (q *writeQueue) take() []*pendingWrite {
-	if len(q.pending) == 0 {
-		return nil
-	}
-	syncing := isSyncing(q.pending[0].ctx)
-	var group, rest []*pendingWrite
-	for _, p := range q.pending {
-		if isSyncing(p.ctx) == syncing {
-			group = append(group, p)
-		} else {
-			rest = append(rest, p)
-		}
-	}
-	q.pending = rest
+	group := q.pending
+	q.pending = nil
 	return group
 }
-
-func isSyncing(ctx context.Context) bool { return ctx.Value(syncingKey{}) != nil }
 
 // update runs one write: under the vault lock, fn reads what it needs and
 // returns the changes; they are committed, with the other writes waiting

@@ -63,6 +63,10 @@ type journalLock struct {
 type held struct {
 	path string // the journal file
 	j    journal
+	// syncing is set while a sync holds the lock: the commits it makes
+	// (merges, external edits) are its own to push, so they do not call
+	// onCommit.
+	syncing bool
 }
 
 func readJournal(p string) (journal, bool, error) {

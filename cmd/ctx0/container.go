@@ -42,6 +42,7 @@ type container struct {
 	embeddings lazy.Value[index.Embedder]
 	store      lazy.Value[*sessions.Store]
 	sessions   lazy.Value[*extractor.StoredSessions]
+	memory     lazy.Value[extractor.Memory]
 }
 
 // Vault is the vault this invocation uses (see app.dir), opened without
@@ -214,6 +215,52 @@ func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, er
 		}
 		return extractor.OpenSessions(v.Root(), sessions.WithClock(c.a.now)), nil
 	})
+}
+
+// Memory is what the extractor reads, the same for every request of the
+// CLI, the MCP server and the page: the vault, its index, the past
+// sessions ingested into it, the language model and the embeddings
+// endpoint if the vault's config names them, the app's clock; and the
+// extractor's settings. Neither the model nor the embeddings are needed
+// to answer: one that fails to open is said, once, and left out.
+func (c *container) Memory(ctx context.Context) (extractor.Memory, extractor.Config, error) {
+	m, err := c.memory.Get(func() (extractor.Memory, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		ix, err := c.Index(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		if _, err := c.ExtractorConfig(ctx); err != nil {
+			return extractor.Memory{}, err
+		}
+		sessions, err := c.Sessions(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		m := extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: c.a.now}
+		// Hybrid search is an addition: without its key, BM25 still answers.
+		if e, err := c.Embeddings(ctx); err != nil {
+			c.a.note("ctx0: %v; searching without embeddings", err)
+		} else {
+			m.Embeddings = e
+		}
+		// A model plans and condenses retrievals; offline retrieval is
+		// the fallback for any failure, a bad setting included.
+		if p, err := c.Model(ctx); err != nil {
+			c.a.note("ctx0: %v; retrieving offline", err)
+		} else if !llm.IsOffline(p) {
+			m.Model = p
+		}
+		return m, nil
+	})
+	if err != nil {
+		return m, extractor.Config{}, err
+	}
+	cfg, err := c.ExtractorConfig(ctx)
+	return m, cfg, err
 }
 
 // closeAll releases what the container opened, the index too: for a

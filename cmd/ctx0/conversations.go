@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/transcript"
@@ -172,20 +171,24 @@ func (a *app) printConversation(s shownConversation) error {
 	return transcript.Render(a.stdout, s.Transcript, time.Local)
 }
 
-// searchSessions is ctx0 search --sessions: what was said in past agent
-// sessions, from the ingest state, even before the librarian has filed
-// any of it. Of the vault search's filters, --project, --since and --until
-// apply.
-func (a *app) searchSessions(ctx context.Context, q index.Query) ([]sessions.Hit, error) {
-	switch {
+// runSearchSessions is ctx0 search --sessions: what was said in past
+// agent sessions, from the ingest state, even before the librarian has
+// filed any of it. Of the vault search's filters, --project, --since and
+// --until apply.
+func (a *app) runSearchSessions(ctx context.Context, opts searchOptions, text string) ([]sessions.Hit, error) {
+	switch q := opts.q; {
 	case q.Type != "", q.Tag != "", q.Scope != "", q.All:
 		return nil, usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project, --since and --until")
+	}
+	q, err := a.searchQuery(opts, text)
+	if err != nil {
+		return nil, err
 	}
 	s, err := a.openIngest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return extractor.SearchSessions(ctx, s, sessions.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
+	return extractor.SearchSessions(ctx, s, sessions.Query{Text: q.Text, Plan: q.Plan, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
 }
 
 // printSessionHits prints what search --sessions found, for people.

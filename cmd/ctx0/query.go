@@ -212,11 +212,7 @@ in a step is the current project.`,
 			case from != "" && file != "":
 				return usagef("query save: --from and --file: give one")
 			case from != "":
-				scopes, err := parseScope(scope)
-				if err != nil {
-					return err
-				}
-				if q, err = extractor.FromQuestion(args[0], from, scopes); err != nil {
+				if q, err = extractor.FromQuestion(args[0], from, splitList(scope)); err != nil {
 					return usageError{err}
 				}
 			default:

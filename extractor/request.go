@@ -1,0 +1,69 @@
+package extractor
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/vault"
+)
+
+// Check makes req ready to answer: the one validation every adapter's
+// request goes through, so that the CLI and the MCP server accept and
+// refuse the same requests. The question is trimmed and must hold
+// something; a budget of 0 is DefaultBudget, one below MinBudget is
+// refused (ErrBudget) and one above MaxBudget taken as MaxBudget; the
+// scope's folders become vault names ("sessions" stays as it is, blanks
+// are dropped); since must come before until. Last, the question is read
+// once, at now (query.Parse), into Plan, unless it already was. Errors
+// name the argument at fault.
+func (req *Request) Check(now time.Time) error {
+	req.Query = strings.TrimSpace(req.Query)
+	if req.Query == "" {
+		return errors.New("query is empty: ask a question in plain words")
+	}
+	switch {
+	case req.Budget == 0:
+		req.Budget = DefaultBudget
+	case req.Budget < MinBudget:
+		return fmt.Errorf("budget %d: %w: want %d or more", req.Budget, ErrBudget, MinBudget)
+	case req.Budget > MaxBudget:
+		req.Budget = MaxBudget
+	}
+	scope, err := normalizeScope(req.Scope)
+	if err != nil {
+		return err
+	}
+	req.Scope = scope
+	if err := index.CheckWindow(req.Since, req.Until); err != nil {
+		return err
+	}
+	if req.Plan == nil {
+		req.Plan = query.Parse(req.Query, now)
+	}
+	return nil
+}
+
+// normalizeScope returns the folders of a scope as vault names, with
+// "sessions" for past conversations and without blanks.
+func normalizeScope(scope []string) ([]string, error) {
+	var out []string
+	for _, f := range scope {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if f == sessionsScope {
+			out = append(out, f)
+			continue
+		}
+		name, err := vault.NormalizeName(f)
+		if err != nil {
+			return nil, fmt.Errorf("scope %q: %w; use folders such as contacts, or sessions", f, err)
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
