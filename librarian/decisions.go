@@ -42,7 +42,7 @@ func decisionIn(msgs []transcript.Message, i int, s, text string, listed map[str
 		return Item{}, false
 	}
 	why := reasonOf(s, text)
-	return Item{Title: decisionTitle(statement, why), Text: statement, Why: why, Evidence: Evidence{i, quote(s)}}, true
+	return Item{Title: decisionTitle(statement, why), Text: statement, Why: capitalize(why), Evidence: Evidence{i, quote(s)}}, true
 }
 
 // politeRequest opens a question that asks for something to be done ("can
