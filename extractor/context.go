@@ -116,7 +116,7 @@ type BlockItem struct {
 	Name    string    `json:"name"`
 	Title   string    `json:"title"`
 	Project string    `json:"project,omitempty"`
-	Date    time.Time `json:"date,omitzero"` // updated, else created
+	Date    time.Time `json:"date,omitzero"` // when it happened (vault.Happened), as search and retrieve date it
 	Text    string    `json:"text"`
 
 	created time.Time
@@ -178,7 +178,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	compacted, incremental, since := pickSummaries(summaries)
-	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, Since: since, Limit: latestFetch})
+	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, ChangedSince: since, Limit: latestFetch})
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
@@ -496,10 +496,7 @@ func (c *blockMaker) read(ctx context.Context, name string) (*entry.Entry, error
 }
 
 func (c *blockMaker) item(section string, r index.Result, e *entry.Entry) BlockItem {
-	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: e.Updated(), created: e.Created()}
-	if it.Date.IsZero() {
-		it.Date = e.Created()
-	}
+	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: vault.Happened(r.Name, e), created: e.Created()}
 	if it.Title == "" {
 		it.Title = vault.Slug(r.Name)
 	}

@@ -147,7 +147,7 @@ func (x *queryRun) search(ctx context.Context, q index.Query, where string) erro
 	}
 	for _, h := range res {
 		c := x.put(h.Name, fmt.Sprintf("%s: search %s", where, q.Text))
-		c.title, c.typ, c.date = h.Title, h.Type, h.Updated
+		c.title, c.typ, c.date = h.Title, h.Type, h.Happened
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (x *queryRun) glob(ctx context.Context, pattern, where string) error {
 	for _, h := range res {
 		if ok, _ := path.Match(pattern, h.Name); ok {
 			c := x.put(h.Name, fmt.Sprintf("%s: glob %s", where, pattern))
-			c.title, c.typ, c.date = h.Title, h.Type, h.Updated
+			c.title, c.typ, c.date = h.Title, h.Type, h.Happened
 		}
 	}
 	return nil

@@ -246,7 +246,7 @@ func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 			}
 			for _, h := range res {
 				c := r.add(h.Name)
-				c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+				c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Happened
 				c.text = max(c.text, h.Score)
 				if h.Vector > c.vector {
 					c.vector = h.Vector
@@ -438,13 +438,7 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 	if c.title == "" {
 		c.title = vault.Slug(c.name)
 	}
-	c.date = e.Updated()
-	if c.date.IsZero() {
-		c.date = e.Created()
-	}
-	if t, ok := nameDate(c.name); ok && c.date.UTC().Format(time.DateOnly) != t.Format(time.DateOnly) {
-		c.date = t // filed under the day it tells of
-	}
+	c.date = vault.Happened(c.name, e) // judge dates an episode's sections on top
 	c.blocks = blocks(e)
 	c.said = saidIn(e)
 	c.body = c.title + "\n" + e.Body()

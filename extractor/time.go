@@ -135,17 +135,6 @@ func (r *retrieval) inWindow(c *candidate) {
 	c.why = append(c.why, "in "+r.window.String())
 }
 
-// nameDate is the date an entry is filed under (episodes/2026-01/2026-01-28),
-// if any.
-func nameDate(name string) (time.Time, bool) {
-	seg := name[strings.LastIndexByte(name, '/')+1:]
-	if len(seg) < 10 {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.DateOnly, seg[:10])
-	return t, err == nil
-}
-
 // listWindow gathers the entries dated in the time a question asks about
 // when it holds no other words to search for ("what happened last week?"),
 // the latest first.
@@ -164,7 +153,7 @@ func (r *retrieval) listWindow(ctx context.Context) error {
 			continue
 		}
 		c := r.add(h.Name)
-		c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+		c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Happened
 		c.text = float64(len(res) - i) // the latest first
 	}
 	return nil

@@ -29,8 +29,8 @@ type Query struct {
 	Tag     string      // only entries with this tag
 	Project string      // only entries of this project
 	Scope   string      // only entries in this folder or below it, such as "contacts"
-	Since   time.Time   // only entries updated (else created, else modified) at or after Since
-	Until   time.Time   // only entries updated (else created, else modified) before Until
+	Since   time.Time   // only entries that happened (vault.Happened, else modified) at or after Since
+	Until   time.Time   // only entries that happened (vault.Happened, else modified) before Until
 	All     bool        // also superseded and archived entries, and summaries
 }
 
@@ -403,11 +403,11 @@ func (q Query) filter() (join bool, filter func(alias string) string, args []any
 		args = append(args, s, s+"/", s+"0")
 	}
 	if !q.Since.IsZero() {
-		b.WriteString(" AND e.recency >= ?")
+		b.WriteString(" AND " + happenedAt("e.") + " >= ?")
 		args = append(args, utc(q.Since))
 	}
 	if !q.Until.IsZero() {
-		b.WriteString(" AND e.recency < ?")
+		b.WriteString(" AND " + happenedAt("e.") + " < ?")
 		args = append(args, utc(q.Until))
 	}
 	join = b.Len() > 0

@@ -16,11 +16,14 @@ var testNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func now() time.Time { return testNow }
 
-// published are the real Claude Code and Codex sessions of package
-// transcript's testdata (see SOURCES.md there).
+// published are the real Claude Code, Codex and Gemini CLI sessions of
+// package transcript's testdata (see SOURCES.md there). The Cursor
+// transcript is left out: it records no times, so its conversation is
+// dated by the file's modification time, which a checkout sets.
 var published = []string{
 	filepath.Join("..", "transcript", "testdata", "claude-code"),
 	filepath.Join("..", "transcript", "testdata", "codex"),
+	filepath.Join("..", "transcript", "testdata", "gemini"),
 }
 
 // ingestFiles reads session files into the ingest state of the vault at

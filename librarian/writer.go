@@ -438,7 +438,12 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if title == "" {
 			title = titleOf(text)
 		}
-		name, err := a.Writer.name(typ, slugOf(title))
+		named := title
+		if strings.HasPrefix(title, text+": ") {
+			// A decision titled with its reason is named by the choice.
+			named = text
+		}
+		name, err := a.Writer.name(typ, slugOf(named))
 		if err != nil {
 			return err
 		}

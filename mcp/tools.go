@@ -184,8 +184,8 @@ type searchIn struct {
 	Type    string `json:"type,omitempty" jsonschema:"only entries of this type"`
 	Tag     string `json:"tag,omitempty" jsonschema:"only entries with this tag"`
 	Project string `json:"project,omitempty" jsonschema:"only entries of this project"`
-	Since   string `json:"since,omitempty" jsonschema:"only entries updated since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
-	Until   string `json:"until,omitempty" jsonschema:"only entries updated before the end of this date, time or time in words"`
+	Since   string `json:"since,omitempty" jsonschema:"only entries that happened (the session they were learned in, else the day filed under, else updated) since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
+	Until   string `json:"until,omitempty" jsonschema:"only entries that happened before the end of this date, time or time in words"`
 	All     bool   `json:"all,omitempty" jsonschema:"also superseded and archived entries"`
 }
 

@@ -118,6 +118,7 @@ func fileConvs(ctx context.Context, tx *sql.Tx, file string) ([]*conv, error) {
 func (s *Store) assign(f File, st transcript.State, convs []*conv, keep map[int64]kept, msgs []transcript.Message, byTime []int) ([]*conv, []*conv) {
 	gap := s.cfg.Gap()
 	of := make([]*conv, len(msgs))
+	tools := map[*conv][]transcript.Tool{} // what each conversation's tools worked on
 	for _, i := range byTime {
 		m := msgs[i]
 		var prev, next, in *conv
@@ -166,6 +167,7 @@ func (s *Store) assign(f File, st transcript.State, convs []*conv, keep map[int6
 			c.UserMessages++
 		}
 		c.ToolCalls += len(m.Tools)
+		tools[c] = append(tools[c], m.Tools...)
 		c.saves += memorySaves(m.Tools)
 		if !c.closed {
 			// New words: whether it is over is for the clock to say again.
@@ -173,6 +175,18 @@ func (s *Store) assign(f File, st transcript.State, convs []*conv, keep map[int6
 		}
 		c.dirty = true
 		of[i] = c
+	}
+	for c, ts := range tools {
+		if c.Project != "" || c.CWD != "" {
+			continue
+		}
+		// No folder was given (Gemini CLI's legacy files record none):
+		// the project is where the work happened, when the files read
+		// and written all sit in one folder. Once set it stays, as a
+		// conversation's folder does.
+		if dir := WorkFolder(ts); dir != "" {
+			c.Project = s.project(dir, "")
+		}
 	}
 	return of, convs
 }

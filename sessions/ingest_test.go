@@ -532,3 +532,56 @@ func TestOpenRefusesALinkedConfig(t *testing.T) {
 		t.Errorf("Open: %v; want the linked config named", err)
 	}
 }
+
+// TestWorkFolder: a session that records no folder works where the files
+// it read and wrote all sit; the agent's own files, failed and refused
+// uses, relative paths and folders that are no project do not count.
+func TestWorkFolder(t *testing.T) {
+	tool := func(kind transcript.ToolKind, target string, o transcript.Outcome) transcript.Tool {
+		return transcript.Tool{Name: "t", Kind: kind, Target: target, Outcome: o}
+	}
+	r := func(p string) transcript.Tool { return tool(transcript.Read, p, "") }
+	w := func(p string) transcript.Tool { return tool(transcript.Write, p, "") }
+	for _, tt := range []struct {
+		name  string
+		tools []transcript.Tool
+		want  string
+	}{
+		{"one folder", []transcript.Tool{w("/Users/y/dev/pomodoro/index.html"), w("/Users/y/dev/pomodoro/style.css")}, "/Users/y/dev/pomodoro"},
+		{"nested folders", []transcript.Tool{r("/home/m/app/src/a.go"), w("/home/m/app/test/b.go"), r("/home/m/app/go.mod")}, "/home/m/app"},
+		{"the agent's own files", []transcript.Tool{r("/Users/d/.cursor/skills/babysit/SKILL.md"), w("/Users/d/dev/luke/scripts/check.sh"), r("/Users/d/dev/luke/AGENTS.md")}, "/Users/d/dev/luke"},
+		{"a failed read elsewhere", []transcript.Tool{tool(transcript.Read, "/Users/d/CLAUDE.md", transcript.Failed), w("/Users/d/dev/luke/a.md")}, "/Users/d/dev/luke"},
+		{"a home is no project", []transcript.Tool{r("/Users/d/notes.txt"), w("/Users/d/dev/luke/a.md")}, ""},
+		{"a top folder is no project", []transcript.Tool{w("/tmp/a.txt"), w("/tmp/b.txt")}, ""},
+		{"apart", []transcript.Tool{w("/srv/one/a.txt"), w("/opt/two/b.txt")}, ""},
+		{"relative paths name no folder", []transcript.Tool{w("src/a.go"), w("src/b.go")}, ""},
+		{"commands and searches are not files", []transcript.Tool{tool(transcript.Command, "/usr/bin/make", ""), tool(transcript.Search, "/srv/app", "")}, ""},
+		{"windows", []transcript.Tool{w(`C:\Users\y\dev\app\main.go`), r(`C:\Users\y\dev\app\lib\x.go`)}, "C:/Users/y/dev/app"},
+		{"nothing", nil, ""},
+	} {
+		if got := WorkFolder(tt.tools); got != tt.want {
+			t.Errorf("%s: WorkFolder = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestGeminiProjectFromWork: the published Gemini CLI session records no
+// folder; every file it wrote is under one, which is its project.
+func TestGeminiProjectFromWork(t *testing.T) {
+	s, _ := testStore(t)
+	fs, err := FindFiles(t.Context(), filepath.Join("..", "transcript", "testdata", "gemini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, s, fs, Options{End: true})
+	convs, err := s.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(convs) != 1 {
+		t.Fatalf("%d conversations, want 1", len(convs))
+	}
+	if c := convs[0]; c.CWD != "" || c.Project != "/Users/yoavfarhi/dev/pomodoro/gemini" {
+		t.Errorf("cwd %q, project %q; want no cwd and project /Users/yoavfarhi/dev/pomodoro/gemini", c.CWD, c.Project)
+	}
+}

@@ -2,9 +2,13 @@ package sessions
 
 import (
 	"net/url"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/ctx0/ctx0/internal/lazy"
+	"github.com/ctx0/ctx0/transcript"
 
 	"github.com/go-git/go-git/v5"
 )
@@ -41,6 +45,57 @@ func (s *Store) project(cwd, recorded string) string {
 	s.projects[key] = p
 	return p
 }
+
+// WorkFolder is the folder the work of tools sat in, for a session that
+// records no folder of its own (Gemini CLI's legacy files): the deepest
+// folder that holds every file the session read or wrote, named by an
+// absolute path, that it did not refuse or fail at. The agent's and the
+// machine's own files (those in a dot-folder of a home, ~/.gemini/…) are
+// no part of the work. "" when there are none, or when what holds them
+// all is no project: the root, a top folder (/tmp), or a home itself.
+func WorkFolder(tools []transcript.Tool) string {
+	common := ""
+	for _, t := range tools {
+		if (t.Kind != transcript.Read && t.Kind != transcript.Write) || t.Outcome != "" {
+			continue
+		}
+		p := strings.ReplaceAll(strings.TrimSpace(t.Target), "\\", "/")
+		if !strings.HasPrefix(p, "/") && !drivePath().MatchString(p) {
+			continue
+		}
+		p = path.Clean(p)
+		if homeDotted().MatchString(p) {
+			continue
+		}
+		dir := path.Dir(p)
+		if common == "" {
+			common = dir
+			continue
+		}
+		for common != dir && !strings.HasPrefix(dir, strings.TrimSuffix(common, "/")+"/") {
+			up := path.Dir(common)
+			if up == common {
+				break
+			}
+			common = up
+		}
+	}
+	parts := strings.FieldsFunc(strings.TrimPrefix(common, "/"), func(r rune) bool { return r == '/' })
+	if len(parts) < 2 || homeFolder().MatchString(common) {
+		return ""
+	}
+	return common
+}
+
+var (
+	// drivePath opens a Windows path with its drive: C:/…
+	drivePath = lazy.Regexp(`^[A-Za-z]:/`)
+	// homeFolder is a home folder itself, where people keep everything.
+	homeFolder = lazy.Regexp(`^(?:/(?:Users|home)/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)/?$`)
+	// homeDotted is a path in a dot-folder or dot-file of a home: an
+	// agent's settings and skills (~/.gemini, ~/.cursor), a shell's rc.
+	homeDotted = lazy.Regexp(`^(?:/(?:Users|home)/[^/]+|/root|/var/root|[A-Za-z]:/Users/[^/]+)/\.`)
+)
 
 // remoteOf is the normalized URL of the origin remote (else the first
 // remote by name) of the git repository that holds dir, or "". It reads

@@ -7,33 +7,21 @@ import (
 	"github.com/ctx0/ctx0/vault"
 )
 
-// Ref names a conversation in the vault, in the conversation field of what
-// the librarian files and in the marker line of its episode section: the
-// agent's session id and the time of the conversation's first message.
-// Unlike the ingest state's ids, which are local to a machine and change
-// when a file is read again from the start, it is the same wherever and
-// however often the session is ingested, which is what makes filing a
-// conversation twice detectable, and what ties a filed entry to the
-// passages of its conversation that a search of past sessions finds.
-func Ref(session string, first time.Time) string {
-	return session + "@" + first.UTC().Format(time.RFC3339)
-}
+// Ref names a conversation in the vault (see vault.ConversationRef): the
+// agent's session id and the time of the conversation's first message. It
+// is the same wherever and however often the session is ingested, which is
+// what makes filing a conversation twice detectable, and what ties a filed
+// entry to the passages of its conversation that a search of past
+// sessions finds.
+func Ref(session string, first time.Time) string { return vault.ConversationRef(session, first) }
 
 // Ref is the conversation's Ref.
 func (c Conversation) Ref() string { return Ref(c.Session, c.First) }
 
-// ParseRef reads a Ref: the session id and the time of the first message.
-// A session id may hold '@' itself; the time is after the last one.
+// ParseRef reads a Ref: the session id and the time of the first message
+// (see vault.ParseConversationRef, the one parser of refs).
 func ParseRef(s string) (session string, first time.Time, ok bool) {
-	i := strings.LastIndexByte(s, '@')
-	if i <= 0 {
-		return "", time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339, s[i+1:])
-	if err != nil {
-		return "", time.Time{}, false
-	}
-	return s[:i], t, true
+	return vault.ParseConversationRef(s)
 }
 
 // RefField is the frontmatter field that ties an entry the librarian

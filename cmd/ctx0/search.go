@@ -38,8 +38,15 @@ A query without operators is a question or a few words: its stop words
 ("how", "does", "the") are dropped and the entries holding any of the rest
 are found, those holding more of them, closer together, first. Its words
 that say a time counted from now ("last week", "yesterday", "in the last 30
-days", against --now) are not searched for: they keep the entries updated,
-or the sessions that went on, then (the words alone when nothing was).
+days", against --now) are not searched for: they keep the entries that
+happened, or the sessions that went on, then (the words alone when nothing
+was).
+
+An entry happened when the session it was learned in began (its
+conversation field), else on the day its name is filed under
+(episodes/2026-01/2026-01-28), else when it was last updated, else created:
+the date search shows and --since and --until compare, as retrieve does.
+--json gives it as "happened", beside "updated" (the last edit).
 Operators are strict:
 
   how does Sarah like to be contacted    a question: sarah, contacted
@@ -88,8 +95,8 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 	cmd.Flags().StringVar(&opts.q.Tag, "tag", "", "only entries with this tag")
 	cmd.Flags().StringVar(&opts.q.Project, "project", "", "only entries of this project")
 	cmd.Flags().StringVar(&opts.q.Scope, "scope", "", "only entries in this folder, such as contacts or episodes/2026-01")
-	cmd.Flags().StringVar(&opts.since, "since", "", "only entries updated, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
-	cmd.Flags().StringVar(&opts.until, "until", "", "only entries updated, or sessions that began, before the end of this date, time or time in words")
+	cmd.Flags().StringVar(&opts.since, "since", "", "only entries that happened, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
+	cmd.Flags().StringVar(&opts.until, "until", "", "only entries that happened, or sessions that began, before the end of this date, time or time in words")
 	cmd.Flags().BoolVar(&opts.q.All, "all", false, "include superseded and archived entries")
 	a.jsonFlag(cmd, "print a JSON array")
 	cmd.Flags().BoolVar(&opts.sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
@@ -145,8 +152,9 @@ func (a *app) printSearch(query string, res []index.HybridResult) error {
 		if r.Type != "" {
 			meta = append(meta, r.Type)
 		}
-		if !r.Updated.IsZero() {
-			meta = append(meta, r.Updated.Format("2006-01-02"))
+		if !r.Happened.IsZero() {
+			// When it happened, as retrieve dates it (vault.Happened).
+			meta = append(meta, r.Happened.Format(time.DateOnly))
 		}
 		meta = append(meta, fmt.Sprintf("score %.3g", r.Score))
 		fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
