@@ -8,7 +8,6 @@ import (
 
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
-	"github.com/ctx0/ctx0/vault"
 )
 
 // Check makes req ready to answer: the one validation every adapter's
@@ -59,9 +58,9 @@ func normalizeScope(scope []string) ([]string, error) {
 			out = append(out, f)
 			continue
 		}
-		name, err := vault.NormalizeName(f)
+		name, err := index.ScopeFolder(f)
 		if err != nil {
-			return nil, fmt.Errorf("scope %q: %w; use folders such as contacts, or sessions", f, err)
+			return nil, fmt.Errorf("%w (or sessions)", err)
 		}
 		out = append(out, name)
 	}

@@ -37,11 +37,13 @@ func (q *Query) Check(now time.Time) error {
 		q.Limit = MaxLimit
 	}
 	if s := strings.TrimSpace(q.Scope); s != "" {
-		name, err := vault.NormalizeName(s)
+		name, err := ScopeFolder(s)
 		if err != nil {
-			return fmt.Errorf("scope %q: %w; use a folder such as contacts", q.Scope, err)
+			return err
 		}
 		q.Scope = name
+	} else {
+		q.Scope = ""
 	}
 	if err := CheckWindow(q.Since, q.Until); err != nil {
 		return err
@@ -50,6 +52,16 @@ func (q *Query) Check(now time.Time) error {
 		q.Plan = query.Parse(q.Text, now)
 	}
 	return nil
+}
+
+// ScopeFolder returns a request's scope, a folder of the vault, as a
+// vault name; an error names it.
+func ScopeFolder(folder string) (string, error) {
+	name, err := vault.NormalizeName(folder)
+	if err != nil {
+		return "", fmt.Errorf("scope %q: %w; use a folder such as contacts", folder, err)
+	}
+	return name, nil
 }
 
 // CheckWindow refuses a request's time bounds when since does not come

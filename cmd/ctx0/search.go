@@ -90,7 +90,7 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 			return a.listed(res, len(res), fmt.Sprintf("No entries match %q.", text), func() error { return a.printSearch(text, res) })
 		},
 	}
-	cmd.Flags().IntVarP(&opts.q.Limit, "limit", "n", index.DefaultLimit, fmt.Sprintf("at most this many results, up to %d (0: %d)", index.MaxLimit, index.DefaultLimit))
+	cmd.Flags().IntVarP(&opts.q.Limit, "limit", "n", index.DefaultLimit, fmt.Sprintf("at most this many results, 1 to %d (0: the default)", index.MaxLimit))
 	cmd.Flags().StringVar(&opts.q.Type, "type", "", "only entries of this type")
 	cmd.Flags().StringVar(&opts.q.Tag, "tag", "", "only entries with this tag")
 	cmd.Flags().StringVar(&opts.q.Project, "project", "", "only entries of this project")

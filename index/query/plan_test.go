@@ -103,6 +103,18 @@ func FuzzParse(f *testing.F) {
 		if c.Held > c.Of || c.Held > 0 && c.Span < 1 {
 			t.Fatalf("Cover of %q in itself: %+v", q, c)
 		}
+		// Read with its time: the same search, and a window only with
+		// the words of a natural question left to search for in it.
+		tp := Parse(q, time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC))
+		if tp.Expr() != expr || tp.Text() != q {
+			t.Fatalf("Parse(%q) searches %q, Plain %q", q, tp.Expr(), expr)
+		}
+		if !tp.Window().IsZero() && !tp.Natural() {
+			t.Fatalf("Parse(%q): a window %v for a strict query", q, tp.Window())
+		}
+		if rest, w, ok := tp.Timed(time.Time{}, time.Time{}); ok && (rest.Empty() || w.IsZero()) || !ok && rest != tp {
+			t.Fatalf("Parse(%q).Timed = %q, %v, %v", q, rest.Text(), w, ok)
+		}
 	})
 }
 
