@@ -24,14 +24,11 @@ func (req *Request) Check(now time.Time) error {
 	if req.Query == "" {
 		return errors.New("query is empty: ask a question in plain words")
 	}
-	switch {
-	case req.Budget == 0:
-		req.Budget = DefaultBudget
-	case req.Budget < MinBudget:
-		return fmt.Errorf("budget %d: %w: want %d or more", req.Budget, ErrBudget, MinBudget)
-	case req.Budget > MaxBudget:
-		req.Budget = MaxBudget
+	budget, err := CheckBudget(req.Budget, DefaultBudget, MinBudget)
+	if err != nil {
+		return err
 	}
+	req.Budget = budget
 	scope, err := normalizeScope(req.Scope)
 	if err != nil {
 		return err
@@ -44,6 +41,22 @@ func (req *Request) Check(now time.Time) error {
 		req.Plan = query.Parse(req.Query, now)
 	}
 	return nil
+}
+
+// CheckBudget is the one rule for a budget asked of any answer (retrieve,
+// a learned query, the session-start block), whoever asks: 0 takes def,
+// one below least is refused (ErrBudget, naming the budget), one above
+// MaxBudget is taken as MaxBudget.
+func CheckBudget(n, def, least int) (int, error) {
+	switch {
+	case n == 0:
+		return def, nil
+	case n < least:
+		return 0, fmt.Errorf("budget %d: %w: want %d or more", n, ErrBudget, least)
+	case n > MaxBudget:
+		return MaxBudget, nil
+	}
+	return n, nil
 }
 
 // normalizeScope returns the folders of a scope as vault names, with

@@ -247,19 +247,6 @@ func (s *Server) timeRange(since, until string) (when.Window, error) {
 	return when.Range(s.memory().Time(), when.Bound{Name: `"since"`, Text: since}, when.Bound{Name: `"until"`, Text: until})
 }
 
-// budget checks a budget argument: 0 takes def.
-func budget(n, def, min int) (int, error) {
-	switch {
-	case n == 0:
-		return def, nil
-	case n < min:
-		return 0, fmt.Errorf(`"budget" %d is too small: want %d tokens or more`, n, min)
-	case n > extractor.MaxBudget:
-		return extractor.MaxBudget, nil
-	}
-	return n, nil
-}
-
 func (s *Server) retrieveTool(ctx context.Context, _ *sdk.CallToolRequest, in retrieveIn) (*sdk.CallToolResult, any, error) {
 	w, err := s.timeRange(in.Since, in.Until)
 	if err != nil {
@@ -289,7 +276,7 @@ func (s *Server) contextTool(ctx context.Context, _ *sdk.CallToolRequest, in con
 	if def == 0 {
 		def = extractor.DefaultContextBudget
 	}
-	n, err := budget(in.Budget, def, extractor.MinContextBudget)
+	n, err := extractor.CheckBudget(in.Budget, def, extractor.MinContextBudget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -346,7 +333,7 @@ func (s *Server) queryTool(ctx context.Context, _ *sdk.CallToolRequest, in query
 	if def == 0 {
 		def = extractor.DefaultBudget
 	}
-	n, err := budget(in.Budget, def, extractor.MinBudget)
+	n, err := extractor.CheckBudget(in.Budget, def, extractor.MinBudget)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // TestAdaptersAgree: the CLI and the MCP server accept and refuse the
-// same search and retrieve requests, and answer the ones they accept
+// same search, retrieve and context requests, and answer the ones they accept
 // alike; each reads the question of a request once (query.Parse). Both
 // run in this process on one vault, the CLI through its command line
 // (run), the MCP server as ctx0 mcp builds it, with a real client over the
@@ -64,6 +64,9 @@ func TestAdaptersAgree(t *testing.T) {
 		{"retrieve, scope outside the vault", []string{"retrieve", "--scope", "../etc", "deploy"}, "retrieve", map[string]any{"query": "deploy", "scope": []string{"../etc"}}, false},
 		{"retrieve, until before since", []string{"retrieve", "--since", "2026-01-10", "--until", "2026-01-01", "deploy"}, "retrieve", map[string]any{"query": "deploy", "since": "2026-01-10", "until": "2026-01-01"}, false},
 		{"retrieve, empty", []string{"retrieve", " "}, "retrieve", map[string]any{"query": " "}, false},
+		{"context, budget 0 is the default", []string{"context", "--budget", "0"}, "context", map[string]any{"budget": 0}, true},
+		{"context, budget above the most", []string{"context", "--budget", "90000"}, "context", map[string]any{"budget": 90000}, true},
+		{"context, budget too small", []string{"context", "--budget", "10"}, "context", map[string]any{"budget": 10}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			parses := query.Parses()
@@ -89,6 +92,9 @@ func TestAdaptersAgree(t *testing.T) {
 			}
 			if !tc.ok {
 				return
+			}
+			if tc.tool == "context" {
+				return // no question to read
 			}
 			if cliParses != 1 || mcpParses != 1 {
 				t.Errorf("the question was read %d times by the CLI, %d by the MCP server; want once each", cliParses, mcpParses)
