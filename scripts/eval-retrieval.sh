@@ -14,7 +14,8 @@
 # in that folder and kept, and a later run with the same WORK asks the
 # questions of them again without setting them up (to measure a change
 # to how questions are answered). FLAGs go to the evaluation, e.g.
-# -answer-misses to print the bundles that miss an answer BM25's turns hold.
+# -answer-misses to print the bundles that miss an answer BM25's turns or
+# its top session hold.
 set -euo pipefail
 set_=${1:-all}
 seed=${2:-1}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/internal/words"
@@ -12,12 +14,15 @@ import (
 )
 
 // turnsPassage quotes a hit by the conversation's own turns: the message
-// of its block that holds the most of the query, and, when that is the
-// user's, the reply that follows it, which is where a question's answer is
-// said. Each turn is labelled with its speaker as the transcript has it,
-// and a turn longer than its share of n tokens is cut at sentence bounds
-// around the query's words. The hit's time and speaker become those of
-// the quoted turn.
+// of its block that holds the most of the query, and the turn that
+// carries it on (see follow): the reply to a user's message, which is
+// where a question's answer is said, or the assistant's next words after
+// its own ("Port 8080 is in use. Let me find what's using it:" is answered
+// by "There's already a node process on 8080"). Each turn is labelled with
+// its speaker as the transcript has it, and a turn longer than its share of
+// n tokens is cut at sentence bounds around the query's words; what the
+// matched turn leaves of its share goes to the one that follows. The hit's
+// time and speaker become those of the matched turn.
 func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Marker, n int, h *Hit) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages WHERE block = ? ORDER BY id`, block)
 	if err != nil {
@@ -44,25 +49,71 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 		return nil
 	}
 	h.Time, h.Speaker = fromMillis(best.at), best.role
-	var reply *turn
-	if best.role == transcript.User {
-		r, err := scanTurn(s.db.QueryRowContext(ctx, `SELECT `+turnColumns+` FROM messages
-			WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT 1`,
-			h.Conversation, best.at, best.at, best.id))
-		if err == nil && r.role != transcript.User && r.text != "" {
-			reply = &r
-		}
+	next, err := s.follow(ctx, h.Conversation, best)
+	if err != nil {
+		return err
 	}
 	share := n
-	if reply != nil {
-		share = n * 2 / 5 // the question asked is shorter than its answer
+	if next != nil {
+		share = n / 2
+		if best.role == transcript.User {
+			share = n * 2 / 5 // the question asked is shorter than its answer
+		}
 	}
-	text := string(best.role) + ": " + cutAround(best.text, marker, share)
-	if reply != nil {
-		text += "\n" + string(reply.role) + ": " + cutAround(reply.text, marker, n-share)
+	first := cutAround(best.text, marker, share)
+	text := string(best.role) + ": " + first
+	if next != nil {
+		text += "\n" + string(next.role) + ": " + cutAround(next.text, marker, n-min(share, count(first)))
 	}
 	h.Snippet = text
 	return nil
+}
+
+// followLimit bounds how many messages follow looks past for the turn
+// that carries one on: the tool calls an agent makes before it answers.
+const followLimit = 12
+
+// follow returns the turn that carries t on, if any: the first later
+// message of the assistant that says something (not tool calls alone),
+// with the tool calls made on the way before it, which are what was done
+// ("→ Bash mix phx.server" before "Phoenix server is starting"). After a
+// user's message, the user's further messages before any reply are
+// passed over (a question said again, or its rest); after the
+// assistant's, the user taking the turn ends it. With nothing said within
+// followLimit messages, the tool calls made are the turn.
+func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
+		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
+		conversation, t.at, t.at, t.id, followLimit)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+	}
+	defer rows.Close()
+	var done *turn // the tool calls made on the way
+	for rows.Next() {
+		r, err := scanTurn(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+		}
+		switch {
+		case r.role == transcript.User && (t.role != transcript.User || done != nil):
+			return done, nil
+		case r.role == transcript.User || r.text == "":
+			continue
+		case !r.says:
+			if done == nil {
+				done = &r
+			} else {
+				done.text += "\n" + r.text
+			}
+			continue
+		}
+		if done != nil {
+			r.text = done.text + "\n" + r.text
+		}
+		return &r, nil
+	}
+	return done, rows.Err()
 }
 
 // turn is a message as a passage quotes it: its text, then its tool
@@ -72,6 +123,7 @@ type turn struct {
 	role transcript.Role
 	at   int64
 	text string
+	says bool // it has text of its own, besides tool calls
 }
 
 const turnColumns = `id, role, at, text, tools`
@@ -82,6 +134,7 @@ func scanTurn(sc interface{ Scan(...any) error }) (turn, error) {
 	if err := sc.Scan(&t.id, &t.role, &t.at, &t.text, &tools); err != nil {
 		return t, err
 	}
+	t.says = strings.TrimSpace(t.text) != ""
 	if tools != "" {
 		var ts []transcript.Tool
 		if err := json.Unmarshal([]byte(tools), &ts); err != nil {
@@ -100,9 +153,8 @@ func scanTurn(sc interface{ Scan(...any) error }) (turn, error) {
 // tokens around the sentence that holds the most of the query, with "…"
 // where it was cut.
 func cutAround(text string, marker *query.Marker, n int) string {
-	text = words.OneLine(text)
-	if count(text) <= n {
-		return text
+	if one := words.OneLine(text); count(one) <= n {
+		return one
 	}
 	ss := sentences(text)
 	at, held := 0, -1
@@ -147,19 +199,30 @@ func cutAround(text string, marker *query.Marker, n int) string {
 // count is the number of tokens of s as a snippet counts them: its words.
 func count(s string) int { return len(words.Tokens(s)) }
 
-// sentences cuts text (on one line) after each ., ! or ? followed by a
-// space.
+// sentences cuts text after each ., ! or ? followed by a space and not
+// by a word in lower case ("PYTHONPATH=. pytest" is one sentence), and at
+// each line break (a list item or a line of a summary is said apart from
+// the next though it ends without a stop), each sentence on one line.
 func sentences(text string) []string {
 	var out []string
-	start := 0
-	for i := 0; i+1 < len(text); i++ {
-		if (text[i] == '.' || text[i] == '!' || text[i] == '?') && text[i+1] == ' ' {
-			out = append(out, text[start:i+1])
-			start = i + 2
+	for _, line := range strings.Split(text, "\n") {
+		line = words.OneLine(line)
+		start := 0
+		for i := 0; i+1 < len(line); i++ {
+			if (line[i] == '.' || line[i] == '!' || line[i] == '?') && line[i+1] == ' ' && !lowerNext(line[i+2:]) {
+				out = append(out, line[start:i+1])
+				start = i + 2
+			}
+		}
+		if start < len(line) {
+			out = append(out, line[start:])
 		}
 	}
-	if start < len(text) {
-		out = append(out, text[start:])
-	}
 	return out
+}
+
+// lowerNext reports whether s starts with a lower-case letter.
+func lowerNext(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLower(r)
 }

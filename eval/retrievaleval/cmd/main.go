@@ -31,7 +31,7 @@ func main() {
 	flag.IntVar(&o.People, "people", o.People, "synthetic: people, each with their own sessions")
 	flag.IntVar(&o.Sessions, "sessions", o.Sessions, "synthetic: sessions per person")
 	flag.IntVar(&o.Turns, "turns", o.Turns, "synthetic: exchanges of small talk per session")
-	misses := flag.Bool("answer-misses", false, "print the bundles that miss an answer BM25's turns hold")
+	misses := flag.Bool("answer-misses", false, "print the bundles that miss an answer BM25's turns or top session hold")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "eval-retrieval: -ctx0 BIN is required")
