@@ -150,33 +150,41 @@ func scanTurn(sc interface{ Scan(...any) error }) (turn, error) {
 
 // cutAround returns text on one line if it has at most n tokens (counted
 // as words.Count does), else the run of its whole sentences of at most n
-// tokens around the sentence that holds the most of the query, with "…"
-// where it was cut.
+// tokens that holds the most of the query, with "…" where it was cut. A
+// run starts at a sentence that holds some of the query, so that what is
+// said after the matched words, where an answer is, comes with them ("…
+// Tests: `pytest -q` → 4 passed."); the earliest of equal runs is taken,
+// and a run that reaches the end grows back while it fits.
 func cutAround(text string, marker *query.Marker, n int) string {
 	if one := words.OneLine(text); count(one) <= n {
 		return one
 	}
 	ss := sentences(text)
-	at, held := 0, -1
+	sizes := make([]int, len(ss))
 	for i, s := range ss {
-		if c := marker.Cover(query.Segment(s)).Held; c > held {
-			at, held = i, c
+		sizes[i] = count(s)
+	}
+	from, to, held := 0, 1, -1
+	for i := range ss {
+		if i > 0 && marker.Cover(query.Segment(ss[i])).Held == 0 {
+			continue
+		}
+		j, used := i+1, sizes[i]
+		for j < len(ss) && used+sizes[j] <= n {
+			used += sizes[j]
+			j++
+		}
+		if c := marker.Cover(query.Segment(strings.Join(ss[i:j], " "))).Held; c > held {
+			from, to, held = i, j, c
 		}
 	}
-	from, to := at, at+1
-	used := count(ss[at])
-	for grew := true; grew; {
-		grew = false
-		if to < len(ss) && used+count(ss[to]) <= n {
-			used += count(ss[to])
-			to++
-			grew = true
-		}
-		if from > 0 && used+count(ss[from-1]) <= n {
-			from--
-			used += count(ss[from])
-			grew = true
-		}
+	used := 0
+	for _, z := range sizes[from:to] {
+		used += z
+	}
+	for from > 0 && used+sizes[from-1] <= n {
+		from--
+		used += sizes[from]
 	}
 	out, cut := strings.Join(ss[from:to], " "), to < len(ss)
 	if count(out) > n {
