@@ -38,6 +38,9 @@ const (
 	// An answer is said in the sentences after the question's words,
 	// which a window of a sentence or two around them cuts off.
 	sessionSnippet = 96
+	// deepSnippet is the length of the passage, in words, of a past
+	// session that goes first in a bundle (see deepen).
+	deepSnippet = 3 * sessionSnippet
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -397,6 +400,9 @@ func (r *retrieval) rank(ctx context.Context) error {
 	r.keepWindow(append(list, sessions...))
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
+	if err := r.deepen(ctx); err != nil {
+		return err
+	}
 	r.explainSessions()
 	return nil
 }

@@ -50,6 +50,9 @@ type Query struct {
 	Plan    *query.Plan
 	Limit   int       // at most this many hits; 0 means DefaultLimit
 	Project string    // only conversations of this project
+	// Conversation, when not 0, keeps only the passages of that
+	// conversation (the ID of a Hit).
+	Conversation int64
 	Since   time.Time // only conversations that went on at or after Since
 	Until   time.Time // only conversations that began before Until
 	// Snippet is the length of a hit's snippet in tokens; 0 means
@@ -115,8 +118,8 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// snippet() in this statement would be computed for every match.
 		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, c.first_at, bm25(blocks_fts)
 			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
-			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ? AND c.first_at < ?
-			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, plan.Unfielded(), q.Project, q.Project, since, until, fetch)
+			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND (? = 0 OR c.id = ?) AND c.last_at >= ? AND c.first_at < ?
+			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, plan.Unfielded(), q.Project, q.Project, q.Conversation, q.Conversation, since, until, fetch)
 		if err != nil {
 			return err
 		}

@@ -77,10 +77,11 @@ const followLimit = 12
 // message of the assistant that says something (not tool calls alone),
 // with the tool calls made on the way before it, which are what was done
 // ("→ Bash mix phx.server" before "Phoenix server is starting"). After a
-// user's message, the user's further messages before any reply are
-// passed over (a question said again, or its rest); after the
-// assistant's, the user taking the turn ends it. With nothing said within
-// followLimit messages, the tool calls made are the turn.
+// user's message, the user's further messages before the assistant says
+// anything are passed over (a question said again after tool calls that
+// answered nothing, or its rest); after the assistant's, the user taking
+// the turn ends it. With nothing said within followLimit messages, the
+// tool calls made are the turn.
 func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
 		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
@@ -96,7 +97,7 @@ func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, 
 			return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
 		}
 		switch {
-		case r.role == transcript.User && (t.role != transcript.User || done != nil):
+		case r.role == transcript.User && t.role != transcript.User:
 			return done, nil
 		case r.role == transcript.User || r.text == "":
 			continue
