@@ -314,9 +314,13 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			// conversation told: it is weighed as any other. So is an
 			// entry whose passage the conversation's quoted passage does
 			// not hold (the fix filed from a session whose passage
-			// quotes the error): one source, two things it says.
+			// quotes the error): one source, two things it says. And a
+			// passage of the session that entries filed from it do not
+			// hold: an entry stands in for the passage only when it
+			// holds what the passage says.
 			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) &&
-				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) {
+				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) &&
+				!(c.kind == "session" && by.kind == "entry" && containment(sets[c], sets[by], wt) < contained) {
 				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
 					at, replaces = i, by
 				} else {

@@ -127,16 +127,27 @@ func (r *retrieval) conversations(ctx context.Context) error {
 }
 
 // deepen quotes the bundle's first candidate, when it is a passage of a
-// past session, by deepSnippet words of its conversation rather than
+// past session or what was filed from one, by deepSnippet words of its conversation rather than
 // sessionSnippet: the budget goes to evidence first, and the conversation
 // a question is best answered by holds the answer in the turns around its
 // best passage more often than any other conversation does. It keeps its
 // place: what it holds besides is what was said around what ranked it.
 func (r *retrieval) deepen(ctx context.Context) error {
-	if len(r.order) == 0 || r.order[0].kind != "session" {
+	// The first passage of a past session, when the candidates before it
+	// were filed from its conversation: they are one source.
+	var c *candidate
+	for _, x := range r.order {
+		if x.kind == "session" {
+			c = x
+			break
+		}
+		if x.conv == "" {
+			return nil
+		}
+	}
+	if c == nil || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
 		return nil
 	}
-	c := r.order[0]
 	var id int64
 	if _, err := fmt.Sscanf(c.name, "conversation:%d", &id); err != nil {
 		return nil
