@@ -48,13 +48,13 @@ type Query struct {
 	// Plan is Text as package query parsed it, when the caller has it
 	// already (nil: Search parses Text).
 	Plan    *query.Plan
-	Limit   int       // at most this many hits; 0 means DefaultLimit
-	Project string    // only conversations of this project
+	Limit   int    // at most this many hits; 0 means DefaultLimit
+	Project string // only conversations of this project
 	// Conversation, when not 0, keeps only the passages of that
 	// conversation (the ID of a Hit).
 	Conversation int64
-	Since   time.Time // only conversations that went on at or after Since
-	Until   time.Time // only conversations that began before Until
+	Since        time.Time // only conversations that went on at or after Since
+	Until        time.Time // only conversations that began before Until
 	// Snippet is the length of a hit's snippet in tokens; 0 means
 	// DefaultSnippet.
 	Snippet int
