@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -290,7 +291,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
 	df := map[string]int{}
 	for _, c := range cs {
-		sets[c] = stemSet(c.passage.text)
+		sets[c] = stemSet(spoken(c))
 		for w := range sets[c] {
 			df[w]++
 		}
@@ -303,7 +304,8 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	for w, n := range df {
 		wt[w] = math.Log(float64(len(cs)+1) / float64(n))
 	}
-	convs := map[string]*candidate{} // the conversations quoted, by Ref, to the item quoting all of it held
+	convs := map[string]*candidate{}       // the conversations quoted, by Ref, to the item quoting all of it held
+	quoted := map[string]map[string]bool{} // the words of a conversation's quoted items
 	rest := append([]*candidate(nil), cs...)
 	for len(rest) > 0 {
 		at, bestVal, reason := 0, math.Inf(-1), ""
@@ -320,7 +322,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			// holds what the passage says.
 			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) &&
 				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) &&
-				!(c.kind == "session" && by.kind == "entry" && containment(sets[c], sets[by], wt) < contained) {
+				!(c.kind == "session" && by.kind == "entry" && containment(sets[c], quoted[c.conv], wt) < contained) {
 				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
 					at, replaces = i, by
 				} else {
@@ -372,6 +374,10 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			continue
 		}
 		if c.conv != "" {
+			if quoted[c.conv] == nil {
+				quoted[c.conv] = map[string]bool{}
+			}
+			maps.Copy(quoted[c.conv], sets[c])
 			if by := convs[c.conv]; by != nil {
 				// What the conversation's quoted items hold together.
 				held := slices.Clone(by.held)
@@ -409,6 +415,21 @@ func stemSet(text string) map[string]bool {
 		}
 	}
 	return set
+}
+
+// spoken is what c's passage says: a past session's without the speakers'
+// labels that start its lines, which are not words said.
+func spoken(c *candidate) string {
+	if c.kind != "session" {
+		return c.passage.text
+	}
+	lines := strings.Split(c.passage.text, "\n")
+	for i, l := range lines {
+		if _, rest, ok := strings.Cut(l, ": "); ok && !strings.ContainsAny(l[:len(l)-len(rest)-2], " \t") {
+			lines[i] = rest
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // containment is the share of a's words that b holds, each word weighed
