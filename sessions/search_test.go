@@ -223,3 +223,30 @@ func TestTurnsSpeakers(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnsQuoteWhatAnswers: over the real transcripts, a passage quoted
+// by turns holds what answers the question though it is not in the turn
+// that holds the question's words: the assistant's next words after its
+// own ("Port 8080 is in use. Let me find what's using it:" → "There's
+// already a node process on 8080"), the tool calls made before a reply
+// ("→ Bash mix phx.server"), the reply after a question said again once
+// tool calls found nothing, and the line of a long summary after the
+// matched words ("Tests: … → 4 passed", cut at lines).
+func TestTurnsQuoteWhatAnswers(t *testing.T) {
+	s, _ := testStore(t)
+	ingest(t, s, publishedFiles(t), Options{})
+	for _, c := range []struct{ q, want string }{
+		{"what was using port 8080 when the web server wouldn't start?", "node process"},
+		{"how do I start phoenix in the background?", "phx.server"},
+		{"why were codex jobs routed to the codex-1 and codex-2 queues?", "leaves those queues with no consumers"},
+		{"how many tests passed after adding the rules command?", "4 passed"},
+	} {
+		hits, err := s.Search(t.Context(), Query{Text: c.q, PassageOnly: true, Turns: true, Snippet: 96, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, c.want) {
+			t.Errorf("%q: first passage %+v, want it to hold %q", c.q, hits, c.want)
+		}
+	}
+}
