@@ -137,6 +137,10 @@ type retrieval struct {
 	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
+	// first is the entry the first search ranks first, as search does:
+	// it is not left out for its score (see expand), only for a better
+	// item that holds what it says (see diversify).
+	first string
 	cands        map[string]*candidate
 	order        []*candidate // after rank
 	searcher     *searcher
@@ -245,6 +249,9 @@ func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 			res, err := r.search(ctx, index.Query{Text: s.Text(), Plan: s, Limit: searchLimit, Scope: scope, Since: r.req.Since, Until: r.req.Until})
 			if err != nil {
 				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+			}
+			if r.first == "" && len(res) > 0 {
+				r.first = res[0].Name
 			}
 			for _, h := range res {
 				c := r.add(h.Name)
