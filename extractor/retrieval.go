@@ -140,10 +140,10 @@ type retrieval struct {
 	// first is the entry the first search ranks first, as search does:
 	// it is not left out for its score (see expand), only for a better
 	// item that holds what it says (see diversify).
-	first string
-	cands        map[string]*candidate
-	order        []*candidate // after rank
-	searcher     *searcher
+	first    string
+	cands    map[string]*candidate
+	order    []*candidate // after rank
+	searcher *searcher
 }
 
 // newRetrieval starts answering req, whose question t is. Words that say
