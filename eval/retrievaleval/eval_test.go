@@ -56,15 +56,15 @@ func TestRanks(t *testing.T) {
 // sessions, every answer is said in its evidence session, and no question
 // is asked twice with different answers.
 func TestSynthesize(t *testing.T) {
-	o := SynthOptions{Seed: 7, People: 2, Sessions: 10, Turns: 5}
+	o := SynthOptions{Seed: 7, People: 2, Sessions: 24, Turns: 5}
 	a, b := Synthesize(o), Synthesize(o)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave two datasets")
 	}
-	if c := Synthesize(SynthOptions{Seed: 8, People: 2, Sessions: 10, Turns: 5}); reflect.DeepEqual(a.Questions, c.Questions) {
+	if c := Synthesize(SynthOptions{Seed: 8, People: 2, Sessions: 24, Turns: 5}); reflect.DeepEqual(a.Questions, c.Questions) {
 		t.Error("another seed gave the same questions")
 	}
-	if len(a.Sessions) != 20 || len(a.Questions) < 20 {
+	if len(a.Sessions) != 48 || len(a.Questions) < 48 {
 		t.Fatalf("%d sessions, %d questions", len(a.Sessions), len(a.Questions))
 	}
 	text := map[string]string{}
@@ -87,7 +87,7 @@ func TestSynthesize(t *testing.T) {
 		}
 		answers[q.Text] = q.Answer
 	}
-	for _, k := range []string{"person-place", "event-date", "preference", "gift", "hobby", "choice", "change-of-mind"} {
+	for _, k := range []string{"person-place", "event-date", "preference", "gift", "hobby", "choice", "change-of-mind", askedKind, passingKind} {
 		if !kinds[k] {
 			t.Errorf("no question of kind %s", k)
 		}
