@@ -5,10 +5,12 @@
 # and without the offline librarian's entries. See BENCHMARKS.md
 # ("Retrieval quality") and eval/retrievaleval.
 #
-#   scripts/eval-retrieval.sh [labelled|synthetic|all] [SEED] [WORK] [FLAG...]
+#   scripts/eval-retrieval.sh [labelled|answers|synthetic|all] [SEED] [WORK] [FLAG...]
 #
 # labelled: the questions of eval/retrievaleval/testdata/questions.json
-# over the real transcripts in transcript/testdata; synthetic:
+# over the real transcripts in transcript/testdata of Claude Code and
+# Codex; answers: those of eval/retrievaleval/testdata/answers.json over
+# the real transcripts of all four agents; synthetic:
 # long multi-session conversations with planted facts, generated from SEED
 # (default 1). Prints Markdown tables. With WORK, the vaults are set up
 # in that folder and kept, and a later run with the same WORK asks the

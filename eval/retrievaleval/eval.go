@@ -134,7 +134,13 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(sessionDir, filepath.Base(f)), data, 0o644); err != nil {
+		// In a folder of its folder's name: Gemini CLI's sessions are
+		// told by their chats folder, Cursor's by agent-transcripts.
+		dir := filepath.Join(sessionDir, filepath.Base(filepath.Dir(f)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
 			return nil, err
 		}
 	}

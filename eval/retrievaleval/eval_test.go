@@ -121,6 +121,24 @@ func TestLoadQuestions(t *testing.T) {
 	if len(qs) < 30 {
 		t.Errorf("%d labelled questions, want 30 or more", len(qs))
 	}
+	// The set written with answers: the issue's own cases among them,
+	// each answer said in its session's transcript.
+	as, err := LoadQuestions("testdata/answers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]bool{}
+	for _, q := range as {
+		asked[q.Text] = true
+		if q.Kind == "" {
+			t.Errorf("%q has no kind", q.Text)
+		}
+	}
+	for _, q := range []string{"how did we fix the winston logger error?", "what did we decide about the queues in MoonMind?", "pomodoro timer"} {
+		if !asked[q] {
+			t.Errorf("answers.json does not ask %q", q)
+		}
+	}
 }
 
 // TestSynthesizeWritesNoFormattingJunk checks that every generated text
