@@ -40,7 +40,11 @@ const (
 	sessionSnippet = 96
 	// deepSnippet is the length of the passage, in words, of a past
 	// session that goes first in a bundle (see deepen).
-	deepSnippet = 3 * sessionSnippet
+	deepSnippet = 2 * sessionSnippet
+	// deepFollow is the most turns that passage quotes after the one
+	// that matched: the exchange goes on ("Let me check how it's being
+	// used:", then what was found, then the fix).
+	deepFollow = 6
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by

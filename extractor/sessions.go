@@ -127,11 +127,13 @@ func (r *retrieval) conversations(ctx context.Context) error {
 }
 
 // deepen quotes the bundle's first candidate, when it is a passage of a
-// past session or what was filed from one, by deepSnippet words of its conversation rather than
-// sessionSnippet: the budget goes to evidence first, and the conversation
-// a question is best answered by holds the answer in the turns around its
-// best passage more often than any other conversation does. It keeps its
-// place: what it holds besides is what was said around what ranked it.
+// past session or what was filed from one, by deepSnippet words of its
+// conversation rather than sessionSnippet, and up to deepFollow turns
+// after the matched one: the budget goes to evidence first, and the
+// conversation a question is best answered by holds the answer in the
+// turns around its best passage more often than any other conversation
+// does. It keeps its place: what it holds besides is what was said around
+// what ranked it.
 func (r *retrieval) deepen(ctx context.Context) error {
 	// The first passage of a past session, when the candidates before it
 	// were filed from its conversation: they are one source.
@@ -153,7 +155,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 		return nil
 	}
 	q := sessions.Query{Text: r.t.expr, Plan: r.t.plan, Conversation: id, Limit: sessionPassages, Snippet: deepSnippet,
-		Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
+		Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true, Follow: deepFollow}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	if err != nil {
 		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)

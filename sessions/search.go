@@ -67,6 +67,9 @@ type Query struct {
 	// reply that follows a user's message, in Snippet tokens, each turn
 	// labelled with its speaker (see turnsPassage).
 	Turns bool
+	// Follow is the most turns quoted after the matched one, when Turns
+	// (see follow); 0 means 1: the reply, or the assistant's next words.
+	Follow int
 }
 
 // DefaultSnippet is the length of a snippet, in tokens, unless asked.
@@ -172,7 +175,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return nil, err
 		}
 		if q.Turns {
-			if err := s.turnsPassage(ctx, f.block, marker, q.Snippet, &f.hit); err != nil {
+			if err := s.turnsPassage(ctx, f.block, marker, q.Snippet, max(q.Follow, 1), &f.hit); err != nil {
 				return nil, err
 			}
 		}

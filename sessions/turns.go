@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,16 +15,16 @@ import (
 )
 
 // turnsPassage quotes a hit by the conversation's own turns: the message
-// of its block that holds the most of the query, and the turn that
-// carries it on (see follow): the reply to a user's message, which is
-// where a question's answer is said, or the assistant's next words after
-// its own ("Port 8080 is in use. Let me find what's using it:" is answered
-// by "There's already a node process on 8080"). Each turn is labelled with
-// its speaker as the transcript has it, and a turn longer than its share of
-// n tokens is cut at sentence bounds around the query's words; what the
-// matched turn leaves of its share goes to the one that follows. The hit's
-// time and speaker become those of the matched turn.
-func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Marker, n int, h *Hit) error {
+// of its block that holds the most of the query, then up to follow turns
+// that carry it on (see follow): the reply to a user's message, which is where
+// a question's answer is said, and the assistant's next words after its
+// own ("Port 8080 is in use. Let me find what's using it:" is answered by
+// "There's already a node process on 8080"). Each turn is labelled with
+// its speaker as the transcript has it, and a turn longer than its share
+// of n tokens is cut at sentence bounds around the query's words; what a
+// turn leaves of its share goes to the turns after it, in order. The
+// hit's time and speaker become those of the matched turn.
+func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Marker, n, follow int, h *Hit) error {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages WHERE block = ? ORDER BY id`, block)
 	if err != nil {
 		return fmt.Errorf("read search block %d: %w", block, err)
@@ -53,8 +54,13 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 	if err != nil {
 		return err
 	}
+	// A question the last of them asks is quoted with its answer.
+	for follow < len(next) && next[follow].role == transcript.User && asks(next[follow-1].text) {
+		follow++
+	}
+	next = next[:min(len(next), follow)]
 	share := n
-	if next != nil {
+	if len(next) > 0 {
 		share = n / 2
 		if best.role == transcript.User {
 			share = n * 2 / 5 // the question asked is shorter than its answer
@@ -62,27 +68,37 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 	}
 	first := cutAround(best.text, marker, share)
 	text := string(best.role) + ": " + first
-	if next != nil {
-		text += "\n" + string(next.role) + ": " + cutAround(next.text, marker, n-min(share, count(first)))
+	left := n - min(share, count(first))
+	for _, t := range next {
+		if left < minTurn {
+			break
+		}
+		q := cutAround(t.text, marker, left)
+		text += "\n" + string(t.role) + ": " + q
+		left -= count(q)
 	}
 	h.Snippet = text
 	return nil
 }
 
-// followLimit bounds how many messages follow looks past for the turn
-// that carries one on: the tool calls an agent makes before it answers.
+// minTurn is the least share of a passage, in tokens, worth quoting a
+// turn in.
+const minTurn = 8
+
+// followLimit bounds how many messages follow looks at past a turn.
 const followLimit = 12
 
-// follow returns the turn that carries t on, if any: the first later
-// message of the assistant that says something (not tool calls alone),
-// with the tool calls made on the way before it, which are what was done
-// ("→ Bash mix phx.server" before "Phoenix server is starting"). After a
-// user's message, the user's further messages before the assistant says
-// anything are passed over (a question said again after tool calls that
-// answered nothing, or its rest); after the assistant's, the user taking
-// the turn ends it. With nothing said within followLimit messages, the
-// tool calls made are the turn.
-func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, error) {
+// follow returns the turns that carry t on, in order, within followLimit
+// messages: the assistant's messages that say something (not tool calls
+// alone), each with the tool calls made on the way before it, which are
+// what was done ("→ Bash mix phx.server" before "Phoenix server is
+// starting"), until the user speaks. After a user's message, the user's
+// further messages before the assistant says anything are passed over (a
+// question said again after tool calls that answered nothing, or its
+// rest). A user's message that answers a question the assistant asked
+// ("Which option?" / "B") is quoted too, and what follows it. Tool calls
+// made last, with nothing said after them, are a turn of their own.
+func (s *Store) follow(ctx context.Context, conversation int64, t turn) ([]turn, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
 		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
 		conversation, t.at, t.at, t.id, followLimit)
@@ -90,16 +106,31 @@ func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, 
 		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
 	}
 	defer rows.Close()
+	var out []turn
 	var done *turn // the tool calls made on the way
+	last, replied := t, t.role != transcript.User
 	for rows.Next() {
 		r, err := scanTurn(rows)
 		if err != nil {
 			return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
 		}
 		switch {
-		case r.role == transcript.User && t.role != transcript.User:
-			return done, nil
-		case r.role == transcript.User || r.text == "":
+		case r.text == "":
+			continue
+		case r.role == transcript.User && !replied:
+			continue
+		case r.role == transcript.User && !asks(last.text):
+			if done != nil {
+				out = append(out, *done)
+			}
+			return out, nil
+		case r.role == transcript.User:
+			if done != nil {
+				out = append(out, *done)
+				done = nil
+			}
+			out = append(out, r)
+			last, replied = r, false
 			continue
 		case !r.says:
 			if done == nil {
@@ -111,10 +142,21 @@ func (s *Store) follow(ctx context.Context, conversation int64, t turn) (*turn, 
 		}
 		if done != nil {
 			r.text = done.text + "\n" + r.text
+			done = nil
 		}
-		return &r, nil
+		out = append(out, r)
+		last, replied = r, true
 	}
-	return done, rows.Err()
+	if done != nil {
+		out = append(out, *done)
+	}
+	return out, rows.Err()
+}
+
+// asks reports whether text asks a question: one of its sentences ends
+// with a question mark.
+func asks(text string) bool {
+	return slices.ContainsFunc(sentences(text), func(s string) bool { return strings.HasSuffix(s, "?") })
 }
 
 // turn is a message as a passage quotes it: its text, then its tool
