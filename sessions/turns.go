@@ -69,11 +69,15 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 	first := cutAround(best.text, marker, share)
 	text := string(best.role) + ": " + first
 	left := n - min(share, count(first))
-	for _, t := range next {
+	for i, t := range next {
 		if left < minTurn {
 			break
 		}
-		q := cutAround(t.text, marker, left)
+		room := left
+		if i+1 < len(next) {
+			room = left / 2 // a long turn does not crowd out the ones after it
+		}
+		q := cutAround(t.text, marker, room)
 		text += "\n" + string(t.role) + ": " + q
 		left -= count(q)
 	}
