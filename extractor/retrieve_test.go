@@ -422,3 +422,43 @@ func TestRetrieveQuotesMoreOfTheBestConversation(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrieveIssueCases: the questions a new user asked of the
+// repository's own transcripts, of all four agents, get bundles that hold
+// what a person expects: the winston logger error's fix, what was decided
+// about MoonMind's queues, the Pomodoro timer session, and an answer given
+// as an option's letter.
+func TestRetrieveIssueCases(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, d := range []string{"claude-code", "codex", "gemini", "cursor"} {
+		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Sessions = st
+	for _, c := range []struct{ q, want string }{
+		{"how did we fix the winston logger error?", "import it directly"},
+		{"what did we decide about the queues in MoonMind?", "single shared"},
+		{"pomodoro timer", "Pomodoro"},
+		{"how should requests be constructed in the modernized Resting API?", "multiple specialized request entry points"},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, _ := strings.Cut(b.Text(), "\n") // not the question's echo
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%q: the bundle does not hold %q:\n%s", c.q, c.want, b.Text())
+		}
+	}
+}
