@@ -241,6 +241,11 @@ func cutAround(text string, marker *query.Marker, n int) string {
 			f = f[:len(f)*3/4]
 		}
 		out, cut = strings.Join(f, " "), true
+		for r := []rune(out); len(r) > 1 && count(out) > n; {
+			// One word longer than n (a path, a URL): as much of it.
+			r = r[:len(r)*3/4]
+			out = string(r)
+		}
 	}
 	if from > 0 {
 		out = "…" + out
