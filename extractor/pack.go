@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Near-duplicates and diversity.
@@ -425,8 +426,10 @@ func spoken(c *candidate) string {
 	}
 	lines := strings.Split(c.passage.text, "\n")
 	for i, l := range lines {
-		if _, rest, ok := strings.Cut(l, ": "); ok && !strings.ContainsAny(l[:len(l)-len(rest)-2], " \t") {
-			lines[i] = rest
+		for _, role := range []transcript.Role{transcript.User, transcript.Assistant} {
+			if rest, ok := strings.CutPrefix(l, string(role)+": "); ok {
+				lines[i] = rest
+			}
 		}
 	}
 	return strings.Join(lines, "\n")
