@@ -38,6 +38,13 @@ const (
 	// An answer is said in the sentences after the question's words,
 	// which a window of a sentence or two around them cuts off.
 	sessionSnippet = 96
+	// deepSnippet is the length of the passage, in words, of a past
+	// session that goes first in a bundle (see deepen).
+	deepSnippet = 2 * sessionSnippet
+	// deepFollow is the most turns that passage quotes after the one
+	// that matched: the exchange goes on ("Let me check how it's being
+	// used:", then what was found, then the fix).
+	deepFollow = 6
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -134,9 +141,13 @@ type retrieval struct {
 	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
-	cands        map[string]*candidate
-	order        []*candidate // after rank
-	searcher     *searcher
+	// first is the entry the first search ranks first, as search does:
+	// it is not left out for its score (see expand), only for a better
+	// item that holds what it says (see diversify).
+	first    string
+	cands    map[string]*candidate
+	order    []*candidate // after rank
+	searcher *searcher
 }
 
 // newRetrieval starts answering req, whose question is read as
@@ -243,6 +254,9 @@ func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 			res, err := r.search(ctx, index.Query{Text: s.Text(), Plan: s, Limit: searchLimit, Scope: scope, Since: r.req.Since, Until: r.req.Until})
 			if err != nil {
 				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
+			}
+			if r.first == "" && len(res) > 0 {
+				r.first = res[0].Name
 			}
 			for _, h := range res {
 				c := r.add(h.Name)
@@ -398,6 +412,9 @@ func (r *retrieval) rank(ctx context.Context) error {
 	r.keepWindow(append(list, sessions...))
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
+	if err := r.deepen(ctx); err != nil {
+		return err
+	}
 	r.explainSessions()
 	return nil
 }

@@ -373,3 +373,92 @@ func claudeSession(t *testing.T, id, cwd string, start time.Time, texts ...strin
 	}
 	return []byte(b.String())
 }
+
+// TestRetrieveQuotesMoreOfTheBestConversation: the conversation that goes
+// first is quoted by more of its turns, the budget going to evidence
+// first, so the bundle holds the reason the reply gives ("so each worker
+// can keep its own persistent Codex auth volume"), which a passage of the
+// usual length cuts off; and an episode filed from it that holds the
+// question's words but not the reply does not stand in for its passage.
+func TestRetrieveQuotesMoreOfTheBestConversation(t *testing.T) {
+	const question = "why were codex jobs routed to the codex-1 and codex-2 queues?"
+	episode := "---\ntitle: \"2025-11-13\"\ntype: episode\nsource: librarian\n---\n" +
+		"## 2025-11-13 01:50 Responding to the note below, why would jobs be routed to codex-1 and codex-2\n\n" +
+		"Conversation: `019a7ae6-1945-7c63-98f2-210adb922af9@2025-11-13T01:50:40Z` (codex, 25 messages, project [[projects/moonmind]])\n\n" +
+		"- **Asked:** Responding to the note below, why would jobs be routed to codex-1 and codex-2? I thought the workers just pulled jobs from a central queue.\n" +
+		"- **Done:** Wrote 1 file; ran 13 commands; decided: I want to update my spec to remove this queue separation and just have a codex queue\n"
+	for _, filed := range []bool{false, true} {
+		v := vaulttest.New(t, vault.WithClock(now))
+		if filed {
+			if err := writeFile(filepath.Join(v.Root(), "episodes/2025-11/2025-11-13.md"), []byte(episode)); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, v.Root())
+		}
+		m := open(t, v)
+		st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var files []sessions.File
+		for _, name := range []string{"codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl", "codex/rollout-2025-10-31T19-02-58-c61729d4-da6d-46a4-9a29-ec2c614e5e23.jsonl", "claude-code/kiliman-test2-v1.0.57.jsonl"} {
+			f, err := sessions.FileAt(filepath.Join(transcripts, filepath.FromSlash(name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+			t.Fatal(err)
+		}
+		m.Sessions = st
+		b, err := Retrieve(t.Context(), m, Request{Query: question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := b.Text(); !strings.Contains(text, "auth volume") {
+			t.Errorf("with the episode filed %v: the bundle does not hold the reply's reason:\n%s", filed, text)
+		}
+	}
+}
+
+// TestRetrieveIssueCases: the questions a new user asked of the
+// repository's own transcripts, of all four agents, get bundles that hold
+// what a person expects: the winston logger error's fix, what was decided
+// about MoonMind's queues, the Pomodoro timer session, and an answer given
+// as an option's letter.
+func TestRetrieveIssueCases(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, d := range []string{"claude-code", "codex", "gemini", "cursor"} {
+		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Sessions = st
+	for _, c := range []struct{ q, want string }{
+		{"how did we fix the winston logger error?", "import it directly"},
+		{"what did we decide about the queues in MoonMind?", "single shared"},
+		{"pomodoro timer", "Pomodoro"},
+		{"how should requests be constructed in the modernized Resting API?", "multiple specialized request entry points"},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, _ := strings.Cut(b.Text(), "\n") // not the question's echo
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%q: the bundle does not hold %q:\n%s", c.q, c.want, b.Text())
+		}
+	}
+}

@@ -126,6 +126,48 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	return nil
 }
 
+// deepen quotes the bundle's first candidate, when it is a passage of a
+// past session or what was filed from one, by deepSnippet words of its
+// conversation rather than sessionSnippet, and up to deepFollow turns
+// after the matched one: the budget goes to evidence first, and the
+// conversation a question is best answered by holds the answer in the
+// turns around its best passage more often than any other conversation
+// does. It keeps its place: what it holds besides is what was said around
+// what ranked it.
+func (r *retrieval) deepen(ctx context.Context) error {
+	// The first passage of a past session, when the candidates before it
+	// were filed from its conversation: they are one source.
+	var c *candidate
+	for _, x := range r.order {
+		if x.kind == "session" {
+			c = x
+			break
+		}
+		if x.conv == "" {
+			return nil
+		}
+	}
+	if c == nil || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
+		return nil
+	}
+	var id int64
+	if _, err := fmt.Sscanf(c.name, "conversation:%d", &id); err != nil {
+		return nil
+	}
+	q := sessions.Query{Text: r.t.expr, Plan: r.t.plan, Conversation: id, Limit: sessionPassages, Snippet: deepSnippet,
+		Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true, Follow: deepFollow}
+	hits, err := r.m.Sessions.Search(ctx, q)
+	if err != nil {
+		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	c.passage = passage{text: r.said(hits)}
+	c.held = r.match.matched(c.title + "\n" + c.passage.text)
+	return nil
+}
+
 // said is the passage a conversation is quoted by: its best hit, and the
 // one of its other hits that holds the most words of the question the
 // best does not, if any does (the answer said in the search block after

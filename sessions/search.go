@@ -49,10 +49,13 @@ type Query struct {
 	// program made it (query.Plain); nil: Text as typed. Search takes it
 	// as given.
 	Plan    *query.Plan
-	Limit   int       // at most this many hits; 0 means DefaultLimit
-	Project string    // only conversations of this project
-	Since   time.Time // only conversations that went on at or after Since
-	Until   time.Time // only conversations that began before Until
+	Limit   int    // at most this many hits; 0 means DefaultLimit
+	Project string // only conversations of this project
+	// Conversation, when not 0, keeps only the passages of that
+	// conversation (the ID of a Hit).
+	Conversation int64
+	Since        time.Time // only conversations that went on at or after Since
+	Until        time.Time // only conversations that began before Until
 	// Snippet is the length of a hit's snippet in tokens; 0 means
 	// DefaultSnippet.
 	Snippet int
@@ -65,6 +68,9 @@ type Query struct {
 	// reply that follows a user's message, in Snippet tokens, each turn
 	// labelled with its speaker (see turnsPassage).
 	Turns bool
+	// Follow is the most turns quoted after the matched one, when Turns
+	// (see follow); 0 means 1: the reply, or the assistant's next words.
+	Follow int
 }
 
 // DefaultSnippet is the length of a snippet, in tokens, unless asked.
@@ -116,8 +122,8 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 		// snippet() in this statement would be computed for every match.
 		rs, err := s.db.QueryContext(ctx, `SELECT b.id, c.id, c.session, c.source, c.project, c.first_at, bm25(blocks_fts)
 			FROM blocks_fts JOIN blocks b ON b.id = blocks_fts.rowid JOIN conversations c ON c.id = b.conversation
-			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND c.last_at >= ? AND c.first_at < ?
-			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, plan.Unfielded(), q.Project, q.Project, since, until, fetch)
+			WHERE blocks_fts MATCH ? AND (? = '' OR c.project = ?) AND (? = 0 OR c.id = ?) AND c.last_at >= ? AND c.first_at < ?
+			ORDER BY bm25(blocks_fts), b.id LIMIT ?`, plan.Unfielded(), q.Project, q.Project, q.Conversation, q.Conversation, since, until, fetch)
 		if err != nil {
 			return err
 		}
@@ -170,7 +176,7 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 			return nil, err
 		}
 		if q.Turns {
-			if err := s.turnsPassage(ctx, f.block, marker, q.Snippet, &f.hit); err != nil {
+			if err := s.turnsPassage(ctx, f.block, marker, q.Snippet, max(q.Follow, 1), &f.hit); err != nil {
 				return nil, err
 			}
 		}

@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -140,5 +141,112 @@ func TestSearchTurns(t *testing.T) {
 	}
 	if p := hits[0].Snippet; !strings.Contains(p, "verbose") || strings.Count(p, " ") > 70 {
 		t.Errorf("the long reply is not cut around what answers: %q", p)
+	}
+}
+
+// TestTurnsSpeakers: over the real transcripts of all four agents, every
+// line of a passage quoted by turns is labelled with the role of the
+// message it quotes, as the transcript has it, and holds no other label
+// ("user: …User: …"); the assistant's words are never labelled user.
+func TestTurnsSpeakers(t *testing.T) {
+	s, _ := testStore(t)
+	files := publishedFiles(t)
+	cursor, err := FindFiles(t.Context(), filepath.Join("..", "transcript", "testdata", "cursor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, s, append(files, cursor...), Options{})
+	convs, err := s.Conversations(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[transcript.Source]int{}
+	for _, c := range convs {
+		msgs, err := s.Messages(t.Context(), c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What each role said in the conversation, on one line.
+		said := map[string]string{}
+		var asks []string
+		for _, m := range msgs {
+			var b strings.Builder
+			b.WriteString(m.Text)
+			for _, x := range m.Tools {
+				b.WriteString("\n→ " + x.Name + " " + x.Target)
+			}
+			said[string(m.Role)] += " " + strings.Join(strings.Fields(b.String()), " ")
+			if f := strings.Fields(m.Text); len(f) >= 4 {
+				// A question in the words of a message of either speaker.
+				asks = append(asks, strings.Join(f[:4], " "))
+			}
+		}
+		for _, q := range asks[:min(len(asks), 6)] {
+			hits, err := s.Search(t.Context(), Query{Text: strings.Map(func(r rune) rune {
+				if strings.ContainsRune(`"*():^-`, r) {
+					return ' '
+				}
+				return r
+			}, q), PassageOnly: true, Turns: true, Snippet: 96})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range hits {
+				if h.Conversation != c.ID {
+					continue
+				}
+				sources[h.Source]++
+				for _, line := range strings.Split(h.Snippet, "\n") {
+					role, text, ok := strings.Cut(line, ": ")
+					if !ok || (role != string(transcript.User) && role != string(transcript.Assistant)) {
+						t.Errorf("%s %q: line %q has no speaker", h.Source, q, line)
+						continue
+					}
+					for _, label := range []string{"User: ", "Assistant: ", "user: ", "assistant: "} {
+						if strings.HasPrefix(strings.TrimLeft(text, "…"), label) {
+							t.Errorf("%s %q: line %q is labelled twice", h.Source, q, line)
+						}
+					}
+					// Its first words are what that speaker said.
+					f := strings.Fields(strings.Trim(text, "…"))
+					head := strings.Join(f[:min(len(f), 5)], " ")
+					if !strings.Contains(said[role], head) {
+						t.Errorf("%s %q: line %q is labelled %s; the %s did not say %q", h.Source, q, line, role, role, head)
+					}
+				}
+			}
+		}
+	}
+	for _, src := range []transcript.Source{transcript.ClaudeCode, transcript.Codex, transcript.Gemini, transcript.Cursor} {
+		if sources[src] == 0 {
+			t.Errorf("no passage of a %s session checked (checked %v)", src, sources)
+		}
+	}
+}
+
+// TestTurnsQuoteWhatAnswers: over the real transcripts, a passage quoted
+// by turns holds what answers the question though it is not in the turn
+// that holds the question's words: the assistant's next words after its
+// own ("Port 8080 is in use. Let me find what's using it:" → "There's
+// already a node process on 8080"), the tool calls made before a reply
+// ("→ Bash mix phx.server"), the reply after a question said again once
+// tool calls found nothing, and the line of a long summary after the
+// matched words ("Tests: … → 4 passed", cut at lines).
+func TestTurnsQuoteWhatAnswers(t *testing.T) {
+	s, _ := testStore(t)
+	ingest(t, s, publishedFiles(t), Options{})
+	for _, c := range []struct{ q, want string }{
+		{"what was using port 8080 when the web server wouldn't start?", "node process"},
+		{"how do I start phoenix in the background?", "phx.server"},
+		{"why were codex jobs routed to the codex-1 and codex-2 queues?", "leaves those queues with no consumers"},
+		{"how many tests passed after adding the rules command?", "4 passed"},
+	} {
+		hits, err := s.Search(t.Context(), Query{Text: c.q, PassageOnly: true, Turns: true, Snippet: 96, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) == 0 || !strings.Contains(hits[0].Snippet, c.want) {
+			t.Errorf("%q: first passage %+v, want it to hold %q", c.q, hits, c.want)
+		}
 	}
 }

@@ -42,9 +42,11 @@ func (a *app) newRetrieveCmd() *cobra.Command {
 passages that answer it (not whole files), each on one line of title, date
 and source file and lines, and how confident the answer is (--json adds
 each item's score and why it was picked). A past session is quoted by its
-turns: the one that holds the question's words and the reply to it, each
-with its speaker. It fits --budget tokens (counted high, so it fits a
-model's count too).
+turns, each with its speaker: the one that holds the question's words and
+the reply to it (after the tool calls made on the way), and a question the
+assistant asked with the user's answer; the conversation that ranks first
+is quoted by more of the exchange that follows. It fits --budget tokens
+(counted high, so it fits a model's count too).
 
 Offline it searches the entries and the past sessions (ctx0 ingest) and
 ranks their passages on one score, the passage that answers first whichever
@@ -53,7 +55,8 @@ projects they name; favours recent episodes and entries of the current
 project; and leaves out passages that repeat another. An entry the librarian
 filed from a session and that session's passages are one source, quoted
 once: by the entry when it holds every word of the question the passage
-holds. Each item is dated when what it tells happened. A
+holds and what the passage says. The entry search ranks first is in the
+bundle unless a better item holds what it says. Each item is dated when what it tells happened. A
 question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.

@@ -134,7 +134,13 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(sessionDir, filepath.Base(f)), data, 0o644); err != nil {
+		// In a folder of its folder's name: Gemini CLI's sessions are
+		// told by their chats folder, Cursor's by agent-transcripts.
+		dir := filepath.Join(sessionDir, filepath.Base(filepath.Dir(f)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -178,7 +184,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.SessionMisses = before.sessionMisses
 	rep.AnswerRetrieve, rep.AnswerTurns, rep.AnswerSession = before.answer, before.answerTurns, before.answerSession
 	rep.AnswerRetrieveFiled, rep.AnswerTurnsFiled = after.answer, after.answerTurns
-	rep.AnswerMisses = after.answerMisses
+	rep.AnswerMisses, rep.AnswerMissesSessions = after.answerMisses, before.answerMisses
 	for i, f := range after.firsts {
 		if g := before.firsts[i]; g.evidence != f.evidence {
 			rep.FirstChanged = append(rep.FirstChanged, fmt.Sprintf("%q: from the evidence %v → %v; without entries %s %.2f, with them %s %.2f",
@@ -423,13 +429,22 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		a.answer.add(q.Kind, bt, q.Answer, b.Tokens)
 		bmTurns := fill(turnBM25, turns, q.Text, b.Tokens)
 		a.answerTurns.add(q.Kind, bmTurns, q.Answer, extractor.Tokens(bmTurns))
+		topSession := ""
 		if top := sessionBM25.Rank(q.Text, 1); len(top) > 0 {
-			a.answerSession.add(q.Kind, sessionDocs[top[0]], q.Answer, extractor.Tokens(sessionDocs[top[0]]))
-		} else {
-			a.answerSession.add(q.Kind, "", q.Answer, 0)
+			topSession = sessionDocs[top[0]]
 		}
-		if !HoldsAnswer(bt, q.Answer) && HoldsAnswer(bmTurns, q.Answer) {
-			a.answerMisses = append(a.answerMisses, fmt.Sprintf("%q (answer %q, %d tokens):\n\n```\n%s```", q.Text, q.Answer, b.Tokens, b.Text()))
+		a.answerSession.add(q.Kind, topSession, q.Answer, extractor.Tokens(topSession))
+		if !HoldsAnswer(bt, q.Answer) {
+			var held []string
+			if HoldsAnswer(bmTurns, q.Answer) {
+				held = append(held, "BM25's turns")
+			}
+			if HoldsAnswer(topSession, q.Answer) {
+				held = append(held, "BM25's top session")
+			}
+			if len(held) > 0 {
+				a.answerMisses = append(a.answerMisses, fmt.Sprintf("%q (answer %q, held by %s; kind %q, %d tokens):\n\n```\n%s```", q.Text, q.Answer, strings.Join(held, " and "), q.Kind, b.Tokens, b.Text()))
+			}
 		}
 		f := first{question: q.Text}
 		if len(b.Items) > 0 {
