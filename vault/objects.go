@@ -27,6 +27,10 @@ var looseWriters = sync.Pool{New: func() any {
 	return w
 }}
 
+// maxLoose is the largest loose object readLoose reads into memory; go-git
+// reads a larger one (a big attachment) as it reads any other.
+const maxLoose = 64 << 20
+
 // readLoose reads the loose object h from the objects folder, as git
 // stores it: zlib-compressed, a header "<type> <size>" and a NUL, then the
 // content.
@@ -53,12 +57,17 @@ func readLoose(objects string, h plumbing.Hash) (plumbing.EncodedObject, error) 
 	if !ok || err != nil || terr != nil || n < 0 {
 		return nil, fmt.Errorf("read object %s: bad header %q", name, header)
 	}
+	if n > maxLoose {
+		return nil, fmt.Errorf("read object %s: %d bytes, more than ctx0 reads loose", name, n)
+	}
+	content := make([]byte, n)
+	if _, err := io.ReadFull(br, content); err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
 	obj := &plumbing.MemoryObject{}
 	obj.SetType(t)
 	obj.SetSize(n)
-	if _, err := io.CopyN(obj, br, n); err != nil {
-		return nil, fmt.Errorf("read object %s: %w", name, err)
-	}
+	obj.Write(content)
 	if obj.Hash() != h {
 		return nil, fmt.Errorf("read object %s: its content hashes to %s", name, obj.Hash())
 	}

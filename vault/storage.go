@@ -22,7 +22,8 @@ func openRepo(root, dot string) (*git.Repository, error) {
 		return nil, git.ErrRepositoryNotExists
 	}
 	st := filesystem.NewStorage(osfs.New(dot), cache.NewObjectLRUDefault())
-	return git.Open(&sharedStorage{Storage: st, objects: filepath.Join(dot, "objects")}, osfs.New(root))
+	shared := &sharedStorage{Storage: st, objects: filepath.Join(dot, "objects"), loose: cache.NewObjectLRU(looseCache)}
+	return git.Open(shared, osfs.New(root))
 }
 
 // sharedStorage is a repository's storage shared by the goroutines of one
@@ -43,10 +44,16 @@ func openRepo(root, dot string) (*git.Repository, error) {
 // object it does not find loose.
 type sharedStorage struct {
 	*filesystem.Storage
-	objects string // the objects folder, for reading loose objects
+	objects string       // the objects folder, for reading loose objects
+	loose   cache.Object // the loose objects read, as go-git keeps those it reads
 	mu      sync.RWMutex
 	filled  bool // the map of pack indexes is filled (guarded by mu)
 }
+
+// looseCache bounds the loose objects kept once read: a write reads the
+// tree of the folder it writes to twice (the journal, the new tree), 40 KB
+// to inflate for a folder of 1,000 entries.
+const looseCache = 8 * cache.MiByte
 
 // read holds mu shared with the map filled, and returns the unlock.
 func (s *sharedStorage) read() (unlock func()) {
@@ -81,7 +88,14 @@ func (s *sharedStorage) Reindex() {
 }
 
 func (s *sharedStorage) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	if obj, err := readLoose(s.objects, h); err == nil && (t == plumbing.AnyObject || obj.Type() == t) {
+	obj, ok := s.loose.Get(h)
+	if !ok {
+		var err error
+		if obj, err = readLoose(s.objects, h); err == nil {
+			s.loose.Put(obj)
+		}
+	}
+	if obj != nil && (t == plumbing.AnyObject || obj.Type() == t) {
 		return obj, nil
 	}
 	// Not loose, or not readable as one: go-git looks in the packs and
