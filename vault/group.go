@@ -190,12 +190,24 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	}
 	defer unlock()
 	obs, _ := v.catalog.(Observer)
+	// follow tells the catalog of the last write staged, if it has not
+	// heard of it yet.
+	var last *groupWrite
+	follow := func() {
+		if last != nil && obs != nil {
+			last.indexErr = obs.Changed(last.p.ctx, last.s.paths())
+		}
+		last = nil
+	}
 	touched := map[string]bool{}
 	var ws []*groupWrite
 	for _, p := range group {
 		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 			continue // its caller has gone
 		}
+		// This write's checks (a duplicate, a free name, an alias) see
+		// the one before.
+		follow()
 		w, err := v.stageWrite(p, touched)
 		switch {
 		case errors.Is(err, errLater):
@@ -207,15 +219,19 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			continue
 		}
 		ws = append(ws, w)
-		if obs != nil {
-			// The next write's checks (a duplicate, a free name, an
-			// alias) see this one.
-			w.indexErr = obs.Changed(p.ctx, w.s.paths())
-		}
+		last = w
 	}
 	if len(ws) == 0 {
 		return later
 	}
+	// No write is decided after the last one, so the catalog hears of it
+	// while the commit is made, which needs nothing of the catalog: for a
+	// write alone, the index update and the commit overlap.
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		follow()
+	}()
 	msg := groupMessage(ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
@@ -226,6 +242,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	<-followed
 	if err != nil && h.IsZero() {
 		if obs != nil {
 			// The files were put back: the catalog follows them.
