@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"regexp"
 	"testing"
 )
 
@@ -67,6 +68,29 @@ func FuzzPersonFactLead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if personFact().MatchString(s) && !personFactLead().MatchString(s) {
 			t.Fatalf("personFact matches %q, personFactLead does not", s)
+		}
+	})
+}
+
+// FuzzMayIntroduce: mayIntroduce, which spares compiling the patterns of
+// a person introduced, lets each through wherever it matches.
+func FuzzMayIntroduce(f *testing.F) {
+	for _, s := range []string{
+		"Sarah Chen is our investor", "my manager is Priya", "our designer, Mei, joined", "Meet Priya Patel, our new designer",
+		"please say hi to Sam, my co-founder", "ſay hi to Sam, my co-founder", "This is Ana, our CTO", "MY BOSS is Tom", "",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		is, role, meet := mayIntroduce(s)
+		for _, c := range []struct {
+			name string
+			may  bool
+			re   func() *regexp.Regexp
+		}{{"personIs", is, personIs}, {"personRole", role, personRole}, {"personMeet", meet, personMeet}} {
+			if !c.may && c.re().MatchString(s) {
+				t.Fatalf("%s matches %q, mayIntroduce turns it away", c.name, s)
+			}
 		}
 	})
 }
