@@ -188,7 +188,20 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		return nil
 	}
-	defer unlock()
+	// Each caller hears of its write only once the lock is released and
+	// its journal removed: a process that exits as soon as its write
+	// returns (the CLI) would otherwise leave the journal behind, and the
+	// next command would repair a write that was whole.
+	var results []func()
+	finish := func(p *pendingWrite, c Commit, err error) {
+		results = append(results, func() { p.finish(c, err) })
+	}
+	defer func() {
+		unlock()
+		for _, r := range results {
+			r()
+		}
+	}()
 	obs, _ := v.catalog.(Observer)
 	// follow tells the catalog of the last write staged, if it has not
 	// heard of it yet.
@@ -215,7 +228,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			later = append(later, p)
 			continue
 		case err != nil || w == nil:
-			p.finish(Commit{}, err)
+			finish(p, Commit{}, err)
 			continue
 		}
 		ws = append(ws, w)
@@ -253,7 +266,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			obs.Changed(context.WithoutCancel(ctx), paths)
 		}
 		for _, w := range ws {
-			w.p.finish(Commit{}, err)
+			finish(w.p, Commit{}, err)
 		}
 		return later
 	}
@@ -263,11 +276,11 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			c.Redacted = w.redacted
 		}
 		if err != nil {
-			w.p.finish(c, err)
+			finish(w.p, c, err)
 			continue
 		}
 		c.Paths = w.s.paths()
-		w.p.finish(c, w.indexErr)
+		finish(w.p, c, w.indexErr)
 	}
 	return later
 }
