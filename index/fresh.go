@@ -692,6 +692,12 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	if err := putFolders(ctx, tx, listed); err != nil {
 		return err
 	}
+	if rep.Changes() == 0 {
+		// Only stamps moved (a folder listed again after a write, files
+		// touched but not changed): no entry's text changed, so the
+		// full-text tables have no new segment to merge and nothing to trim.
+		return nil
+	}
 	if err := trimRecent(ctx, tx); err != nil {
 		return err
 	}

@@ -109,7 +109,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 
 func (s *Server) render(w http.ResponseWriter, code int, name string, v view) {
 	var b bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
+	if err := pages()[name].ExecuteTemplate(&b, "layout", v); err != nil {
 		http.Error(w, "render "+name+": "+err.Error(), http.StatusInternalServerError)
 		return
 	}

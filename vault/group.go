@@ -175,14 +175,39 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		return nil
 	}
-	defer unlock()
+	// Each caller hears of its write only once the lock is released and
+	// its journal removed: a process that exits as soon as its write
+	// returns (the CLI) would otherwise leave the journal behind, and the
+	// next command would repair a write that was whole.
+	var results []func()
+	finish := func(p *pendingWrite, c Commit, err error) {
+		results = append(results, func() { p.finish(c, err) })
+	}
+	defer func() {
+		unlock()
+		for _, r := range results {
+			r()
+		}
+	}()
 	obs, _ := v.catalog.(Observer)
+	// follow tells the catalog of the last write staged, if it has not
+	// heard of it yet.
+	var last *groupWrite
+	follow := func() {
+		if last != nil && obs != nil {
+			last.indexErr = obs.Changed(last.p.ctx, last.s.paths())
+		}
+		last = nil
+	}
 	touched := map[string]bool{}
 	var ws []*groupWrite
 	for _, p := range group {
 		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 			continue // its caller has gone
 		}
+		// This write's checks (a duplicate, a free name, an alias) see
+		// the one before.
+		follow()
 		w, err := v.stageWrite(p, touched)
 		switch {
 		case errors.Is(err, errLater):
@@ -190,19 +215,23 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			later = append(later, p)
 			continue
 		case err != nil || w == nil:
-			p.finish(Commit{}, err)
+			finish(p, Commit{}, err)
 			continue
 		}
 		ws = append(ws, w)
-		if obs != nil {
-			// The next write's checks (a duplicate, a free name, an
-			// alias) see this one.
-			w.indexErr = obs.Changed(p.ctx, w.s.paths())
-		}
+		last = w
 	}
 	if len(ws) == 0 {
 		return later
 	}
+	// No write is decided after the last one, so the catalog hears of it
+	// while the commit is made, which needs nothing of the catalog: for a
+	// write alone, the index update and the commit overlap.
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		follow()
+	}()
 	msg := groupMessage(ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
@@ -213,6 +242,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	<-followed
 	if err != nil && h.IsZero() {
 		if obs != nil {
 			// The files were put back: the catalog follows them.
@@ -223,7 +253,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			obs.Changed(context.WithoutCancel(ctx), paths)
 		}
 		for _, w := range ws {
-			w.p.finish(Commit{}, err)
+			finish(w.p, Commit{}, err)
 		}
 		return later
 	}
@@ -233,11 +263,11 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			c.Redacted = w.redacted
 		}
 		if err != nil {
-			w.p.finish(c, err)
+			finish(w.p, c, err)
 			continue
 		}
 		c.Paths = w.s.paths()
-		w.p.finish(c, w.indexErr)
+		finish(w.p, c, w.indexErr)
 	}
 	return later
 }
