@@ -100,6 +100,9 @@ func (v *Vault) PushWanted(ctx context.Context, o PushOptions) error {
 	o.Sync.RefuseRewrite = true
 	wanted := filepath.Join(v.root, filepath.FromSlash(pushWantedFile))
 	for PushIsWanted(v.root) {
+		if err := v.gone(); err != nil {
+			return fmt.Errorf("push: %w", err)
+		}
 		l, ok, err := filelock.TryExclusive(filepath.Join(v.root, filepath.FromSlash(pushLockFile)))
 		if err != nil {
 			return fmt.Errorf("push: %w", err)
@@ -148,8 +151,8 @@ func (v *Vault) pushWhileWanted(ctx context.Context, o PushOptions, wanted strin
 			if refused {
 				ev.Status = "refused"
 			}
-			if _, serr := os.Stat(filepath.Dir(wanted)); serr != nil {
-				return fmt.Errorf("push: the vault is gone: %w", serr)
+			if err := v.gone(); err != nil {
+				return fmt.Errorf("push: %w", err)
 			}
 			if refused || ctx.Err() != nil || o.Now().Sub(start)+backoff > o.GiveUp {
 				ev.Error += "; the commits stay here and the next write or session start pushes them"
@@ -165,6 +168,16 @@ func (v *Vault) pushWhileWanted(ctx context.Context, o PushOptions, wanted strin
 				return keepWanted(wanted, ctx.Err())
 			}
 		}
+	}
+	return nil
+}
+
+// gone says whether the vault was removed while a pusher waited out an
+// unreachable remote: its git folder is the sign, since the pusher's own
+// locks and log make the state folder again.
+func (v *Vault) gone() error {
+	if _, err := os.Stat(v.gitDir); err != nil {
+		return fmt.Errorf("the vault is gone: %w", err)
 	}
 	return nil
 }

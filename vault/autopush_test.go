@@ -148,3 +148,52 @@ func TestSyncCommitsAskNoPush(t *testing.T) {
 		t.Errorf("a write after the sync called onCommit %d times, want 1", calls)
 	}
 }
+
+// TestPushWantedStopsWhenTheVaultIsRemoved: a pusher waiting out an
+// unreachable remote stops at its next attempt once the vault is removed,
+// and does not make the vault's folders again (its locks and log live
+// there, so a check of those folders would find what it made itself).
+func TestPushWantedStopsWhenTheVaultIsRemoved(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	remote := bareRemote(t)
+	v, _, err := Init(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.AddRemote("origin", remote); err != nil {
+		t.Fatal(err)
+	}
+	addFact(t, v, "knowledge/one")
+	if _, err := WantPush(v.Root()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(remote); err != nil {
+		t.Fatal(err)
+	}
+	attempts := 0
+	o := PushOptions{
+		GiveUp: 24 * time.Hour,
+		Sleep: func(ctx context.Context, d time.Duration) error {
+			if attempts++; attempts == 2 { // the debounce, then the first back-off
+				if err := os.RemoveAll(v.Root()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if attempts > 20 {
+				cancel() // never reached with the fix
+			}
+			return ctx.Err()
+		},
+	}
+	err = v.PushWanted(ctx, o)
+	if err == nil || !strings.Contains(err.Error(), "the vault is gone") {
+		t.Fatalf("PushWanted after the vault was removed: %v after %d waits, want the vault is gone", err, attempts)
+	}
+	if attempts > 3 {
+		t.Errorf("the pusher waited %d times after the vault was removed", attempts-2)
+	}
+	if _, err := os.Stat(v.Root()); !os.IsNotExist(err) {
+		t.Errorf("the pusher made the removed vault's folder again: %v", err)
+	}
+}

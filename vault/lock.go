@@ -44,6 +44,12 @@ func (v *Vault) takeLock(ctx context.Context, wait bool) (unlock func(), ok bool
 		}
 	}
 	release := func() { <-v.sem }
+	// A vault removed under a long-running process (a pusher waiting out
+	// the network) is not made again by its lock's folder.
+	if _, err := os.Stat(v.gitDir); err != nil {
+		release()
+		return nil, false, fmt.Errorf("lock vault %s: %w", v.root, err)
+	}
 	p := filepath.Join(v.root, lockFile)
 	var l *filelock.Lock
 	if wait {

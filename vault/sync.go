@@ -134,8 +134,9 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	if err != nil {
 		rec.Error = err.Error()
 	}
-	// The record is for status: failing to keep it fails no sync.
-	if data, jerr := json.Marshal(rec); jerr == nil {
+	// The record is for status: failing to keep it fails no sync. A
+	// removed vault gets none (its folder is not made again).
+	if data, jerr := json.Marshal(rec); jerr == nil && v.gone() == nil {
 		p := filepath.Join(v.root, filepath.FromSlash(lastSyncFile))
 		if os.MkdirAll(filepath.Dir(p), 0o755) == nil {
 			_ = writeFileAtomic(p, data)
