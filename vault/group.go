@@ -162,7 +162,6 @@ type groupWrite struct {
 	redacted map[string]int
 	blobs    map[string]plumbing.Hash
 	s        *staged
-	indexErr error // the catalog could not follow
 }
 
 // errLater means a write changes a file that an earlier write of the same
@@ -189,9 +188,15 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		return nil
 	}
 	defer unlock()
+	// The writes' checks (a duplicate, an alias taken) ask the catalog as
+	// the group found it, and see the group's earlier writes in the view;
+	// the catalog hears of all of them once the commit is made.
+	v.group = v.newGroupView(ctx)
+	defer func() { v.group = nil }()
 	obs, _ := v.catalog.(Observer)
 	touched := map[string]bool{}
 	var ws []*groupWrite
+	var paths []string
 	for _, p := range group {
 		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 			continue // its caller has gone
@@ -207,11 +212,8 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			continue
 		}
 		ws = append(ws, w)
-		if obs != nil {
-			// The next write's checks (a duplicate, a free name, an
-			// alias) see this one.
-			w.indexErr = obs.Changed(p.ctx, w.s.paths())
-		}
+		v.group.add(w.s.changes)
+		paths = append(paths, w.s.paths()...)
 	}
 	if len(ws) == 0 {
 		return later
@@ -226,15 +228,13 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	var indexErr error
+	if obs != nil {
+		// The catalog follows the files: the group's, or, when the
+		// commit failed, those put back.
+		indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
+	}
 	if err != nil && h.IsZero() {
-		if obs != nil {
-			// The files were put back: the catalog follows them.
-			var paths []string
-			for _, w := range ws {
-				paths = append(paths, w.s.paths()...)
-			}
-			obs.Changed(context.WithoutCancel(ctx), paths)
-		}
 		for _, w := range ws {
 			w.p.finish(Commit{}, err)
 		}
@@ -250,7 +250,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			continue
 		}
 		c.Paths = w.s.paths()
-		w.p.finish(c, w.indexErr)
+		w.p.finish(c, indexErr)
 	}
 	return later
 }

@@ -222,3 +222,130 @@ func TestGroupWriteCancelledWhileWaiting(t *testing.T) {
 	}
 	checkClean(t, v)
 }
+
+// pinCounter is the vault's own catalog, counting how often a group pins
+// it and how often it hears of changed files.
+type pinCounter struct {
+	*scanCatalog
+	mu      sync.Mutex
+	pins    int
+	changed [][]string
+}
+
+func (c *pinCounter) Pin(ctx context.Context) (Catalog, error) {
+	c.mu.Lock()
+	c.pins++
+	c.mu.Unlock()
+	return c.scanCatalog, c.load(ctx)
+}
+
+func (c *pinCounter) Changed(ctx context.Context, paths []string) error {
+	c.mu.Lock()
+	c.changed = append(c.changed, slices.Clone(paths))
+	c.mu.Unlock()
+	return c.scanCatalog.Changed(ctx, paths)
+}
+
+// The writes of a group ask the catalog as the group found it, pinned
+// once, and see the group's earlier writes from what they wrote: a text
+// remembered twice is one entry, an alias taken earlier in the group is
+// refused. The catalog hears of the group's files once, after its commit,
+// not once a write.
+func TestGroupViewAnswersForTheGroup(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	var names []string
+	for _, text := range []string{"The first entry that gets an alias.", "The second entry that wants it."} {
+		r, err := v.Remember(ctx, RememberOptions{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, r.Name)
+	}
+	cat := &pinCounter{scanCatalog: &scanCatalog{v: v}}
+	v.SetCatalog(cat)
+
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			v.writes.mu.Lock()
+			got, running := len(v.writes.pending), v.writes.running
+			v.writes.mu.Unlock()
+			if got == n && running {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d writes queued, want %d", got, n)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	type result struct {
+		what string
+		r    Remembered
+		err  error
+	}
+	results := make(chan result, 16)
+	remember := func(what, text string) {
+		wg.Go(func() {
+			r, err := v.Remember(ctx, RememberOptions{Text: text})
+			results <- result{what, r, err}
+		})
+	}
+	alias := func(what, name string) {
+		wg.Go(func() {
+			_, _, err := v.Alias(ctx, name, "ops lead")
+			results <- result{what: what, err: err}
+		})
+	}
+	remember("first", "Alone in the first group, waiting for the lock.")
+	queued(0)
+	remember("twin", "A text two agents send at once.")
+	queued(1)
+	remember("twin", "A text two agents send at once.")
+	queued(2)
+	alias("alias", names[0])
+	queued(3)
+	alias("alias again", names[1])
+	queued(4)
+	for i := range 4 {
+		remember("fact", fmt.Sprintf("Fact %d of the group.", i))
+	}
+	queued(8)
+	unlock()
+	wg.Wait()
+	close(results)
+
+	dups := 0
+	for r := range results {
+		switch {
+		case r.what == "alias again":
+			if r.err == nil || !strings.Contains(r.err.Error(), `alias "ops lead" is taken`) {
+				t.Errorf("second alias: %v, want it taken by %s", r.err, names[0])
+			}
+		case r.err != nil:
+			t.Errorf("%s: %v", r.what, r.err)
+		case r.r.Duplicate:
+			dups++
+		}
+	}
+	if dups != 1 {
+		t.Errorf("%d duplicates, want 1 of the twins", dups)
+	}
+	if cat.pins != 2 {
+		t.Errorf("catalog pinned %d times, want once a group (2)", cat.pins)
+	}
+	// The first group's file, then the second group's six: one entry
+	// remembered, one aliased, four facts.
+	if len(cat.changed) != 2 || len(cat.changed[0]) != 1 || len(cat.changed[1]) != 6 {
+		t.Errorf("catalog told of %v, want one call a group: 1 file, then 6", cat.changed)
+	}
+	if ms, err := v.Resolve(ctx, "ops lead"); err != nil || ms != names[0] {
+		t.Errorf(`"ops lead" resolves to %q (%v), want %s`, ms, err, names[0])
+	}
+	checkClean(t, v)
+}
