@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -346,6 +347,92 @@ func TestGroupViewAnswersForTheGroup(t *testing.T) {
 	}
 	if ms, err := v.Resolve(ctx, "ops lead"); err != nil || ms != names[0] {
 		t.Errorf(`"ops lead" resolves to %q (%v), want %s`, ms, err, names[0])
+	}
+	checkClean(t, v)
+}
+
+// A group's files are made durable together, each folder once, before the
+// branch moves to the commit that holds them: one sync a group, not two
+// fsyncs a write in turn, and never a commit that a power cut could leave
+// without its files.
+func TestGroupSyncsItsFilesBeforeItsCommit(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	type synced struct {
+		files, dirs []string
+		head        string
+	}
+	var calls []synced
+	defer func(f func(files, dirs []string)) { syncing = f }(syncing)
+	syncing = func(files, dirs []string) {
+		// Called by the one goroutine that makes the commits.
+		calls = append(calls, synced{slices.Clone(files), slices.Clone(dirs), strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD"))})
+	}
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan Remembered, 8)
+	var wg sync.WaitGroup
+	remember := func(text, typ string) {
+		wg.Go(func() {
+			r, err := v.Remember(ctx, RememberOptions{Text: text, Type: typ})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- r
+		})
+	}
+	remember("Alone in the first group.", "note")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		running := v.writes.running && len(v.writes.pending) == 0
+		v.writes.mu.Unlock()
+		if running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first write never started")
+		}
+	}
+	for i := range 4 {
+		remember(fmt.Sprintf("Fact %d of the second group.", i), []string{"note", "decision"}[i%2])
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		n := len(v.writes.pending)
+		v.writes.mu.Unlock()
+		if n == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want 4", n)
+		}
+	}
+	unlock()
+	wg.Wait()
+	close(results)
+
+	if len(calls) != 2 {
+		t.Fatalf("%d syncs, want one a group (2): %v", len(calls), calls)
+	}
+	var second []string
+	for r := range results {
+		file := filepath.Join(v.root, filepath.FromSlash(r.Name+".md"))
+		if !strings.Contains(r.Name, "second-group") {
+			continue
+		}
+		second = append(second, file)
+		if !slices.Contains(calls[1].files, file) || !slices.Contains(calls[1].dirs, filepath.Dir(file)) {
+			t.Errorf("%s or its folder not synced with its group: %v", file, calls[1])
+		}
+		// The branch moved only after the sync.
+		if parent := strings.TrimSpace(runGit(t, v, "rev-parse", r.Commit.Hash+"^")); parent != calls[1].head {
+			t.Errorf("commit %s of %s follows %s, but HEAD was %s when its files were synced", r.Commit.Hash, r.Name, parent, calls[1].head)
+		}
+	}
+	if len(second) != 4 || len(calls[1].files) != 4 || len(calls[1].dirs) != 2 {
+		t.Errorf("second group synced %d files in %d folders (%v), want its 4 files in 2 folders", len(calls[1].files), len(calls[1].dirs), calls[1])
 	}
 	checkClean(t, v)
 }
