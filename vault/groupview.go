@@ -14,22 +14,33 @@ import (
 // a group costs no look at the folders and no re-index of its own; the
 // catalog hears of the group's files once, after its commit.
 type groupView struct {
-	cat Catalog // pinned for the group (Pinner), or the vault's catalog
+	v   *Vault
+	ctx context.Context // the group's
+	// cat is the catalog pinned for the group (Pinner) at its first
+	// question, or the vault's catalog; nil until then: a group that asks
+	// nothing (edits, a sync's merge) costs the catalog nothing.
+	cat Catalog
 	// touched holds the entries the group's writes put in the work tree,
 	// by name; a removed entry is held as nil.
 	touched map[string]*scanned
 }
 
-// newGroupView pins v's catalog for a group, if it can be; a catalog that
-// cannot be pinned answers with its own checks.
 func (v *Vault) newGroupView(ctx context.Context) *groupView {
-	g := &groupView{cat: v.catalog, touched: map[string]*scanned{}}
-	if p, ok := v.catalog.(Pinner); ok {
-		if cat, err := p.Pin(ctx); err == nil {
-			g.cat = cat
+	return &groupView{v: v, ctx: ctx, touched: map[string]*scanned{}}
+}
+
+// catalog is the catalog the group asks: pinned on the first question if
+// it can be; one that cannot be pinned answers with its own checks.
+func (g *groupView) catalog() Catalog {
+	if g.cat == nil {
+		g.cat = g.v.catalog
+		if p, ok := g.cat.(Pinner); ok {
+			if cat, err := p.Pin(g.ctx); err == nil {
+				g.cat = cat
+			}
 		}
 	}
-	return g
+	return g.cat
 }
 
 // add takes in the files a write of the group staged.
@@ -58,7 +69,7 @@ func (v *Vault) sameBody(ctx context.Context, sum string) ([]string, error) {
 	if g == nil {
 		return v.catalog.SameBody(ctx, sum)
 	}
-	names, err := g.cat.SameBody(ctx, sum)
+	names, err := g.catalog().SameBody(ctx, sum)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +92,7 @@ func (v *Vault) lookup(ctx context.Context, key string) ([]Match, error) {
 	if g == nil {
 		return v.catalog.Lookup(ctx, key)
 	}
-	ms, err := g.cat.Lookup(ctx, key)
+	ms, err := g.catalog().Lookup(ctx, key)
 	if err != nil {
 		return nil, err
 	}
