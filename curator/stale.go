@@ -39,7 +39,10 @@ func (w *work) archive(d *doc) (*doc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", d.name, err)
 	}
-	name := w.freeName("archive/" + n)
+	name, err := w.freeName("archive/" + n)
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", d.name, err)
+	}
 	if err := d.e.Set(entry.FieldArchived, w.now); err != nil {
 		return nil, fmt.Errorf("archive %s: %w", d.name, err)
 	}

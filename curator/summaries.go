@@ -128,7 +128,10 @@ func (w *work) incremental(ctx context.Context, m model, pending []*doc, session
 	for _, d := range pending {
 		names = append(names, d.name)
 	}
-	name := w.freeName(SummaryFolder + "/" + w.now.Format("2006-01-02") + "-incremental")
+	name, err := w.freeName(SummaryFolder + "/" + w.now.Format("2006-01-02") + "-incremental")
+	if err != nil {
+		return err
+	}
 	title := fmt.Sprintf("Summary of %d entries, %s to %s", len(pending), from.UTC().Format("2006-01-02"), to.UTC().Format("2006-01-02"))
 	e, err := w.summaryEntry(title, TagIncremental, names, len(pending), from, to, text)
 	if err != nil {
@@ -200,7 +203,10 @@ func (w *work) compact(ctx context.Context, m model) error {
 		}
 		covers = append(covers, nd.name)
 	}
-	name := w.freeName(SummaryFolder + "/" + w.now.Format("2006-01-02") + "-compacted")
+	name, err := w.freeName(SummaryFolder + "/" + w.now.Format("2006-01-02") + "-compacted")
+	if err != nil {
+		return err
+	}
 	title := fmt.Sprintf("Compacted summary of %d entries, %s to %s", count, from.UTC().Format("2006-01-02"), to.UTC().Format("2006-01-02"))
 	e, err := w.summaryEntry(title, TagCompacted, covers, count, from, to, text)
 	if err != nil {

@@ -119,17 +119,13 @@ func (w *work) touch(d *doc) error {
 	return d.e.Set(entry.FieldUpdated, w.now)
 }
 
-// freeName is name, or name-2, name-3… the first that no file holds.
-func (w *work) freeName(name string) string {
-	for i := 1; ; i++ {
-		n := name
-		if i > 1 {
-			n = fmt.Sprintf("%s-%d", name, i)
-		}
-		if _, ok := w.docs[n]; !ok && !w.paths[vault.EntryPath(n)] {
-			return n
-		}
-	}
+// freeName is vault.FreeName over the run's view: a name no entry of the
+// run and no file of its commit holds.
+func (w *work) freeName(name string) (string, error) {
+	return vault.FreeName(name, func(n string) (bool, error) {
+		_, ok := w.docs[n]
+		return ok || w.paths[vault.EntryPath(n)], nil
+	})
 }
 
 // create adds a new entry.

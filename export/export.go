@@ -27,9 +27,15 @@ type Options struct {
 	Scope []string
 	// Exclude lists folders, entries or types to leave out.
 	Exclude []string
-	// Since keeps only the entries that changed at or after it, by git
-	// history and uncommitted edits. Zero: all.
+	// Since keeps only the entries about what happened at or after it
+	// (vault.Happened: the session an entry was learned in, else the day
+	// it is filed under, else its last update; an entry that says no time,
+	// by its file's mtime), as search --since. Zero: all.
 	Since time.Time
+	// ChangedSince keeps only the entries that changed at or after it, by
+	// git history and uncommitted edits: an incremental export or backup.
+	// Zero: all.
+	ChangedSince time.Time
 	// All keeps archived and superseded entries, which are otherwise left
 	// out. A JSON backup always keeps them.
 	All bool

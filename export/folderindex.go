@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/vault"
 )
 
 // folderIndexes makes the _index.md of the export's root and of every
@@ -88,30 +89,25 @@ func (s *set) writeIndex(b *strings.Builder, f string, docs []*doc, subs []strin
 		}
 		return sorted[i].name < sorted[j].name
 	})
-	b.WriteString("\n## Entries\n\n| entry | title | type | tags | updated | summary |\n| --- | --- | --- | --- | --- | --- |\n")
+	b.WriteString("\n## Entries\n\n| entry | title | type | tags | happened | summary |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, d := range sorted {
 		text := strings.TrimSuffix(path.Base(d.file), ".md")
 		if s.flatten {
 			text = s.shownName(d) // the file's name says less than the vault's
 		}
-		updated := ""
+		happened := ""
 		if t := d.when(); !t.IsZero() {
-			updated = t.UTC().Format(time.DateOnly)
+			happened = t.UTC().Format(time.DateOnly)
 		}
 		fmt.Fprintf(b, "| [%s](%s) | %s | %s | %s | %s | %s |\n",
 			escapeCell(escapeLabel(text)), relative(f, d.file), escapeCell(d.e.Title()), escapeCell(d.e.Type()),
-			escapeCell(strings.Join(d.e.Tags(), ", ")), updated, escapeCell(summaries[d]))
+			escapeCell(strings.Join(d.e.Tags(), ", ")), happened, escapeCell(summaries[d]))
 	}
 }
 
-// when is the time an entry is listed by: when it was last updated, else
-// created.
-func (d *doc) when() time.Time {
-	if t := d.e.Updated(); !t.IsZero() {
-		return t
-	}
-	return d.e.Created()
-}
+// when is the time an entry is listed by: when what it tells happened
+// (vault.Happened), the date search and retrieve show.
+func (d *doc) when() time.Time { return vault.Happened(d.name, d.e) }
 
 func indexTitle(f string) string {
 	if f == "" {

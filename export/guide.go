@@ -118,7 +118,11 @@ func notes(o Options, st *stats) []string {
 		out = append(out, "Without the entries in "+quoteList(o.Exclude)+".")
 	}
 	if !o.Since.IsZero() {
-		out = append(out, "Only the entries changed since "+o.Since.UTC().Format(time.RFC3339)+".")
+		out = append(out, "Only the entries about what happened since "+o.Since.UTC().Format(time.RFC3339)+
+			" (the session each was learned in, else the day it is filed under, else its last update).")
+	}
+	if !o.ChangedSince.IsZero() {
+		out = append(out, "Only the entries changed since "+o.ChangedSince.UTC().Format(time.RFC3339)+".")
 	}
 	if !o.All {
 		out = append(out, "Without archived and superseded entries: this is the memory in use.")

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
@@ -63,8 +64,12 @@ func load(ctx context.Context, v *vault.Vault, o Options, keepRetired, keepUnpar
 	s := &set{v: v, resolve: v.Resolve, byName: map[string]*doc{}, inVault: map[string]bool{},
 		redacted: map[string]int{}, resolved: map[string]resolution{}, keepUnparsed: keepUnparsed, redactNames: o.Redact}
 	var all []string
-	if err := v.Walk(ctx, func(name string, _ fs.FileInfo) error {
+	modified := map[string]time.Time{}
+	if err := v.Walk(ctx, func(name string, fi fs.FileInfo) error {
 		all = append(all, name)
+		if fi != nil {
+			modified[name] = fi.ModTime()
+		}
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("export %s: %w", v.Root(), err)
@@ -73,7 +78,7 @@ func load(ctx context.Context, v *vault.Vault, o Options, keepRetired, keepUnpar
 	for _, n := range all {
 		s.inVault[n] = true
 	}
-	sel, err := newSelection(ctx, v, all, o)
+	sel, err := newSelection(ctx, v, all, modified, o)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -161,15 +162,15 @@ func TestScopeMustHoldEntries(t *testing.T) {
 	}
 }
 
-// TestSince keeps the entries that commits changed since the date, and
-// those edited and not yet committed.
-func TestSince(t *testing.T) {
+// TestChangedSince keeps the entries that commits changed since the date,
+// and those edited and not yet committed.
+func TestChangedSince(t *testing.T) {
 	v := fixture(t)
 	later := clock.Add(24 * time.Hour)
 	writeFile(t, v, "contacts/sam.md", strings.Replace(readFile(t, v.Root(), "contacts/sam.md"), "Analyst", "Partner", 1))
 	commit(t, v, later, "promote sam")
 	writeFile(t, v, "decisions/index-storage.md", readFile(t, v.Root(), "decisions/index-storage.md")+"\nRevisited.\n")
-	out, res := exportTo(t, v, Options{Since: clock.Add(time.Hour)})
+	out, res := exportTo(t, v, Options{ChangedSince: clock.Add(time.Hour)})
 	var got []string
 	for p := range readTree(t, out) {
 		if strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, indexFile) && p != guideFile {
@@ -185,6 +186,50 @@ func TestSince(t *testing.T) {
 	}
 	if s := readFile(t, out, "contacts/sam.md"); !strings.Contains(s, "reports to Sarah.") {
 		t.Errorf("a link to an entry left out by --since is not text:\n%s", s)
+	}
+}
+
+// TestSince keeps the entries about what happened since the date
+// (vault.Happened), whenever they were filed: a fact learned in a session
+// of July and filed today is not in last week, an episode filed under a
+// day is in that day, and an entry that says no time is dated by its file.
+func TestSince(t *testing.T) {
+	v := fixture(t)
+	writeFile(t, v, "knowledge/queues.md", "---\ntitle: One queue\nconversation: \"abc@2025-07-22T09:15:00Z\"\ncreated: 2026-01-28T10:00:00Z\nupdated: 2026-01-28T10:00:00Z\n---\nOne queue.\n")
+	writeFile(t, v, "episodes/2026-01/2026-01-27.md", "---\ntitle: Tuesday\ntype: episode\n---\nWe met.\n")
+	writeFile(t, v, "inbox/undated.md", "---\ntitle: Undated\n---\nNo time said.\n")
+	commit(t, v, clock, "file")
+	exported := func(o Options) []string {
+		t.Helper()
+		out, _ := exportTo(t, v, o)
+		var got []string
+		for p := range readTree(t, out) {
+			if strings.HasSuffix(p, ".md") && !strings.HasSuffix(p, indexFile) && p != guideFile {
+				got = append(got, p)
+			}
+		}
+		slices.Sort(got)
+		return got
+	}
+	// Of the fixture, only the scratch idea happened on 2026-01-27 or
+	// later; the undated entry's file was written then.
+	if err := os.Chtimes(filepath.Join(v.Root(), "inbox", "undated.md"), clock, clock); err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 1, 27, 0, 0, 0, 0, time.UTC)
+	if got, want := exported(Options{Since: day}), []string{"episodes/2026-01/2026-01-27.md", "inbox/scratch-idea.md", "inbox/undated.md"}; !slices.Equal(got, want) {
+		t.Errorf("since 2026-01-27: exported %v, want %v", got, want)
+	}
+	got := exported(Options{Since: time.Date(2025, 7, 1, 0, 0, 0, 0, time.UTC)})
+	if !slices.Contains(got, "knowledge/queues.md") || !slices.Contains(got, "contacts/sam.md") {
+		t.Errorf("since July 2025: exported %v, want the queues fact and the rest", got)
+	}
+	out, _ := exportTo(t, v, Options{Since: day})
+	if s := readFile(t, out, guideFile); !strings.Contains(s, "Only the entries about what happened since 2026-01-27T00:00:00Z") {
+		t.Errorf("CONTEXT.md does not say what --since kept:\n%s", s)
+	}
+	if s := readFile(t, out, "episodes/2026-01/_index.md"); !strings.Contains(s, "| happened |") || !strings.Contains(s, "| 2026-01-27 |") {
+		t.Errorf("episodes/2026-01/_index.md does not date the episode by its day:\n%s", s)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ctx0/ctx0/vault"
 )
@@ -16,7 +17,9 @@ import (
 type selection struct {
 	scope, exclude           []prefix
 	scopeTypes, excludeTypes []string
-	changed                  map[string]bool // with --since: the entries changed since
+	changed                  map[string]bool // with ChangedSince: the entries changed since
+	since                    time.Time       // Options.Since
+	modified                 map[string]time.Time
 }
 
 // prefix is a folder or entry: the name as typed and as normalized, since a
@@ -26,8 +29,10 @@ type prefix struct {
 	match []string
 }
 
-func newSelection(ctx context.Context, v *vault.Vault, all []string, o Options) (*selection, error) {
-	sel := &selection{}
+// newSelection reads what o selects; modified holds the mtime of each of
+// all, which dates an entry that says no time for Since.
+func newSelection(ctx context.Context, v *vault.Vault, all []string, modified map[string]time.Time, o Options) (*selection, error) {
+	sel := &selection{since: o.Since, modified: modified}
 	var err error
 	if sel.scope, sel.scopeTypes, err = parseSelection(v, all, "--scope", o.Scope); err != nil {
 		return nil, err
@@ -40,8 +45,8 @@ func newSelection(ctx context.Context, v *vault.Vault, all []string, o Options) 
 			return nil, fmt.Errorf("export: --scope %s: no entry of the vault is in it, and it is no type", p.typed)
 		}
 	}
-	if !o.Since.IsZero() {
-		if sel.changed, err = v.ChangedSince(ctx, o.Since); err != nil {
+	if !o.ChangedSince.IsZero() {
+		if sel.changed, err = v.ChangedSince(ctx, o.ChangedSince); err != nil {
 			return nil, fmt.Errorf("export: %w", err)
 		}
 	}
@@ -84,6 +89,15 @@ func (sel *selection) mayKeep(name string) bool {
 func (sel *selection) keep(d *doc) bool {
 	if !sel.mayKeep(d.name) || slices.Contains(sel.excludeTypes, d.e.Type()) {
 		return false
+	}
+	if !sel.since.IsZero() {
+		at := vault.Happened(d.name, d.e)
+		if at.IsZero() {
+			at = sel.modified[d.name]
+		}
+		if at.Before(sel.since) {
+			return false
+		}
 	}
 	return len(sel.scope)+len(sel.scopeTypes) == 0 || under(d.name, sel.scope) || slices.Contains(sel.scopeTypes, d.e.Type())
 }

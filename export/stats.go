@@ -39,6 +39,7 @@ type statsOptions struct {
 	Scope    []string   `json:"scope,omitempty"`
 	Exclude  []string   `json:"exclude,omitempty"`
 	Since    *time.Time `json:"since,omitempty"`
+	Changed  *time.Time `json:"changed_since,omitempty"`
 	All      bool       `json:"all,omitempty"`
 	Minimal  bool       `json:"minimal,omitempty"`
 	Versions bool       `json:"versions,omitempty"`
@@ -70,6 +71,9 @@ func newStats(s *set, o Options) *stats {
 	}
 	if !o.Since.IsZero() {
 		st.Options.Since = &o.Since
+	}
+	if !o.ChangedSince.IsZero() {
+		st.Options.Changed = &o.ChangedSince
 	}
 	return st
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/decay"
@@ -116,7 +116,7 @@ type BlockItem struct {
 	Name    string    `json:"name"`
 	Title   string    `json:"title"`
 	Project string    `json:"project,omitempty"`
-	Date    time.Time `json:"date,omitzero"` // updated, else created
+	Date    time.Time `json:"date,omitzero"` // when it happened (vault.Happened), as search and retrieve date it
 	Text    string    `json:"text"`
 
 	created time.Time
@@ -149,12 +149,13 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w: %d tokens, the least is %d", ErrBudget, opt.Budget, MinContextBudget)
 	}
 	if opt.Project == "" && opt.Dir != "" {
-		opt.Project = ingest.ProjectOf(opt.Dir)
+		opt.Project = sessions.ProjectOf(opt.Dir)
 	}
-	ctx, err := m.Index.Checked(ctx)
+	ix, err := m.Index.Checked(ctx)
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
+	m.Index = ix
 	projects := projectNames(opt.Project)
 	c := &blockMaker{m: m, b: Block{Project: opt.Project, Items: []BlockItem{}, Budget: opt.Budget}, usage: opt.Usage}
 	pinned, err := m.Index.Latest(ctx, index.Listing{Pinned: true, Projects: projects, Limit: maxPinned})
@@ -177,7 +178,7 @@ func Context(ctx context.Context, m Memory, opt ContextOptions) (Block, error) {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
 	compacted, incremental, since := pickSummaries(summaries)
-	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, Since: since, Limit: latestFetch})
+	latest, err := m.Index.Latest(ctx, index.Listing{Projects: projects, ChangedSince: since, Limit: latestFetch})
 	if err != nil {
 		return Block{}, fmt.Errorf("context: %w", err)
 	}
@@ -495,10 +496,7 @@ func (c *blockMaker) read(ctx context.Context, name string) (*entry.Entry, error
 }
 
 func (c *blockMaker) item(section string, r index.Result, e *entry.Entry) BlockItem {
-	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: e.Updated(), created: e.Created()}
-	if it.Date.IsZero() {
-		it.Date = e.Created()
-	}
+	it := BlockItem{Section: section, Name: r.Name, Title: e.Title(), Project: e.Project(), Date: vault.Happened(r.Name, e), created: e.Created()}
 	if it.Title == "" {
 		it.Title = vault.Slug(r.Name)
 	}

@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
 	"github.com/ctx0/ctx0/templates"
@@ -78,6 +80,32 @@ func TestContextWithSummaries(t *testing.T) {
 		if it.Section == "latest" && it.Date.Before(clock.AddDate(0, 0, -5)) {
 			t.Errorf("latest holds %s of %s, which the summaries cover", it.Name, it.Date)
 		}
+	}
+}
+
+// TestContextLatestByWhenFiled: an entry filed after the newest summary is
+// in the block's latest, however long ago what it tells happened (a fact
+// learned in July, filed today), and is dated by that.
+func TestContextLatestByWhenFiled(t *testing.T) {
+	m := fixture(t)
+	for rel, data := range map[string]string{
+		"summaries/2026-01-27-compacted.md": "---\ntitle: Summary to 2026-01-27\ntype: summary\ntags: [compacted]\ncreated: 2026-01-27T23:00:00Z\nupdated: 2026-01-27T23:00:00Z\n---\nThe user builds bot0.\n",
+		"knowledge/one-queue.md":            "---\ntitle: One queue for every job\nconversation: \"abc@2025-07-22T09:15:00Z\"\ncreated: 2026-01-28T09:00:00Z\nupdated: 2026-01-28T09:00:00Z\n---\nThe jobs share one queue.\n",
+	} {
+		if err := writeFile(filepath.Join(m.Vault.Root(), rel), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Context(t.Context(), m, ContextOptions{Project: "github.com/me/bot0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(b.Items, func(it BlockItem) bool { return it.Name == "knowledge/one-queue" })
+	if i < 0 || b.Items[i].Section != "latest" {
+		t.Fatalf("the fact filed after the summary is not in latest:\n%s", b.Text)
+	}
+	if got := b.Items[i].Date.Format(time.RFC3339); got != "2025-07-22T09:15:00Z" {
+		t.Errorf("dated %s, want when it happened, 2025-07-22T09:15:00Z", got)
 	}
 }
 

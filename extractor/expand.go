@@ -70,6 +70,11 @@ func (r *retrieval) expand(ctx context.Context) error {
 	}
 	top := r.order[0].score
 	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool {
+		if c.name == r.first {
+			// One answer for one question: what search ranks first
+			// gives way only to an item that holds what it says.
+			return false
+		}
 		least := minScore
 		if c.from > 0 {
 			// Reached from a hit, it scores at most linkedShare of it:

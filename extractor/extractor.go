@@ -17,10 +17,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -39,6 +39,10 @@ type Memory struct {
 	Now func() time.Time
 }
 
+// Time returns the time now on m's clock: when a request's question is
+// asked (see Request.Check).
+func (m Memory) Time() time.Time { return m.now() }
+
 func (m Memory) now() time.Time {
 	if m.Now == nil {
 		return time.Now()
@@ -49,6 +53,9 @@ func (m Memory) now() time.Time {
 // Request is a question for Retrieve.
 type Request struct {
 	Query string `json:"query"`
+	// Plan is Query as the request read it (query.Parse, see Check);
+	// nil: Retrieve reads it.
+	Plan *query.Plan `json:"-"`
 	// Scope limits the search to these folders of the vault (contacts,
 	// projects/bot0); "sessions" names past conversations. Empty: the
 	// whole vault, and past conversations where it does not cover the
@@ -71,6 +78,9 @@ type Request struct {
 // Budgets, in tokens counted with Tokens.
 const (
 	DefaultBudget = 2000
+	// MaxBudget is the most a request may ask for: a larger one is
+	// taken as MaxBudget.
+	MaxBudget = 20000
 	// MinBudget is the smallest budget a bundle can be made in: its
 	// header and one short passage.
 	MinBudget = 150
@@ -85,26 +95,27 @@ const sessionsScope = "sessions"
 // Retrieve answers a question with a bundle that fits its budget. A
 // question that a learned query's phrases match is answered by that query
 // (the fast path); others by the model's plan when a model is configured,
-// and offline when there is none or it fails.
+// and offline when there is none or it fails. req goes through Check,
+// which keeps the question as the adapter read it (req.Plan) or reads it
+// at m's now.
 func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
-	req.Query = strings.TrimSpace(req.Query)
-	if req.Budget == 0 {
-		req.Budget = DefaultBudget
-	}
-	if req.Budget < MinBudget {
-		return Bundle{}, fmt.Errorf("retrieve: %w: %d tokens, the least is %d", ErrBudget, req.Budget, MinBudget)
+	if err := req.Check(m.now()); err != nil {
+		return Bundle{}, fmt.Errorf("retrieve: %w", err)
 	}
 	start := time.Now() // latency is measured on the real clock, whatever m.Now says
-	ctx, err := m.Index.Checked(ctx)
+	ix, err := m.Index.Checked(ctx)
 	if err != nil {
 		return Bundle{}, fmt.Errorf("retrieve %q: %w", req.Query, err)
 	}
+	m.Index = ix
 	qs, err := LoadQueries(m.Vault.Root())
 	if err != nil {
 		return Bundle{}, err
 	}
-	// The question is read once, for all that follows.
-	t := analyze(req.Query)
+	// The question was read once, by req.Check, for all that follows:
+	// its terms as asked, to match learned queries and plans, and
+	// without the words that say its time, to search for.
+	t := termsFor(req.Plan)
 	if q, args, ok := qs.match(req.Query, t); ok {
 		vals, err := q.Bind(args, req.Project)
 		if err != nil {
@@ -121,7 +132,11 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 	// A plan that recurs is offered as a learned query, in the bundle
 	// and so within its budget.
 	suggest := recordPlan(ctx, m.Vault.Root(), req, t, m.now(), qs)
-	r := newRetrieval(m, req, t)
+	sought := t
+	if rest := req.Plan.Rest(); rest != req.Plan {
+		sought = termsFor(rest)
+	}
+	r := newRetrieval(m, req, sought)
 	r.suggest = suggest
 	var b Bundle
 	if m.Model != nil {
@@ -130,7 +145,7 @@ func Retrieve(ctx context.Context, m Memory, req Request) (Bundle, error) {
 			if ctx.Err() != nil {
 				return Bundle{}, ctx.Err()
 			}
-			r = newRetrieval(m, req, t)
+			r = newRetrieval(m, req, sought)
 			r.suggest = suggest
 			r.plan.Fallback = err.Error()
 		}

@@ -1,11 +1,16 @@
 package extractor
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // filedVault is what the offline librarian filed from the real transcripts
@@ -135,5 +140,63 @@ func TestRetrieveOneItemPerConversation(t *testing.T) {
 	}
 	if !strings.Contains(b.Text(), "2026-02-10") {
 		t.Errorf("the bundle's text does not date the conversation:\n%s", b.Text())
+	}
+}
+
+// TestRetrieveHoldsSearchFirst: for each labelled question over the real
+// transcripts, asked of the entries the librarian filed from them and the
+// sessions, the entry `search` ranks first is in `retrieve`'s bundle, or
+// left out for an item of the bundle that holds what it says (a
+// near-duplicate, or a passage of the conversation it was filed from):
+// one answer for one question.
+func TestRetrieveHoldsSearchFirst(t *testing.T) {
+	data, err := os.ReadFile("../eval/retrievaleval/testdata/questions.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var questions []struct {
+		Question string `json:"question"`
+	}
+	if err := json.Unmarshal(data, &questions); err != nil {
+		t.Fatalf("questions.json: %v", err)
+	}
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	addFiled(t, m)
+	m, _ = withSessions(t, m)
+	checked := 0
+	for _, q := range questions {
+		res, _, err := Search(t.Context(), m, index.Query{Text: q.Question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res) == 0 {
+			continue
+		}
+		first := res[0].Name
+		b, err := Retrieve(t.Context(), m, Request{Query: q.Question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		if slices.ContainsFunc(b.Items, func(it Item) bool { return it.Name == first }) {
+			continue
+		}
+		i := slices.IndexFunc(b.Omitted, func(o Omitted) bool { return o.Name == first })
+		if i >= 0 {
+			o := b.Omitted[i]
+			for _, prefix := range []string{"near-duplicate of ", "the same conversation as "} {
+				if by, ok := strings.CutPrefix(o.Reason, prefix); ok && slices.ContainsFunc(b.Items, func(it Item) bool { return it.Name == by }) {
+					o.Reason = ""
+				}
+			}
+			if o.Reason == "" {
+				continue
+			}
+		}
+		t.Errorf("%q: search ranks %s first; retrieve leaves it out (%+v):\n%s", q.Question, first, b.Omitted, b.Text())
+	}
+	if checked < len(questions)/3 {
+		t.Errorf("search found an entry for %d of %d questions", checked, len(questions))
 	}
 }

@@ -59,7 +59,7 @@ Reply with JSON: {"searches": [...]}, 1 to %d searches. A search is words or a q
 	var searches []*query.Plan
 	for _, s := range plan.Searches {
 		if s = strings.TrimSpace(s); s != "" && len(s) <= 200 {
-			searches = append(searches, query.Parse(s))
+			searches = append(searches, query.Plain(s))
 		}
 	}
 	if len(searches) == 0 || len(searches) > maxSearches {

@@ -2,11 +2,13 @@ package extractor
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Near-duplicates and diversity.
@@ -290,7 +292,7 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	sets := make(map[*candidate]map[string]bool, len(cs))
 	df := map[string]int{}
 	for _, c := range cs {
-		sets[c] = stemSet(c.passage.text)
+		sets[c] = stemSet(spoken(c))
 		for w := range sets[c] {
 			df[w]++
 		}
@@ -303,7 +305,8 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 	for w, n := range df {
 		wt[w] = math.Log(float64(len(cs)+1) / float64(n))
 	}
-	convs := map[string]*candidate{} // the conversations quoted, by Ref, to the item quoting all of it held
+	convs := map[string]*candidate{}       // the conversations quoted, by Ref, to the item quoting all of it held
+	quoted := map[string]map[string]bool{} // the words of a conversation's quoted items
 	rest := append([]*candidate(nil), cs...)
 	for len(rest) > 0 {
 		at, bestVal, reason := 0, math.Inf(-1), ""
@@ -314,9 +317,13 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			// conversation told: it is weighed as any other. So is an
 			// entry whose passage the conversation's quoted passage does
 			// not hold (the fix filed from a session whose passage
-			// quotes the error): one source, two things it says.
+			// quotes the error): one source, two things it says. And a
+			// passage of the session that entries filed from it do not
+			// hold: an entry stands in for the passage only when it
+			// holds what the passage says.
 			if by, ok := convs[c.conv]; ok && c.conv != "" && !(c.kind == "entry" && by.kind == "entry" && addsTerms(c, by)) &&
-				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) {
+				!(c.kind == "entry" && c.typ != episodeType && by.kind == "session" && addsTerms(by, c) && containment(sets[c], sets[by], wt) < contained) &&
+				!(c.kind == "session" && by.kind == "entry" && containment(sets[c], quoted[c.conv], wt) < contained) {
 				if c.kind == "entry" && c.typ != episodeType && by.kind == "session" && !addsTerms(by, c) {
 					at, replaces = i, by
 				} else {
@@ -368,6 +375,10 @@ func diversify(cs []*candidate) (out []*candidate, omitted []Omitted) {
 			continue
 		}
 		if c.conv != "" {
+			if quoted[c.conv] == nil {
+				quoted[c.conv] = map[string]bool{}
+			}
+			maps.Copy(quoted[c.conv], sets[c])
 			if by := convs[c.conv]; by != nil {
 				// What the conversation's quoted items hold together.
 				held := slices.Clone(by.held)
@@ -405,6 +416,23 @@ func stemSet(text string) map[string]bool {
 		}
 	}
 	return set
+}
+
+// spoken is what c's passage says: a past session's without the speakers'
+// labels that start its lines, which are not words said.
+func spoken(c *candidate) string {
+	if c.kind != "session" {
+		return c.passage.text
+	}
+	lines := strings.Split(c.passage.text, "\n")
+	for i, l := range lines {
+		for _, role := range []transcript.Role{transcript.User, transcript.Assistant} {
+			if rest, ok := strings.CutPrefix(l, string(role)+": "); ok {
+				lines[i] = rest
+			}
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // containment is the share of a's words that b holds, each word weighed

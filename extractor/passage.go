@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -93,7 +93,7 @@ func leads(lines []string) bool {
 	}
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
-		if _, ok := ingest.MarkerRef(t); !ok && !strings.HasPrefix(t, "#") {
+		if _, ok := sessions.MarkerRef(t); !ok && !strings.HasPrefix(t, "#") {
 			return false
 		}
 	}
@@ -261,7 +261,7 @@ func best(ps []passage, m matcher, w []float64) (passage, []int) {
 
 // said is what an entry says of the conversations it was filed from: the
 // Ref in its conversation field, and, in an episode, the Ref each dated
-// section names in its marker line (see ingest.Marker).
+// section names in its marker line (see sessions.Marker).
 type said struct {
 	ref      string
 	sections []section // in the order of the file
@@ -276,7 +276,7 @@ type section struct {
 // saidIn reads what e says of its conversations.
 func saidIn(e *entry.Entry) said {
 	var s said
-	if v, ok := e.Get(ingest.RefField); ok {
+	if v, ok := e.Get(sessions.RefField); ok {
 		s.ref, _ = v.(string)
 	}
 	body := e.Body()
@@ -289,7 +289,7 @@ func saidIn(e *entry.Entry) said {
 		case strings.HasPrefix(l, "#"):
 			s.sections = append(s.sections, section{line: line})
 		case len(s.sections) > 0 && s.sections[len(s.sections)-1].ref == "":
-			if ref, ok := ingest.MarkerRef(l); ok {
+			if ref, ok := sessions.MarkerRef(l); ok {
 				s.sections[len(s.sections)-1].ref = ref
 			}
 		}
@@ -312,7 +312,7 @@ func (s said) at(line int) (ref string, at time.Time) {
 	if in != "" {
 		ref = in
 	}
-	if _, t, ok := ingest.ParseRef(ref); ok {
+	if _, t, ok := sessions.ParseRef(ref); ok {
 		at = t
 	}
 	return ref, at

@@ -36,7 +36,7 @@ func RunQuery(ctx context.Context, m Memory, name string, args map[string]string
 	if err != nil {
 		return Bundle{}, err
 	}
-	if ctx, err = m.Index.Checked(ctx); err != nil {
+	if m.Index, err = m.Index.Checked(ctx); err != nil {
 		return Bundle{}, fmt.Errorf("run learned query %q: %w", name, err)
 	}
 	b, err := runQuery(ctx, m, q, vals, budget)
@@ -67,7 +67,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 		switch {
 		case s.Search != "":
 			text := bind(s.Search)
-			p := query.Parse(text)
+			p := query.Plain(text)
 			searched = append(searched, p)
 			x.r.plan.Searches = append(x.r.plan.Searches, text)
 			err = x.search(ctx, index.Query{Text: text, Plan: p, Scope: bind(s.Scope), Type: bind(s.Type), Tag: bind(s.Tag), Limit: s.Limit}, where)
@@ -147,7 +147,7 @@ func (x *queryRun) search(ctx context.Context, q index.Query, where string) erro
 	}
 	for _, h := range res {
 		c := x.put(h.Name, fmt.Sprintf("%s: search %s", where, q.Text))
-		c.title, c.typ, c.date = h.Title, h.Type, h.Updated
+		c.title, c.typ, c.date = h.Title, h.Type, h.Happened
 	}
 	return nil
 }
@@ -172,7 +172,7 @@ func (x *queryRun) glob(ctx context.Context, pattern, where string) error {
 	for _, h := range res {
 		if ok, _ := path.Match(pattern, h.Name); ok {
 			c := x.put(h.Name, fmt.Sprintf("%s: glob %s", where, pattern))
-			c.title, c.typ, c.date = h.Title, h.Type, h.Updated
+			c.title, c.typ, c.date = h.Title, h.Type, h.Happened
 		}
 	}
 	return nil
@@ -342,6 +342,10 @@ func FromQuestion(name, question string, scope []string) (Query, error) {
 		return Query{}, fmt.Errorf("learned query %q: %w", name, errNoSteps)
 	}
 	q := Query{Name: name, Phrases: []string{strings.TrimSpace(question)}}
+	scope, err := normalizeScope(scope)
+	if err != nil {
+		return Query{}, fmt.Errorf("learned query %q: %w", name, err)
+	}
 	if len(scope) == 0 {
 		scope = []string{""}
 	}

@@ -6,28 +6,28 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // transcripts are the real Claude Code and Codex sessions kept, with their
 // sources and licences, beside the transcript parser's tests.
-const transcripts = "../librarian/transcript/testdata"
+const transcripts = "../transcript/testdata"
 
 // withSessions ingests the shared transcripts into m's vault and returns
 // m searching them, and the session id of each conversation.
 func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
 	t.Helper()
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
 	for _, d := range []string{"claude-code", "codex"} {
-		files, err := ingest.FindFiles(t.Context(), filepath.Join(transcripts, d))
+		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
 		if err != nil {
 			t.Fatalf("the real transcripts: %v", err)
 		}
-		if _, err := st.Ingest(t.Context(), files, ingest.Options{}); err != nil {
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -35,12 +35,12 @@ func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions := map[string]string{}
+	ids := map[string]string{}
 	for _, c := range convs {
-		sessions[fmt.Sprintf("conversation:%d", c.ID)] = c.Session
+		ids[fmt.Sprintf("conversation:%d", c.ID)] = c.Session
 	}
 	m.Sessions = st
-	return m, sessions
+	return m, ids
 }
 
 // TestRetrievalQuality measures recall at 5 on labelled questions: the
@@ -48,7 +48,7 @@ func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
 // entry covers, the past session (of the shared real transcripts) where
 // it was discussed. The figures are in BENCHMARKS.md.
 func TestRetrievalQuality(t *testing.T) {
-	m, sessions := withSessions(t, fixture(t))
+	m, ids := withSessions(t, fixture(t))
 	for _, set := range []struct {
 		name  string
 		least float64
@@ -86,7 +86,7 @@ func TestRetrievalQuality(t *testing.T) {
 				if i == 5 {
 					break
 				}
-				if it.Name == c.want || strings.HasPrefix(sessions[it.Name], c.want) {
+				if it.Name == c.want || strings.HasPrefix(ids[it.Name], c.want) {
 					found = true
 				}
 			}

@@ -38,6 +38,13 @@ const (
 	// An answer is said in the sentences after the question's words,
 	// which a window of a sentence or two around them cuts off.
 	sessionSnippet = 96
+	// deepSnippet is the length of the passage, in words, of a past
+	// session that goes first in a bundle (see deepen).
+	deepSnippet = 2 * sessionSnippet
+	// deepFollow is the most turns that passage quotes after the one
+	// that matched: the exchange goes on ("Let me check how it's being
+	// used:", then what was found, then the fix).
+	deepFollow = 6
 )
 
 // Scoring. An entry and a passage of a past session are scored alike, by
@@ -110,8 +117,8 @@ type retrieval struct {
 	req Request
 	t   terms
 	// when is what the question says of time, and window the time it
-	// asks about counted from now, its events dated (see timeOf,
-	// dateEvents).
+	// asks about counted from now, its events dated (see
+	// query.Plan.Window, dateEvents).
 	when   when.Reading
 	window when.Window
 	// asked is the window the question's words say, before its events
@@ -134,25 +141,30 @@ type retrieval struct {
 	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
-	cands        map[string]*candidate
-	order        []*candidate // after rank
-	searcher     *searcher
+	// first is the entry the first search ranks first, as search does:
+	// it is not left out for its score (see expand), only for a better
+	// item that holds what it says (see diversify).
+	first    string
+	cands    map[string]*candidate
+	order    []*candidate // after rank
+	searcher *searcher
 }
 
-// newRetrieval starts answering req, whose question t is. Words that say
-// a time ("last week") set the window and are not searched for: a question
-// that holds some is read again without them.
+// newRetrieval starts answering req, whose question is read as
+// req.Plan (nil: a learned query's run, which says no time) and searched
+// for as t. Words that say a time ("last week") set the window and are
+// not in t (see query.Plan.Rest).
 func newRetrieval(m Memory, req Request, t terms) *retrieval {
-	tr, window, text := timeOf(req.Query, m.now())
-	if text != req.Query {
-		t = analyze(text)
-	}
-	return &retrieval{
-		m: m, req: req, t: t, match: matcher{t}, when: tr, window: window, asked: window,
+	r := &retrieval{
+		m: m, req: req, t: t, match: matcher{t},
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
 	}
+	if p := req.Plan; p != nil {
+		r.when, r.window, r.asked = p.When(), p.Window(), p.Window()
+	}
+	return r
 }
 
 // offline answers with the offline plan: the question's words searched.
@@ -172,7 +184,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 	if len(r.cands) == 0 && !r.window.IsZero() {
 		// "what happened last week": what is dated then, whatever
 		// words it holds.
-		r.t = analyze("")
+		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err
@@ -185,7 +197,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// Nothing of that time holds the words ("what did we decide
 		// last week?"): what is dated then.
 		r.cands = map[string]*candidate{}
-		r.t = analyze("")
+		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err
@@ -243,9 +255,12 @@ func (r *retrieval) gather(ctx context.Context, searches []*query.Plan) error {
 			if err != nil {
 				return fmt.Errorf("retrieve %q: %w", r.req.Query, err)
 			}
+			if r.first == "" && len(res) > 0 {
+				r.first = res[0].Name
+			}
 			for _, h := range res {
 				c := r.add(h.Name)
-				c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+				c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Happened
 				c.text = max(c.text, h.Score)
 				if h.Vector > c.vector {
 					c.vector = h.Vector
@@ -397,6 +412,9 @@ func (r *retrieval) rank(ctx context.Context) error {
 	r.keepWindow(append(list, sessions...))
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
+	if err := r.deepen(ctx); err != nil {
+		return err
+	}
 	r.explainSessions()
 	return nil
 }
@@ -437,13 +455,7 @@ func (r *retrieval) read(ctx context.Context, c *candidate) error {
 	if c.title == "" {
 		c.title = vault.Slug(c.name)
 	}
-	c.date = e.Updated()
-	if c.date.IsZero() {
-		c.date = e.Created()
-	}
-	if t, ok := nameDate(c.name); ok && c.date.UTC().Format(time.DateOnly) != t.Format(time.DateOnly) {
-		c.date = t // filed under the day it tells of
-	}
+	c.date = vault.Happened(c.name, e) // judge dates an episode's sections on top
 	c.blocks = blocks(e)
 	c.said = saidIn(e)
 	c.body = c.title + "\n" + e.Body()

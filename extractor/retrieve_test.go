@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -93,16 +93,16 @@ func TestRetrieveBudgetTooSmall(t *testing.T) {
 // that one they cover is not.
 func TestRetrieveFallsBackOnSessions(t *testing.T) {
 	m := fixture(t)
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	f, err := ingest.FileAt(filepath.Join(transcripts, "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
+	f, err := sessions.FileAt(filepath.Join(transcripts, "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
 	if err != nil {
 		t.Skipf("the shared transcripts: %v", err)
 	}
-	if _, err := st.Ingest(t.Context(), []ingest.File{f}, ingest.Options{}); err != nil {
+	if _, err := st.Ingest(t.Context(), []sessions.File{f}, sessions.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m.Sessions = st
@@ -249,18 +249,20 @@ func TestRetrieveBarSetByJudged(t *testing.T) {
 func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	r := &retrieval{t: analyze("what present did I buy for Rosa")}
 	r.match = matcher{r.t}
-	hit := func(snippet string) ingest.Hit { return ingest.Hit{Conversation: 1, Speaker: "user", Snippet: snippet} }
+	hit := func(snippet string) sessions.Hit {
+		return sessions.Hit{Conversation: 1, Speaker: "user", Snippet: snippet}
+	}
 	question := hit("…For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.")
 	answer := hit("…A board game sounds like a thoughtful «present» for «Rosa». User: I had lunch today…")
 	other := hit("…Can you draft a polite reply to «Rosa» saying I'll look at it next week?")
-	got := r.said([]ingest.Hit{question, other, answer})
+	got := r.said([]sessions.Hit{question, other, answer})
 	if !strings.Contains(got, "ended up buying") || !strings.Contains(got, "thoughtful present") || strings.Contains(got, "polite reply") {
 		t.Errorf("said = %q, want the question's passage and the answer's, not the other", got)
 	}
-	if got := r.said([]ingest.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
+	if got := r.said([]sessions.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
 		t.Errorf("said = %q, want the best passage alone, unmarked", got)
 	}
-	if n := len(byConversation([]ingest.Hit{question, {Conversation: 2}, answer})); n != 2 {
+	if n := len(byConversation([]sessions.Hit{question, {Conversation: 2}, answer})); n != 2 {
 		t.Errorf("byConversation: %d conversations, want 2", n)
 	}
 }
@@ -279,7 +281,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	}
 	settle(t, v.Root())
 	m := open(t, v)
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +289,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	// The conversation the decision was filed from, the one that tells
 	// where Sofia moved, one more that names her, and others.
 	dir := t.TempDir()
-	sessions := []struct {
+	convs := []struct {
 		id    string
 		at    time.Time
 		texts []string
@@ -314,19 +316,19 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 			"The weather in Bergen is terrible this week, all rain.",
 			"Sorry to hear that; a good week to stay in and write tests."}},
 	}
-	var files []ingest.File
-	for _, s := range sessions {
+	var files []sessions.File
+	for _, s := range convs {
 		p := filepath.Join(dir, s.id+".jsonl")
 		if err := writeFile(p, claudeSession(t, s.id, "/home/felix/src/beacon", s.at, s.texts...)); err != nil {
 			t.Fatal(err)
 		}
-		f, err := ingest.FileAt(p)
+		f, err := sessions.FileAt(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
-	if _, err := st.Ingest(t.Context(), files, ingest.Options{End: true}); err != nil {
+	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
 		t.Fatal(err)
 	}
 	m.Sessions = st
@@ -370,4 +372,93 @@ func claudeSession(t *testing.T, id, cwd string, start time.Time, texts ...strin
 		}
 	}
 	return []byte(b.String())
+}
+
+// TestRetrieveQuotesMoreOfTheBestConversation: the conversation that goes
+// first is quoted by more of its turns, the budget going to evidence
+// first, so the bundle holds the reason the reply gives ("so each worker
+// can keep its own persistent Codex auth volume"), which a passage of the
+// usual length cuts off; and an episode filed from it that holds the
+// question's words but not the reply does not stand in for its passage.
+func TestRetrieveQuotesMoreOfTheBestConversation(t *testing.T) {
+	const question = "why were codex jobs routed to the codex-1 and codex-2 queues?"
+	episode := "---\ntitle: \"2025-11-13\"\ntype: episode\nsource: librarian\n---\n" +
+		"## 2025-11-13 01:50 Responding to the note below, why would jobs be routed to codex-1 and codex-2\n\n" +
+		"Conversation: `019a7ae6-1945-7c63-98f2-210adb922af9@2025-11-13T01:50:40Z` (codex, 25 messages, project [[projects/moonmind]])\n\n" +
+		"- **Asked:** Responding to the note below, why would jobs be routed to codex-1 and codex-2? I thought the workers just pulled jobs from a central queue.\n" +
+		"- **Done:** Wrote 1 file; ran 13 commands; decided: I want to update my spec to remove this queue separation and just have a codex queue\n"
+	for _, filed := range []bool{false, true} {
+		v := vaulttest.New(t, vault.WithClock(now))
+		if filed {
+			if err := writeFile(filepath.Join(v.Root(), "episodes/2025-11/2025-11-13.md"), []byte(episode)); err != nil {
+				t.Fatal(err)
+			}
+			settle(t, v.Root())
+		}
+		m := open(t, v)
+		st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		var files []sessions.File
+		for _, name := range []string{"codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl", "codex/rollout-2025-10-31T19-02-58-c61729d4-da6d-46a4-9a29-ec2c614e5e23.jsonl", "claude-code/kiliman-test2-v1.0.57.jsonl"} {
+			f, err := sessions.FileAt(filepath.Join(transcripts, filepath.FromSlash(name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+			t.Fatal(err)
+		}
+		m.Sessions = st
+		b, err := Retrieve(t.Context(), m, Request{Query: question})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := b.Text(); !strings.Contains(text, "auth volume") {
+			t.Errorf("with the episode filed %v: the bundle does not hold the reply's reason:\n%s", filed, text)
+		}
+	}
+}
+
+// TestRetrieveIssueCases: the questions a new user asked of the
+// repository's own transcripts, of all four agents, get bundles that hold
+// what a person expects: the winston logger error's fix, what was decided
+// about MoonMind's queues, the Pomodoro timer session, and an answer given
+// as an option's letter.
+func TestRetrieveIssueCases(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, d := range []string{"claude-code", "codex", "gemini", "cursor"} {
+		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.Sessions = st
+	for _, c := range []struct{ q, want string }{
+		{"how did we fix the winston logger error?", "import it directly"},
+		{"what did we decide about the queues in MoonMind?", "single shared"},
+		{"pomodoro timer", "Pomodoro"},
+		{"how should requests be constructed in the modernized Resting API?", "multiple specialized request entry points"},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, text, _ := strings.Cut(b.Text(), "\n") // not the question's echo
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%q: the bundle does not hold %q:\n%s", c.q, c.want, b.Text())
+		}
+	}
 }

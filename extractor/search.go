@@ -5,20 +5,27 @@ import (
 	"fmt"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/index/query"
 )
 
 // Search searches the vault as people and agents ask it to: BM25 over the
 // index, fused with vector similarity when m has an embeddings endpoint
-// (see searcher); hybrid says how it was fused. Words of a natural query
-// that say a time counted from now ("last week", "yesterday", against m's
-// now) are not searched for: they keep the entries of that time.
+// (see searcher); hybrid says how it was fused. q.Plan is the query as the
+// request read it (query.Parse, see index.Query.Check); nil: q.Text is
+// read here, against m's now. Words of a natural query that say a time
+// counted from now ("last week", "yesterday") are not searched for: they
+// keep the entries of that time.
 func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridResult, hybrid Hybrid, err error) {
-	if text, w, ok := timed(q.Text, q.Since, q.Until, m.now()); ok {
+	if q.Plan == nil {
+		q.Plan = query.Parse(q.Text, m.now())
+	}
+	q.Text = q.Plan.Text()
+	if rest, w, ok := q.Plan.Timed(q.Since, q.Until); ok {
 		// "what did we decide last week about billing": billing,
 		// among the entries of last week; when none is, the words
 		// alone.
 		tq := q
-		tq.Text, tq.Plan, tq.Since, tq.Until = text, nil, w.Since, w.Until
+		tq.Text, tq.Plan, tq.Since, tq.Until = rest.Text(), rest, w.Since, w.Until
 		s := &searcher{m: m, about: tq.Text}
 		res, err = s.search(ctx, tq)
 		if err != nil || len(res) > 0 {

@@ -13,31 +13,31 @@ import (
 	"sync"
 
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // Sessions searches what was said in past sessions, best match first: the
-// contract of ingest.Store's Search.
+// contract of sessions.Store's Search.
 type Sessions interface {
-	Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error)
+	Search(ctx context.Context, q sessions.Query) ([]sessions.Hit, error)
 }
 
-var _ Sessions = (*ingest.Store)(nil)
+var _ Sessions = (*sessions.Store)(nil)
 
 // StoredSessions are the past sessions ingested into a vault's local
 // state, opened on the first search: most retrievals are answered by the
 // vault's entries and never need them.
 type StoredSessions struct {
 	root string
-	opts []ingest.Option
+	opts []sessions.Option
 
 	once  sync.Once
-	store *ingest.Store
+	store *sessions.Store
 	err   error
 }
 
 // OpenSessions returns the past sessions of the vault at root.
-func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
+func OpenSessions(root string, opts ...sessions.Option) *StoredSessions {
 	return &StoredSessions{root: root, opts: opts}
 }
 
@@ -46,16 +46,16 @@ func OpenSessions(root string, opts ...ingest.Option) *StoredSessions {
 var ErrNoSessions = errors.New("no sessions ingested")
 
 // Search finds passages of past sessions, or returns ErrNoSessions.
-func (s *StoredSessions) Search(ctx context.Context, q ingest.Query) ([]ingest.Hit, error) {
+func (s *StoredSessions) Search(ctx context.Context, q sessions.Query) ([]sessions.Hit, error) {
 	s.once.Do(func() {
 		// Until the ingest database exists nothing was ingested, and
 		// opening the state would create it.
-		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(ingest.StateDir), ingest.DBFile))
+		_, err := os.Stat(filepath.Join(s.root, filepath.FromSlash(sessions.StateDir), sessions.DBFile))
 		if errors.Is(err, fs.ErrNotExist) {
 			s.err = ErrNoSessions
 			return
 		}
-		s.store, s.err = ingest.Open(ctx, s.root, s.opts...)
+		s.store, s.err = sessions.Open(ctx, s.root, s.opts...)
 	})
 	if s.err != nil {
 		return nil, s.err
@@ -85,7 +85,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	// Each conversation is quoted by its best passage and judged by what
 	// that passage holds: its other passages, which the bundle does not
 	// quote, do not lift it.
-	q := ingest.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
+	q := sessions.Query{Text: r.t.expr, Plan: r.t.plan, Limit: sessionPassages, Snippet: sessionSnippet, Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true}
 	hits, err := r.m.Sessions.Search(ctx, q)
 	convs := byConversation(hits)
 	if !r.window.IsZero() && err == nil {
@@ -93,7 +93,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 		// words alone may rank below others.
 		w := r.window.Intersect(when.Window{Since: q.Since, Until: q.Until})
 		q.Since, q.Until = w.Since, w.Until
-		var more []ingest.Hit
+		var more []sessions.Hit
 		more, err = r.m.Sessions.Search(ctx, q)
 		convs = append(convs, byConversation(more)...)
 	}
@@ -126,16 +126,58 @@ func (r *retrieval) conversations(ctx context.Context) error {
 	return nil
 }
 
+// deepen quotes the bundle's first candidate, when it is a passage of a
+// past session or what was filed from one, by deepSnippet words of its
+// conversation rather than sessionSnippet, and up to deepFollow turns
+// after the matched one: the budget goes to evidence first, and the
+// conversation a question is best answered by holds the answer in the
+// turns around its best passage more often than any other conversation
+// does. It keeps its place: what it holds besides is what was said around
+// what ranked it.
+func (r *retrieval) deepen(ctx context.Context) error {
+	// The first passage of a past session, when the candidates before it
+	// were filed from its conversation: they are one source.
+	var c *candidate
+	for _, x := range r.order {
+		if x.kind == "session" {
+			c = x
+			break
+		}
+		if x.conv == "" {
+			return nil
+		}
+	}
+	if c == nil || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
+		return nil
+	}
+	var id int64
+	if _, err := fmt.Sscanf(c.name, "conversation:%d", &id); err != nil {
+		return nil
+	}
+	q := sessions.Query{Text: r.t.expr, Plan: r.t.plan, Conversation: id, Limit: sessionPassages, Snippet: deepSnippet,
+		Since: r.req.Since, Until: r.req.Until, PassageOnly: true, Turns: true, Follow: deepFollow}
+	hits, err := r.m.Sessions.Search(ctx, q)
+	if err != nil {
+		return fmt.Errorf("retrieve %q: past sessions: %w", r.req.Query, err)
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	c.passage = passage{text: r.said(hits)}
+	c.held = r.match.matched(c.title + "\n" + c.passage.text)
+	return nil
+}
+
 // said is the passage a conversation is quoted by: its best hit, and the
 // one of its other hits that holds the most words of the question the
 // best does not, if any does (the answer said in the search block after
 // the question's).
-func (r *retrieval) said(hs []ingest.Hit) string {
+func (r *retrieval) said(hs []sessions.Hit) string {
 	// The passage is the conversation's turns, each labelled with its
-	// speaker (ingest.Query.Turns).
+	// speaker (sessions.Query.Turns).
 	// A relative time said in it ("yesterday", "last week") gets the
 	// dates it named then beside it: read later, it names another day.
-	quote := func(h ingest.Hit) string {
+	quote := func(h sessions.Hit) string {
 		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
 	}
 	text := quote(hs[0])
@@ -155,8 +197,8 @@ func (r *retrieval) said(hs []ingest.Hit) string {
 
 // byConversation groups hits by conversation, best first, each with its
 // hits in order.
-func byConversation(hits []ingest.Hit) [][]ingest.Hit {
-	var out [][]ingest.Hit
+func byConversation(hits []sessions.Hit) [][]sessions.Hit {
+	var out [][]sessions.Hit
 	at := map[int64]int{}
 	for _, h := range hits {
 		i, ok := at[h.Conversation]
@@ -174,21 +216,21 @@ func byConversation(hits []ingest.Hit) [][]ingest.Hit {
 // passages, twice as many when the question says a time (the words alone
 // and in that time are searched), and drops the others from the
 // candidates.
-func (r *retrieval) keepSessions(sessions []*candidate) []*candidate {
+func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	n := sessionHits
 	if !r.window.IsZero() {
 		n *= 2
 	}
-	if len(sessions) <= n {
-		return sessions
+	if len(found) <= n {
+		return found
 	}
-	slices.SortStableFunc(sessions, func(a, b *candidate) int {
+	slices.SortStableFunc(found, func(a, b *candidate) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.name, b.name))
 	})
-	for _, c := range sessions[n:] {
+	for _, c := range found[n:] {
 		delete(r.cands, c.name)
 	}
-	return sessions[:n]
+	return found[:n]
 }
 
 // explainSessions says why each passage of a past session was picked: and

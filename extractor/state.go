@@ -15,7 +15,7 @@ import (
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
 	"github.com/ctx0/ctx0/internal/filelock"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // stateFile keeps, per machine, how learned queries are used and which
@@ -156,7 +156,7 @@ func ForgetQuestions(ctx context.Context, root string) error {
 }
 
 func statePath(root, file string) string {
-	return filepath.Join(root, filepath.FromSlash(ingest.StateDir), file)
+	return filepath.Join(root, filepath.FromSlash(sessions.StateDir), file)
 }
 
 func readState(root string) (state, error) {

@@ -34,13 +34,16 @@ type terms struct {
 	expr string
 }
 
-// analyze reads a question.
-func analyze(q string) terms {
-	p := query.Parse(q)
+// analyze reads a text a program searches for as typed (a learned query's
+// phrase or question): the terms of its plain plan (query.Plain).
+func analyze(q string) terms { return termsFor(query.Plain(q)) }
+
+// termsFor returns the terms of a question already read as p.
+func termsFor(p *query.Plan) terms {
 	t := termsOf(p)
 	t.plan = p
 	if !p.Empty() {
-		t.expr = strings.TrimSpace(q)
+		t.expr = strings.TrimSpace(p.Text())
 	}
 	return t
 }

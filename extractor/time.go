@@ -10,52 +10,13 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // windowBoost is how much more a candidate scores when what it tells
 // happened in the time the question asks about ("last week", "in March"):
 // twice as much, so that it goes ahead of an equal one from another time.
 const windowBoost = 1.0
-
-// timeOf reads the time a question says in words, against now: the
-// window it counts from now ("last week", "yesterday") or names as a
-// stretch of the calendar ("in July 2025", "in 2024", "last spring"),
-// which keeps what happened then (see keepWindow), and the question to
-// search for. The words of such a window are not searched for; a day
-// named as a calendar does ("on 26 March") is, for a text about that day
-// may hold it as written, and it favours nothing: it is as often the day
-// of an event spoken of before as the day something was said. A question
-// in the query syntax is searched as typed.
-func timeOf(q string, now time.Time) (when.Reading, when.Window, string) {
-	r := when.Read(q, now)
-	if len(r.Spans) == 0 || !query.Parse(q).Natural() {
-		return r, when.Window{}, q
-	}
-	var w when.Window
-	var b strings.Builder
-	at := 0
-	for _, s := range r.Spans {
-		if s.Named && !calendarSpan(s.Window) {
-			continue
-		}
-		if s.Event == "" {
-			w = w.Intersect(s.Window)
-		}
-		b.WriteString(q[at:s.Start])
-		b.WriteString(" ")
-		at = s.End
-	}
-	b.WriteString(q[at:])
-	return r, w, strings.Join(strings.Fields(b.String()), " ")
-}
-
-// calendarSpan reports whether w is a stretch of the calendar longer
-// than a week (a month, a season, a year): the time a question asks
-// about, rarely written as such in what was said then.
-func calendarSpan(w when.Window) bool {
-	return !w.Since.IsZero() && !w.Until.IsZero() && w.Until.Sub(w.Since) > 8*24*time.Hour
-}
 
 // keepWindow keeps, of the candidates, what happened in the time the
 // question's words ask about, as --since and --until do: a question about
@@ -85,28 +46,18 @@ func (r *retrieval) askedPast() when.Window {
 	return r.asked
 }
 
-// timed reads the time a search query says in words, as a question to
-// retrieve is read (see timeOf): the words counted from now ("last week",
-// "yesterday") are taken out of text, and the window they say is
-// intersected with since and until. ok is false, and text to be searched
-// as typed, for a query in the query syntax, one that says nothing of
-// time, one that places its time by an event ("since the launch": only
-// retrieve dates events) or one that says nothing but a time.
-func timed(text string, since, until, now time.Time) (rest string, w when.Window, ok bool) {
-	r, w, rest := timeOf(text, now)
-	if w.IsZero() || len(r.Events()) > 0 || query.Parse(rest).Empty() {
-		return text, when.Window{}, false
-	}
-	return rest, w.Intersect(when.Window{Since: since, Until: until}), true
-}
-
 // SearchSessions searches what was said in past sessions, reading the
 // time the query says in words as Search does: what was said then, or,
-// when nothing was, what the words alone find.
-func SearchSessions(ctx context.Context, s Sessions, q ingest.Query, now time.Time) ([]ingest.Hit, error) {
-	if text, w, ok := timed(q.Text, q.Since, q.Until, now); ok {
+// when nothing was, what the words alone find. q.Plan is the query as the
+// request read it (query.Parse); nil: q.Text is read here, at now.
+func SearchSessions(ctx context.Context, s Sessions, q sessions.Query, now time.Time) ([]sessions.Hit, error) {
+	if q.Plan == nil {
+		q.Plan = query.Parse(q.Text, now)
+	}
+	q.Text = q.Plan.Text()
+	if rest, w, ok := q.Plan.Timed(q.Since, q.Until); ok {
 		tq := q
-		tq.Text, tq.Plan, tq.Since, tq.Until = text, nil, w.Since, w.Until
+		tq.Text, tq.Plan, tq.Since, tq.Until = rest.Text(), rest, w.Since, w.Until
 		hits, err := s.Search(ctx, tq)
 		if err != nil || len(hits) > 0 {
 			return hits, err
@@ -139,9 +90,9 @@ func (r *retrieval) dateEvents(ctx context.Context) error {
 // eventTime is when the best match for an event's words happened, and the
 // name of what says so.
 func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, string, error) {
-	expr := strings.Join(strings.Fields(words), " ")
+	p := query.Plain(strings.Join(strings.Fields(words), " "))
 	if r.entriesInScope() {
-		res, err := r.m.Index.Search(ctx, index.Query{Text: expr, Limit: 1})
+		res, err := r.m.Index.Search(ctx, index.Query{Text: p.Text(), Plan: p, Limit: 1})
 		if err != nil {
 			return time.Time{}, "", fmt.Errorf("retrieve %q: date %q: %w", r.req.Query, words, err)
 		}
@@ -162,7 +113,7 @@ func (r *retrieval) eventTime(ctx context.Context, words string) (time.Time, str
 		}
 	}
 	if r.m.Sessions != nil {
-		hits, err := r.m.Sessions.Search(ctx, ingest.Query{Text: expr, Limit: 1})
+		hits, err := r.m.Sessions.Search(ctx, sessions.Query{Text: p.Text(), Plan: p, Limit: 1})
 		switch {
 		case errors.Is(err, ErrNoSessions):
 		case err != nil:
@@ -184,17 +135,6 @@ func (r *retrieval) inWindow(c *candidate) {
 	c.why = append(c.why, "in "+r.window.String())
 }
 
-// nameDate is the date an entry is filed under (episodes/2026-01/2026-01-28),
-// if any.
-func nameDate(name string) (time.Time, bool) {
-	seg := name[strings.LastIndexByte(name, '/')+1:]
-	if len(seg) < 10 {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.DateOnly, seg[:10])
-	return t, err == nil
-}
-
 // listWindow gathers the entries dated in the time a question asks about
 // when it holds no other words to search for ("what happened last week?"),
 // the latest first.
@@ -213,7 +153,7 @@ func (r *retrieval) listWindow(ctx context.Context) error {
 			continue
 		}
 		c := r.add(h.Name)
-		c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Updated
+		c.title, c.typ, c.project, c.date = h.Title, h.Type, h.Project, h.Happened
 		c.text = float64(len(res) - i) // the latest first
 	}
 	return nil

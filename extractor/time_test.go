@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // TestRetrieveTimeInQuestion checks that a time the question says in words
@@ -162,7 +162,7 @@ func TestRetrieveNothingAfterNow(t *testing.T) {
 // passage shows beside "yesterday" the day it named when it was said.
 func TestRetrieveDatesRelativeTimesInPassages(t *testing.T) {
 	m := fixture(t)
-	st, err := ingest.Open(t.Context(), m.Vault.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +183,11 @@ func TestRetrieveDatesRelativeTimesInPassages(t *testing.T) {
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	files, err := ingest.FindFiles(t.Context(), dir)
+	files, err := sessions.FindFiles(t.Context(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Ingest(t.Context(), files, ingest.Options{}); err != nil {
+	if _, err := st.Ingest(t.Context(), files, sessions.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	m.Sessions = st

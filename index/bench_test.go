@@ -113,7 +113,7 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		*whole = append(*whole, time.Since(t0))
 		t0 = time.Now()
-		if _, err := search(ctx, db, query.Parse(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
+		if _, err := search(ctx, db, query.Plain(q), Query{Text: q, Limit: DefaultLimit}); err != nil {
 			b.Fatal(err)
 		}
 		*alone = append(*alone, time.Since(t0))

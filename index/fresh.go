@@ -78,7 +78,7 @@ func (ix *Index) LastCheck() Report {
 // forRead makes the check a read needs and returns the database: the
 // folder check if a watcher vouches for everything else, else the full one.
 func (ix *Index) forRead(ctx context.Context) (*sql.DB, error) {
-	if ctx.Value(checkedKey{}) == ix {
+	if ix.checked {
 		return ix.handle(ctx) // see Checked
 	}
 	level := CheckFull
@@ -704,6 +704,12 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	if err := putFolders(ctx, tx, listed); err != nil {
 		return err
 	}
+	if rep.Changes() == 0 {
+		// Only stamps moved (a folder listed again after a write, files
+		// touched but not changed): no entry's text changed, so the
+		// full-text tables have no new segment to merge and nothing to trim.
+		return nil
+	}
 	if err := trimRecent(ctx, tx); err != nil {
 		return err
 	}
@@ -768,18 +774,16 @@ func mapKeys(m map[string]bool) []string {
 	return out
 }
 
-// checkedKey marks a context made by Checked.
-type checkedKey struct{}
-
-// Checked makes the check a read needs now and returns a context under
-// which the reads of ix (Search, Latest, Links, Backlinks) skip their own
-// check: for a caller that reads several times to answer one request, such
-// as the extractor, and wants one view of the vault at the cost of one
-// check rather than one check per read. Writes and lookups still make
+// Checked makes the check a read needs now and returns a view of ix whose
+// reads (Search, Latest, Links, Backlinks) skip their own check: for a
+// caller that reads several times to answer one request, such as the
+// extractor, and wants one view of the vault at the cost of one check
+// rather than one check per read. Its searches run in this process, not
+// in a watcher's, which would check again. Writes and lookups still make
 // theirs.
-func (ix *Index) Checked(ctx context.Context) (context.Context, error) {
+func (ix *Index) Checked(ctx context.Context) (*Index, error) {
 	if _, err := ix.forRead(ctx); err != nil {
-		return ctx, err
+		return ix, err
 	}
-	return context.WithValue(ctx, checkedKey{}, ix), nil
+	return &Index{shared: ix.shared, checked: true}, nil
 }

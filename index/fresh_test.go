@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,7 +88,8 @@ func TestFolderCheckBesideUnsettledRows(t *testing.T) {
 // shows what the last check left in the index.
 func findUnchecked(t *testing.T, ix *Index, q string) []Result {
 	t.Helper()
-	rs, err := ix.Search(context.WithValue(t.Context(), checkedKey{}, ix), Query{Text: q})
+	unchecked := &Index{shared: ix.shared, checked: true}
+	rs, err := unchecked.Search(t.Context(), Query{Text: q})
 	if err != nil {
 		t.Fatalf("search %q: %v", q, err)
 	}

@@ -33,6 +33,14 @@ const File = ".ctx0/index.db"
 // Index is an open index of a vault. Its methods are safe for concurrent
 // use, and several processes may use one index at once.
 type Index struct {
+	*shared
+	// checked is set on the view Checked returns, whose reads skip
+	// their own check.
+	checked bool
+}
+
+// shared is an open index, shared by its checked views.
+type shared struct {
 	v        *vault.Vault
 	root     string
 	path     string
@@ -89,10 +97,10 @@ func WithClock(now func() time.Time) Option { return func(ix *Index) { ix.clock 
 // or made for another schema version; while a watcher runs, that waits
 // until the file is first used.
 func Open(ctx context.Context, v *vault.Vault, opts ...Option) (*Index, error) {
-	ix := &Index{
+	ix := &Index{shared: &shared{
 		v: v, root: v.Root(), path: filepath.Join(v.Root(), filepath.FromSlash(File)),
 		notify: func(string) {}, progress: func(int, int) {}, now: time.Now, clock: time.Now,
-	}
+	}}
 	for _, o := range opts {
 		o(ix)
 	}

@@ -19,9 +19,13 @@ type Listing struct {
 	// these; "" stands for entries of no project (global ones).
 	Projects []string
 	Pinned   bool      // only pinned entries
-	Since    time.Time // only entries updated (else created, else modified) at or after Since
-	Until    time.Time // only entries updated (else created, else modified) before Until
-	All      bool      // also superseded and archived entries
+	Since    time.Time // only entries that happened (vault.Happened, else modified) at or after Since
+	Until    time.Time // only entries that happened (vault.Happened, else modified) before Until
+	// ChangedSince keeps the entries changed (updated, else created, else
+	// modified) at or after it, whenever what they tell happened: what
+	// the session-start block's summaries do not hold yet.
+	ChangedSince time.Time
+	All          bool // also superseded and archived entries
 	// Offset skips this many of the entries selected: a later page.
 	Offset int
 }
@@ -106,12 +110,16 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 		b.WriteString(" AND pinned")
 	}
 	if !l.Since.IsZero() {
-		b.WriteString(" AND recency >= ?")
+		b.WriteString(" AND " + happenedAt("") + " >= ?")
 		args = append(args, utc(l.Since))
 	}
 	if !l.Until.IsZero() {
-		b.WriteString(" AND recency < ?")
+		b.WriteString(" AND " + happenedAt("") + " < ?")
 		args = append(args, utc(l.Until))
+	}
+	if !l.ChangedSince.IsZero() {
+		b.WriteString(" AND recency >= ?")
+		args = append(args, utc(l.ChangedSince))
 	}
 	if !l.All {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")

@@ -12,16 +12,16 @@ import (
 
 // summaryColumns are the columns of entries that list an entry, in the
 // order scanSummary reads them.
-const summaryColumns = `name, title, type, tags, project, pinned, updated`
+const summaryColumns = `name, title, type, tags, project, pinned, updated, happened`
 
 // scanSummary reads the summaryColumns of a row, then the row's further
 // columns into more.
 func scanSummary(rows *sql.Rows, more ...any) (vault.Summary, error) {
 	var (
-		s             vault.Summary
-		tags, updated string
+		s                       vault.Summary
+		tags, updated, happened string
 	)
-	if err := rows.Scan(append([]any{&s.Name, &s.Title, &s.Type, &tags, &s.Project, &s.Pinned, &updated}, more...)...); err != nil {
+	if err := rows.Scan(append([]any{&s.Name, &s.Title, &s.Type, &tags, &s.Project, &s.Pinned, &updated, &happened}, more...)...); err != nil {
 		return s, err
 	}
 	s.Path = vault.EntryPath(s.Name)
@@ -29,6 +29,7 @@ func scanSummary(rows *sql.Rows, more ...any) (vault.Summary, error) {
 		s.Tags = []string{}
 	}
 	s.Updated, _ = time.Parse(time.RFC3339, updated)
+	s.Happened, _ = time.Parse(time.RFC3339, happened)
 	return s, nil
 }
 

@@ -39,6 +39,20 @@ func TestRebuildsDamagedOrOldIndex(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "schema version 0"},
+		{"the schema before happened", func(t *testing.T, path string) {
+			// Version 4 had no happened column: an index it made is
+			// rebuilt, which dates every entry.
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{`ALTER TABLE entries DROP COLUMN happened`, `PRAGMA user_version = 4`} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, "schema version 4"},
 		{"empty file", func(t *testing.T, path string) {
 			os.Remove(path + "-wal")
 			os.Remove(path + "-shm")

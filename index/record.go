@@ -50,6 +50,7 @@ type record struct {
 	pinned                      bool
 	created, updated, archived  string
 	supersededBy, recency       string
+	happened                    string // vault.Happened
 	front                       string // the frontmatter as JSON
 	bodySum                     string
 	text                        string // the body as indexed for search (see query.Segment)
@@ -146,6 +147,7 @@ func (r *record) fill(e *entry.Entry, body string) {
 	case r.created != "":
 		r.recency = r.created
 	}
+	r.happened = utc(vault.Happened(r.name, e))
 	if front, err := json.Marshal(e.Fields()); err == nil {
 		r.front = string(front)
 	}

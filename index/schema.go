@@ -2,7 +2,7 @@ package index
 
 // schemaVersion is stored in PRAGMA user_version. An index of another
 // version is rebuilt, not migrated: it is derived from the files.
-const schemaVersion = 4
+const schemaVersion = 5
 
 // schemaTables creates the index. Every table is derived from the files.
 var schemaTables = []string{
@@ -26,7 +26,8 @@ var schemaTables = []string{
 		updated       TEXT NOT NULL,
 		archived      TEXT NOT NULL,
 		superseded_by TEXT NOT NULL,
-		recency       TEXT NOT NULL, -- updated, else created, else the file's mtime: what --since compares
+		recency       TEXT NOT NULL, -- updated, else created, else the file's mtime: what changed last
+		happened      TEXT NOT NULL, -- vault.Happened, '' when it says none (then --since and --until compare recency: see happenedAt)
 		frontmatter   TEXT NOT NULL, -- JSON object
 		body_sum      TEXT NOT NULL, -- vault.BodySum of the body
 		hash          TEXT NOT NULL, -- SHA-256 of the file
@@ -73,6 +74,13 @@ var schemaTables = []string{
 	// recently changed entries (between recentSize and twice as many).
 	`CREATE VIRTUAL TABLE fts_head USING fts5(name, title, tags, tokenize = 'porter unicode61 remove_diacritics 2')`,
 	`CREATE VIRTUAL TABLE fts_recent USING fts5(name, title, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')`,
+}
+
+// happenedAt is what --since and --until compare (vault.Happened): the
+// happened column, or for an entry that says no time, when its file
+// changed, so that it is still found in the time it was written.
+func happenedAt(alias string) string {
+	return "coalesce(nullif(" + alias + "happened, ''), " + alias + "recency)"
 }
 
 // ftsTables are the FTS5 tables. A search looks each term up in every

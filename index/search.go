@@ -18,17 +18,19 @@ import (
 // Query is a search of the index.
 type Query struct {
 	Text string // what to look for, in the syntax of package query
-	// Plan is Text as package query parsed it, when the caller has it
-	// already (nil: Search parses Text). It never goes over the wire: a
-	// watcher parses Text again.
+	// Plan is the query as the request read it (query.Parse), or as a
+	// program made it (query.Plain); nil: Text as typed. When set, Text
+	// is its text: Search takes the plan as given and never reads Text
+	// again, but a watcher in another process, to which a plan does not
+	// travel, reads Text as typed.
 	Plan    *query.Plan `json:"-"`
 	Limit   int         // at most this many results; 0 means DefaultLimit
 	Type    string      // only entries of this type
 	Tag     string      // only entries with this tag
 	Project string      // only entries of this project
 	Scope   string      // only entries in this folder or below it, such as "contacts"
-	Since   time.Time   // only entries updated (else created, else modified) at or after Since
-	Until   time.Time   // only entries updated (else created, else modified) before Until
+	Since   time.Time   // only entries that happened (vault.Happened, else modified) at or after Since
+	Until   time.Time   // only entries that happened (vault.Happened, else modified) before Until
 	All     bool        // also superseded and archived entries, and summaries
 }
 
@@ -77,7 +79,10 @@ const (
 // closer together first. A watcher in another process answers it if it
 // can (see serve.go).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
-	if ctx.Value(checkedKey{}) != ix { // see Checked: this index, as checked
+	if q.Plan != nil {
+		q.Text = q.Plan.Text()
+	}
+	if !ix.checked { // see Checked
 		res, err := ix.searchWatcher(ctx, q)
 		if err == nil {
 			return res, nil
@@ -89,12 +94,13 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	return ix.searchHere(ctx, q)
 }
 
-// plan returns q's plan, parsing its text if the caller did not.
+// plan returns q's plan: the one the caller read, else its text as typed
+// (query.Plain), as a watcher reads a query sent to it.
 func (q Query) plan() *query.Plan {
 	if q.Plan != nil {
 		return q.Plan
 	}
-	return query.Parse(q.Text)
+	return query.Plain(q.Text)
 }
 
 // searchHere is Search in this process. Package query's expressions are
@@ -172,7 +178,7 @@ func search(ctx context.Context, db *sql.DB, plan *query.Plan, q Query) ([]Resul
 			headErr error
 			wg      sync.WaitGroup
 		)
-		if !strings.Contains(expr, "{body}") { // fts_head has no body
+		if !plan.InBody() { // fts_head has no body
 			wg.Go(func() {
 				head, headErr = scan(ctx, db, `SELECT h.rowid, -bm25(fts_head, `+headWeights+`) FROM `+from("fts_head", "h")+`
 					WHERE fts_head MATCH ?`+filter("h")+` ORDER BY h.rowid DESC LIMIT ?`,
@@ -397,11 +403,11 @@ func (q Query) filter() (join bool, filter func(alias string) string, args []any
 		args = append(args, s, s+"/", s+"0")
 	}
 	if !q.Since.IsZero() {
-		b.WriteString(" AND e.recency >= ?")
+		b.WriteString(" AND " + happenedAt("e.") + " >= ?")
 		args = append(args, utc(q.Since))
 	}
 	if !q.Until.IsZero() {
-		b.WriteString(" AND e.recency < ?")
+		b.WriteString(" AND " + happenedAt("e.") + " < ?")
 		args = append(args, utc(q.Until))
 	}
 	join = b.Len() > 0

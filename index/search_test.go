@@ -346,3 +346,55 @@ func TestSearchExclusionsBeyondTheWindows(t *testing.T) {
 		t.Errorf("search alpha = %+v, want the plans first", rs)
 	}
 }
+
+// TestSearchByWhenItHappened: --since and --until keep what happened in
+// their time (vault.Happened), not what was filed then: a fact learned in
+// a session of July and filed in January is in July.
+func TestSearchByWhenItHappened(t *testing.T) {
+	_, ix := searchVault(t, map[string]string{
+		"knowledge/queues.md":            "---\ntitle: One queue\nconversation: \"abc@2025-07-22T09:15:00Z\"\ncreated: 2026-01-28T10:00:00Z\nupdated: 2026-01-28T10:00:00Z\n---\nThe queue is one.\n",
+		"episodes/2025-10/2025-10-21.md": "---\ntitle: Tuesday\ntype: episode\nupdated: 2026-01-28T10:00:00Z\n---\nThe queue again.\n",
+		"knowledge/queue-typed-today.md": "---\ntitle: Queue note\nupdated: 2026-01-27T10:00:00Z\n---\nA queue note.\n",
+		"knowledge/queue-never-dated.md": "---\ntitle: Undated queue\n---\nA queue with no date.\n",
+	})
+	day := func(s string) time.Time {
+		t.Helper()
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		since, until string
+		want         []string
+	}{
+		{"2026-01-21", "", []string{"knowledge/queue-never-dated", "knowledge/queue-typed-today"}},
+		{"2025-07-01", "2025-08-01", []string{"knowledge/queues"}},
+		{"2025-10-01", "2025-11-01", []string{"episodes/2025-10/2025-10-21"}},
+	} {
+		q := Query{Text: "queue", Limit: 50, Since: day(tc.since)}
+		if tc.until != "" {
+			q.Until = day(tc.until)
+		}
+		rs := find(t, ix, q)
+		got := names(rs)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("since %s until %s: %q, want %q", tc.since, tc.until, got, tc.want)
+		}
+		l, err := ix.Latest(t.Context(), Listing{Since: q.Since, Until: q.Until, Limit: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = slices.DeleteFunc(names(l), func(n string) bool { return !strings.Contains(n, "queue") && !strings.HasPrefix(n, "episodes/") })
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Latest since %s until %s: %q, want %q", tc.since, tc.until, got, tc.want)
+		}
+	}
+	rs := find(t, ix, Query{Text: "one queue", Limit: 1})
+	if len(rs) != 1 || rs[0].Happened.Format(time.RFC3339) != "2025-07-22T09:15:00Z" || rs[0].Updated.Format(time.RFC3339) != "2026-01-28T10:00:00Z" {
+		t.Fatalf("result %+v: want happened 2025-07-22T09:15:00Z beside updated 2026-01-28T10:00:00Z", rs)
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -547,25 +546,17 @@ func (ix *Index) fillSummaries(ctx context.Context, db *sql.DB, rs []*HybridResu
 	for n := range want {
 		names = append(names, n)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT name, title, type, tags, project, pinned, updated FROM entries
+	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+` FROM entries
 		WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names))
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			s             vault.Summary
-			tags, updated string
-		)
-		if err := rows.Scan(&s.Name, &s.Title, &s.Type, &tags, &s.Project, &s.Pinned, &updated); err != nil {
+		s, err := scanSummary(rows)
+		if err != nil {
 			return err
 		}
-		s.Path = vault.EntryPath(s.Name)
-		if err := json.Unmarshal([]byte(tags), &s.Tags); err != nil || s.Tags == nil {
-			s.Tags = []string{}
-		}
-		s.Updated, _ = time.Parse(time.RFC3339, updated)
 		want[s.Name].Summary = s
 	}
 	return rows.Err()

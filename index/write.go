@@ -15,8 +15,8 @@ import (
 // The statements of a writer.
 const (
 	insEntry = `INSERT INTO entries(name, slug, folder, title, title_fold, type, tags, project, pinned, source,
-		created, updated, archived, superseded_by, recency, frontmatter, body_sum, hash, size, mtime, settled, problem)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		created, updated, archived, superseded_by, recency, happened, frontmatter, body_sum, hash, size, mtime, settled, problem)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insFTS    = `INSERT INTO fts(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
 	insHead   = `INSERT INTO fts_head(rowid, name, title, tags) VALUES (?, ?, ?, ?)`
 	insRecent = `INSERT INTO fts_recent(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
@@ -77,7 +77,7 @@ func (w *writer) close() {
 func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error) {
 	res, err := w.exec(ctx, insEntry, r.name, vault.Slug(r.name), vault.Folder(r.name), r.title, fold(r.title),
 		r.typ, r.tagsJSON(), r.project, r.pinned, r.source, r.created, r.updated, r.archived, r.supersededBy,
-		r.recency, r.front, r.bodySum, r.hash, r.stamp.size, r.stamp.mtime, r.settled, r.problem)
+		r.recency, r.happened, r.front, r.bodySum, r.hash, r.stamp.size, r.stamp.mtime, r.settled, r.problem)
 	if err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}

@@ -3,7 +3,7 @@
 // agent keeps its settings, hooks, MCP servers and transcripts, and which
 // hook events it has. These are facts about files on the person's machine,
 // with no behaviour: librarian/hooks edits and handles the hooks, mcp
-// registers the server, librarian/ingest reads the transcripts, and all of
+// registers the server, sessions reads the transcripts, and all of
 // them take the facts from here. It imports nothing of ctx0.
 package integration
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestConcurrentRunsSameDay files two conversations of one day in two
@@ -29,7 +29,7 @@ func TestConcurrentRunsSameDay(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(convs) != 2 {
 		t.Fatalf("queued: %v, %v", convs, err)
 	}
@@ -44,7 +44,7 @@ func TestConcurrentRunsSameDay(t *testing.T) {
 		}
 		return s
 	}
-	file := func(s *agent.Session, c ingest.Conversation) {
+	file := func(s *agent.Session, c sessions.Conversation) {
 		msgs, err := st.Messages(t.Context(), c.ID)
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -45,7 +45,7 @@ func TestKillMidRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := ingest.Open(t.Context(), root, ingest.WithClock(now))
+		st, err := sessions.Open(t.Context(), root, sessions.WithClock(now))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func TestKillMidRun(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("the helper ended before asking its model")
 	}
-	if c, err := st.Conversations(t.Context(), ingest.Processing); err != nil || len(c) != 1 {
+	if c, err := st.Conversations(t.Context(), sessions.Processing); err != nil || len(c) != 1 {
 		t.Fatalf("processing while the helper runs: %v, %v", c, err)
 	}
 	if err := cmd.Process.Kill(); err != nil {
@@ -92,12 +92,12 @@ func TestKillMidRun(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].Status != agent.StatusDied {
 		t.Errorf("runs after the kill: %+v, %v; want one that died", runs, err)
 	}
-	st2, err := ingest.Open(t.Context(), v.Root(), ingest.WithClock(now))
+	st2, err := sessions.Open(t.Context(), v.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st2.Close()
-	queued, err := st2.Conversations(t.Context(), ingest.Queued)
+	queued, err := st2.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(queued) != 1 {
 		t.Fatalf("queued after the kill: %v, %v; want the conversation back", queued, err)
 	}

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index/query/when"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // dated returns msgs with the date beside each relative time their texts

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestRunDatesRelativeTimes checks that what the librarian files says
@@ -15,13 +15,13 @@ import (
 // date beside it, counted from when it was said, offline and in what a
 // model is given to read.
 func TestRunDatesRelativeTimes(t *testing.T) {
-	f, err := ingest.FileAt(filepath.Join("testdata", "dates.jsonl"))
+	f, err := sessions.FileAt(filepath.Join("testdata", "dates.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Offline: the filed entries carry the dates.
 	v, ix := testVault(t)
-	st := ingestFiles(t, v.Root(), []ingest.File{f})
+	st := ingestFiles(t, v.Root(), []sessions.File{f})
 	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Search: ix, Now: now, Loc: time.UTC}); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestRunDatesRelativeTimes(t *testing.T) {
 	// With a model: the transcript it reads carries them, and it is told
 	// to keep them.
 	v, ix = testVault(t)
-	st = ingestFiles(t, v.Root(), []ingest.File{f})
+	st = ingestFiles(t, v.Root(), []sessions.File{f})
 	p := &canned{reply: readFile(t, filepath.Join("testdata", "model-reply.json"))}
 	if _, err := Run(t.Context(), Options{Vault: v, Store: st, Provider: p, Search: ix, Now: now, Loc: time.UTC}); err != nil {
 		t.Fatal(err)

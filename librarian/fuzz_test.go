@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // FuzzParseExtraction: a reply either fails with ErrExtraction or parses
@@ -96,7 +96,7 @@ func FuzzOffline(f *testing.F) {
 			{Role: transcript.User, Time: t0, Text: user},
 			{Role: transcript.Assistant, Time: t0, Text: said, Tools: []transcript.Tool{{ID: "u", Name: "Bash", Kind: transcript.Command, Target: said}}},
 		}
-		x := Offline(ingest.Conversation{}, msgs)
+		x := Offline(sessions.Conversation{}, msgs)
 		data, err := json.Marshal(x)
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -17,14 +17,14 @@ import (
 // text written to hijack an AI (ignore previous instructions, lookalike
 // tool calls and transcript lines, a fake end of the transcript, fake
 // frontmatter) and asks to remember paths outside the vault and a secret.
-func injection(t *testing.T, root string) (*ingest.Store, ingest.Conversation) {
+func injection(t *testing.T, root string) (*sessions.Store, sessions.Conversation) {
 	t.Helper()
-	f, err := ingest.FileAt(filepath.Join("testdata", "injection.jsonl"))
+	f, err := sessions.FileAt(filepath.Join("testdata", "injection.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := ingestFiles(t, root, []ingest.File{f})
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	st := ingestFiles(t, root, []sessions.File{f})
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(convs) != 1 {
 		t.Fatalf("queued: %v %v", convs, err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // labelled is one conversation of the labelled set (testdata/labelled):
@@ -85,7 +85,7 @@ func TestLabelled(t *testing.T) {
 		sets[l.Conversation] = l
 	}
 	st := ingestFiles(t, t.TempDir(), publishedFiles(t))
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -47,13 +47,13 @@ func (c *canned) Complete(ctx context.Context, r llm.Request) (llm.Reply, error)
 }
 
 // billing ingests testdata/billing.jsonl, one queued conversation.
-func billing(t *testing.T, root string) *ingest.Store {
+func billing(t *testing.T, root string) *sessions.Store {
 	t.Helper()
-	f, err := ingest.FileAt(filepath.Join("testdata", "billing.jsonl"))
+	f, err := sessions.FileAt(filepath.Join("testdata", "billing.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ingestFiles(t, root, []ingest.File{f})
+	return ingestFiles(t, root, []sessions.File{f})
 }
 
 func readFile(t *testing.T, path string) []byte {
@@ -157,7 +157,7 @@ func TestRunFailureRequeues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.Status != ingest.Queued {
+			if c.Status != sessions.Queued {
 				t.Errorf("conversation %s, want queued", c.Status)
 			}
 		})

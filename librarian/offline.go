@@ -7,8 +7,8 @@ import (
 	"github.com/ctx0/ctx0/internal/kind"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Offline extracts what a conversation says explicitly, without a model:
@@ -21,7 +21,7 @@ import (
 // conversations, take a model. Lasting facts the user states about
 // someone they name ("my sister Ana relocated to Berlin", "Ravi is
 // allergic to peanuts") are facts linked to that person.
-func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
+func Offline(conv sessions.Conversation, msgs []transcript.Message) Extraction {
 	x := Extraction{
 		Episode: summarize(msgs), Facts: []Item{}, Preferences: []Item{}, Decisions: []Item{},
 		People: []Person{}, Projects: []Project{}, Milestones: []Item{}, Insights: []Item{},
@@ -57,6 +57,11 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 				add(&x.Decisions, d)
 				continue
 			}
+			if d, ok := offeredPick(msgs[lastSaid].Text, text); ok {
+				d.Evidence = Evidence{i, quote(text)}
+				add(&x.Decisions, d)
+				continue
+			}
 		}
 		if text == "" {
 			interrupted = interrupted || strings.HasPrefix(strings.TrimSpace(m.Text), "[Request interrupted")
@@ -75,6 +80,7 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 			}
 		}
 		text = memoryInput().ReplaceAllString(text, "")
+		inLists := listed(text)
 		corrected := false
 		for _, s := range sentences(text) {
 			switch {
@@ -92,7 +98,9 @@ func Offline(conv ingest.Conversation, msgs []transcript.Message) Extraction {
 			case kind.IsRule(s):
 				add(&x.Preferences, Item{Text: clean(s), Evidence: Evidence{i, quote(s)}})
 			case decision().MatchString(opener().ReplaceAllString(s, "")):
-				add(&x.Decisions, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Why: reasonOf(s, text), Evidence: Evidence{i, quote(s)}})
+				if d, ok := decisionIn(msgs, i, s, text, inLists); ok {
+					add(&x.Decisions, d)
+				}
 			case knowledge().MatchString(opener().ReplaceAllString(s, "")) && isFact(clean(opener().ReplaceAllString(s, ""))):
 				add(&x.Facts, Item{Text: capitalize(clean(opener().ReplaceAllString(s, ""))), Evidence: Evidence{i, quote(s)}})
 			case milestone().MatchString(opener().ReplaceAllString(s, "")):
@@ -168,7 +176,9 @@ var (
 	// correction opens a user's answer that says the assistant got it wrong.
 	correction = lazy.Regexp(`(?i)^(?:no[,.!]|no\s+(?:need|don't|do not|that|it|we|you)|nope|actually[, ]|that's (?:not|wrong)|that is (?:not|wrong)|this is wrong|wrong[,.!]|not like that|stop\b|don't\b|do not\b|we already|you don't need|you do not need|instead\b|i said|i meant|you forgot|you missed)`)
 	// because introduces the reason for a decision.
-	because = lazy.Regexp(`(?i)\b(?:because|since|as|so that|given that)\b\s+(.+)`)
+	// "As" gives one only after a comma: "use X as the default" gives
+	// none.
+	because = lazy.Regexp(`(?i)(?:\b(?:because|since|so that|given that)|,\s+as)\s+(.+)`)
 	// isRuleWords marks remembered text that says how to do things rather
 	// than what is so.
 	isRuleWords = lazy.Regexp(`(?i)\b(?:always|never|prefer|don't|do not|should|must|use|avoid|from now on|please)\b`)
@@ -259,7 +269,7 @@ func userText(s string) string {
 
 // reasonOf is the reason given for a decision: the rest of the sentence
 // after "because" (or "since", "as"), else a sentence of the message that
-// gives one.
+// gives one ("…, so we don't need to transpile").
 func reasonOf(s, text string) string {
 	if m := because().FindStringSubmatch(s); m != nil {
 		return clean(m[1])
@@ -268,7 +278,7 @@ func reasonOf(s, text string) string {
 		if o == s {
 			continue
 		}
-		if m := because().FindStringSubmatch(o); m != nil {
+		if because().MatchString(o) || reasonSo().MatchString(o) {
 			return clean(o)
 		}
 	}
@@ -327,14 +337,19 @@ func summarize(msgs []transcript.Message) Episode {
 	}
 	var later []string
 	written, commands := map[string]bool{}, map[string]bool{}
+	said := "" // the assistant's last words before this message
 	for i, m := range msgs {
+		if m.Role == transcript.Assistant && strings.TrimSpace(m.Text) != "" {
+			said = m.Text
+		}
 		if m.Role == transcript.User && i > first {
 			if t := userText(memoryInput().ReplaceAllString(m.Text, "")); t != "" {
-				// Short answers ("yes", "B") and corrections are told
-				// as what was decided and corrected, not as requests.
-				// A request sent again is the same request; a decision
-				// is told as one.
-				if s := content(sentences(t)); s != "" && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(s) &&
+				// Short answers ("yes", "B", the ideas picked from a
+				// list) and corrections are told as what was decided
+				// and corrected, not as requests. A request sent again
+				// is the same request; a decision is told as one.
+				_, picked := offeredPick(said, t)
+				if s := content(sentences(t)); s != "" && len(later) < 5 && len(strings.Fields(t)) >= 3 && !correction().MatchString(s) && !picked &&
 					!decision().MatchString(opener().ReplaceAllString(s, "")) && !strings.HasPrefix(ep.Request, s) {
 					later = append(later, cut(strings.TrimRight(s, ".!? "), 160))
 				}

@@ -11,15 +11,15 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestOfflineGolden runs the offline extractor on every conversation of
 // the real transcripts; the goldens show what it keeps of each.
 func TestOfflineGolden(t *testing.T) {
 	st := ingestFiles(t, t.TempDir(), publishedFiles(t))
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,14 +95,22 @@ func TestOfflineRules(t *testing.T) {
 		{"don't ever", []transcript.Message{user("Don't ever push to main directly!")}, "preferences: Don't ever push to main directly!"},
 		{"never", []transcript.Message{user("Never commit the .env file.")}, "preferences: Never commit the .env file"},
 		{"memory input", []transcript.Message{user("<user-memory-input>Always use conventional commits</user-memory-input>")}, "preferences: Always use conventional commits"},
-		{"we decided", []transcript.Message{user("We decided to drop Redis because Postgres can hold the queue.")}, "decisions: We decided to drop Redis because Postgres can hold the queue (why: Postgres can hold the queue)"},
-		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Let's go with B"},
-		{"in favor of", []transcript.Message{user("yes, in a previous session we remove the react web app in favor of generating static PNG files. Can you update the README?")}, "decisions: In a previous session we remove the react web app in favor of generating static PNG files"},
-		{"a change of plan", []transcript.Message{said("Jobs go to three queues."), user("I want to update my spec to remove this queue separation and just have a codex queue")}, "decisions: I want to update my spec to remove this queue separation and just have a codex queue"},
-		{"update to use", []transcript.Message{user("ok lets deal with some technical debt. We're currently using CJS. Update the project to use typescript and ESM... we're using node v24.")}, "decisions: Update the project to use typescript and ESM"},
-		{"let's rename", []transcript.Message{user("Let's rename `/data-capture` to `/src`.")}, "decisions: Let's rename `/data-capture` to `/src`"},
-		{"use over instead", []transcript.Message{user("Use async/await instead of Combine for the new client.")}, "decisions: Use async/await instead of Combine for the new client"},
-		{"switch to", []transcript.Message{user("We should switch to Postgres for the job queue.")}, "decisions: We should switch to Postgres for the job queue"},
+		{"we decided", []transcript.Message{user("We decided to drop Redis because Postgres can hold the queue.")}, "decisions: Drop Redis (why: Postgres can hold the queue)"},
+		{"let's go with", []transcript.Message{said("Option A or B?"), user("Let's go with B.")}, "decisions: Use B"},
+		{"in favor of", []transcript.Message{user("yes, in a previous session we remove the react web app in favor of generating static PNG files. Can you update the README?")}, "decisions: Remove the react web app in favor of generating static PNG files"},
+		{"a change of plan", []transcript.Message{said("Jobs go to three queues."), user("I want to update my spec to remove this queue separation and just have a codex queue"), edit("spec.md")}, "decisions: Remove the queue separation and have a codex queue"},
+		{"a change of plan not taken is no decision", []transcript.Message{user("I want to update my spec to remove this queue separation and just have a codex queue"), said("Separate queues keep each worker's auth volume; merging them would break that."), user("Fine, keep them.")}, ""},
+		{"update to use", []transcript.Message{user("ok lets deal with some technical debt. We're currently using CJS. Update the project to use typescript and ESM... we're using the last node v24, so we don't need to transpile to use typescript."), said("I'll help you migrate the project.")}, "decisions: Update the project to use typescript and ESM (why: We're using the last node v24, so we don't need to transpile to use typescript)"},
+		{"let's rename", []transcript.Message{user("Since we no longer have 2 separate apps, we no longer need a separate data-capture folder. Let's rename `/data-capture` to `/src`."), tool(transcript.Command, "mv data-capture src")}, "decisions: Rename `/data-capture` to `/src` (why: Since we no longer have 2 separate apps, we no longer need a separate data-capture folder)"},
+		{"a request refused is no decision", []transcript.Message{user("Let's rename `/data-capture` to `/src`."), ran("mv data-capture src", transcript.Rejected), user("Actually leave it.")}, "episode: corrected: Actually leave it"},
+		{"a line of a pasted spec is no decision", []transcript.Message{user("Build a Pomodoro timer. The app should let the user:\n•Start a 25-minute timer for focused work.\n•Automatically switch to a 5-minute break when the work session ends.\n- Use localStorage instead of cookies for the count."), edit("index.html")}, ""},
+		{"bold lines are no list", []transcript.Message{user("**Plan**\n**Let's rename `/data-capture` to `/src`.**"), tool(transcript.Command, "mv data-capture src")}, "decisions: Rename `/data-capture` to `/src`"},
+		{"a question is no decision", []transcript.Message{user("Should we switch to Postgres for the job queue?"), said("Yes: I'll switch it.")}, ""},
+		{"a polite request done is one", []transcript.Message{user("Can you please switch the CI to GitHub Actions?"), tool(transcript.Write, ".github/workflows/ci.yml")}, "decisions: Switch the CI to GitHub Actions"},
+		{"ideas named from a list offered", []transcript.Message{user("Anything else we should add?"), said("Here are a few ideas:\n\n*   **Sound notifications:** Replace the alert.\n*   **Visual progress bar:** Show the remaining time.\n*   **Long breaks:** After a few Pomodoros, offer a longer break.\n\nDo any of these sound interesting to you?"), user("Add a visual progress bar and long breaks suggestions")},
+			"decisions: Add a visual progress bar and long breaks suggestions (why: Chosen among the ideas offered: Sound notifications; Visual progress bar; Long breaks)"},
+		{"use over instead", []transcript.Message{user("Use async/await instead of Combine for the new client."), said("Sure, I'll use async/await.")}, "decisions: Use async/await instead of Combine for the new client"},
+		{"switch to", []transcript.Message{user("We should switch to Postgres for the job queue."), said("Agreed, Postgres can hold it.")}, "decisions: Switch to Postgres for the job queue"},
 		{"yes to the recommendation", []transcript.Message{user("Clarify the spec."), said("Question 1 of up to 5:\n\nWhich concurrency model should the public API treat as primary?\n\n**Recommended:** Option A - `async/await` as the primary API. This fits Swift's direction.\n\n| Option | Description |\n|--------|-------------|\n| A | Make `async/await` the primary API, keeping Combine as secondary. |\n| B | Keep multiple specialized request entry points. |\n| Short | Provide a different short answer. |"), user("yes")},
 			"decisions: Make `async/await` the primary API, keeping Combine as secondary (why: Chosen in answer to: Which concurrency model should the public API treat as primary?)"},
 		{"an option by its letter", []transcript.Message{user("Clarify the spec."), said("Question 1 of up to 5:\n\nWhich concurrency model should the public API treat as primary?\n\n**Recommended:** Option A - `async/await` as the primary API. This fits Swift's direction.\n\n| Option | Description |\n|--------|-------------|\n| A | Make `async/await` the primary API, keeping Combine as secondary. |\n| B | Keep multiple specialized request entry points. |\n| Short | Provide a different short answer. |"), user("B")},
@@ -200,7 +208,7 @@ func TestOfflineRules(t *testing.T) {
 		{"steps of the work are no milestone", []transcript.Message{user("I launched the server but it crashes. We released the lock too early. We raised the timeout. We hit 3 errors.")}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			x := Offline(ingest.Conversation{}, tc.msgs)
+			x := Offline(sessions.Conversation{}, tc.msgs)
 			var got []string
 			for cat, items := range map[string][]Item{"facts": x.Facts, "preferences": x.Preferences, "decisions": x.Decisions, "corrections": x.Corrections, "questions": x.Questions, "milestones": x.Milestones} {
 				for _, it := range items {
@@ -309,7 +317,7 @@ func TestEpisode(t *testing.T) {
 			said("**Spec Updates**\n- `spec.md` now frames User Story 2 around a single shared queue."),
 		}, Episode{
 			Title: "Remove the queue separation and just have a codex queue", Request: "Remove the queue separation and just have a codex queue.",
-			Files: []string{"spec.md"}, Done: "Wrote 1 file; decided: Remove the queue separation and just have a codex queue",
+			Files: []string{"spec.md"}, Done: "Wrote 1 file; decided: Remove the queue separation and have a codex queue",
 			Outcome: "- `spec.md` now frames User Story 2 around a single shared queue.",
 		}},
 		{"the user's question left open", []transcript.Message{
@@ -322,7 +330,7 @@ func TestEpisode(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Offline(ingest.Conversation{}, tc.msgs).Episode
+			got := Offline(sessions.Conversation{}, tc.msgs).Episode
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got  %#v\nwant %#v", got, tc.want)
 			}

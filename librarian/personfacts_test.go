@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -60,7 +60,7 @@ func TestPersonFacts(t *testing.T) {
 		{"My brother Luis has a severe shellfish allergy.", "Luis", "Luis has a severe shellfish allergy"},
 		{"Sofia and I celebrated, and Sofia's anniversary is on 12 May.", "Sofia", "Sofia's anniversary is on 12 May"},
 	} {
-		x := Offline(ingest.Conversation{}, conv(transcript.User, tc.said))
+		x := Offline(sessions.Conversation{}, conv(transcript.User, tc.said))
 		var facts []string
 		for _, f := range x.Facts {
 			facts = append(facts, f.Text)
@@ -101,13 +101,13 @@ func TestPersonFacts(t *testing.T) {
 		"Pretend Ravi is allergic to peanuts and write the menu.",
 		"My sister relocated to Berlin.", // no name to file it under
 	} {
-		x := Offline(ingest.Conversation{}, conv(transcript.User, said))
+		x := Offline(sessions.Conversation{}, conv(transcript.User, said))
 		if len(x.Facts) > 0 || len(x.People) > 0 {
 			t.Errorf("%q: filed facts %+v, people %+v; want none", said, x.Facts, x.People)
 		}
 	}
 	// The assistant's words are never the user's facts.
-	x := Offline(ingest.Conversation{}, conv(transcript.Assistant, "Tom lives in Austin now."))
+	x := Offline(sessions.Conversation{}, conv(transcript.Assistant, "Tom lives in Austin now."))
 	if len(x.Facts) > 0 || len(x.People) > 0 {
 		t.Errorf("the assistant's words: filed facts %+v, people %+v; want none", x.Facts, x.People)
 	}
@@ -126,7 +126,7 @@ func TestPersonFactReplaces(t *testing.T) {
 		}
 	}
 	t0 := time.Date(2026, 1, 27, 9, 0, 0, 0, time.UTC)
-	x := Offline(ingest.Conversation{}, []transcript.Message{{Role: transcript.User, Time: t0, Text: "Quick update: my neighbour Mateo lives in Porto now. And my cousin Lina took up pottery."}})
+	x := Offline(sessions.Conversation{}, []transcript.Message{{Role: transcript.User, Time: t0, Text: "Quick update: my neighbour Mateo lives in Porto now. And my cousin Lina took up pottery."}})
 	if len(x.Facts) != 2 || x.Facts[0].Title != "Where Mateo lives" || x.Facts[1].Replaces != "" {
 		t.Fatalf("facts %+v, want one titled Where Mateo lives and one that replaces nothing", x.Facts)
 	}

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/gittest"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
 	"github.com/ctx0/ctx0/redact/redacttest"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // TestOfflineRunRedacts: a session that says the secrets of the corpus
@@ -18,7 +18,7 @@ import (
 // and nothing git holds does: no commit, no message, no name.
 func TestOfflineRunRedacts(t *testing.T) {
 	v, ix := testVault(t)
-	st, err := ingest.Open(t.Context(), v.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), v.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,10 +37,10 @@ func TestOfflineRunRedacts(t *testing.T) {
 	if _, err := st.IngestLog(t.Context(), transcript.Log{Session: "secrets", Agent: "claude-code", CWD: "/src/app", Messages: msgs}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Ingest(t.Context(), nil, ingest.Options{End: true, Queue: true}); err != nil {
+	if _, err := st.Ingest(t.Context(), nil, sessions.Options{End: true, Queue: true}); err != nil {
 		t.Fatal(err)
 	}
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(convs) == 0 {
 		t.Fatalf("queued: %v, %v", convs, err)
 	}

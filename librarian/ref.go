@@ -1,8 +1,8 @@
 package librarian
 
 import (
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
-// ConversationRef names a conversation in the vault (see ingest.Ref).
-func ConversationRef(c ingest.Conversation) string { return c.Ref() }
+// ConversationRef names a conversation in the vault (see sessions.Ref).
+func ConversationRef(c sessions.Conversation) string { return c.Ref() }

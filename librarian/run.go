@@ -15,8 +15,8 @@ import (
 	"github.com/ctx0/ctx0/agent"
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -26,7 +26,7 @@ const maxReplyTokens = 8000
 // Options are what a librarian run needs.
 type Options struct {
 	Vault *vault.Vault
-	Store *ingest.Store
+	Store *sessions.Store
 	// Provider extracts; nil, or one that answers llm.ErrOffline, leaves
 	// the work to Offline.
 	Provider llm.Provider
@@ -45,9 +45,9 @@ type Options struct {
 
 // Result is what one Run did.
 type Result struct {
-	Conversation ingest.Conversation `json:"conversation"`
-	Filed        Filed               `json:"filed"`
-	Run          agent.Run           `json:"run"`
+	Conversation sessions.Conversation `json:"conversation"`
+	Filed        Filed                 `json:"filed"`
+	Run          agent.Run             `json:"run"`
 }
 
 // ErrNotQueued is returned for a conversation that is not waiting for the
@@ -56,7 +56,7 @@ var ErrNotQueued = errors.New("not ready or queued for the librarian")
 
 // ActiveError is the error for an active conversation named to file: it
 // says when the conversation is finished by itself and what files it now.
-type ActiveError struct{ ingest.Waiting }
+type ActiveError struct{ sessions.Waiting }
 
 func (e *ActiveError) Error() string { return e.Why() }
 func (e *ActiveError) Unwrap() error { return ErrNotQueued }
@@ -65,7 +65,7 @@ func (e *ActiveError) Unwrap() error { return ErrNotQueued }
 // ready or queued with o.Finished, or o.Conversation), extracts it, applies the extraction in an agent run
 // that merges into the branch, and archives it. If anything fails, or ctx
 // ends, the run is aborted (the branch stays as it was) and the
-// conversation goes back to the queue. ingest.ErrNoWork says nothing was
+// conversation goes back to the queue. sessions.ErrNoWork says nothing was
 // queued.
 //
 // An archived conversation named by o.Conversation is filed again without
@@ -87,9 +87,9 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 		defer func() {
 			// The claim ends whatever happens: archived, or back in the
 			// queue for the next run, even when ctx has ended.
-			status, note := ingest.Archived, ""
+			status, note := sessions.Archived, ""
 			if err != nil {
-				status, note = ingest.Queued, "librarian: "+err.Error()
+				status, note = sessions.Queued, "librarian: "+err.Error()
 			}
 			if ferr := o.Store.Finish(context.WithoutCancel(ctx), claim, status, note); ferr != nil && err == nil {
 				err = ferr
@@ -133,7 +133,7 @@ func Run(ctx context.Context, o Options) (res Result, err error) {
 
 // take claims the conversation to file: id, or the oldest queued one (or
 // ready, if finished).
-func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*ingest.Claim, ingest.Conversation, error) {
+func take(ctx context.Context, st *sessions.Store, id int64, finished bool) (*sessions.Claim, sessions.Conversation, error) {
 	if id == 0 {
 		claim := st.Claim
 		if finished {
@@ -141,7 +141,7 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 		}
 		c, err := claim(ctx)
 		if err != nil {
-			return nil, ingest.Conversation{}, err
+			return nil, sessions.Conversation{}, err
 		}
 		return c, c.Conversation, nil
 	}
@@ -150,10 +150,10 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 		return nil, conv, err
 	}
 	switch conv.Status {
-	case ingest.Archived:
+	case sessions.Archived:
 		return nil, conv, nil
-	case ingest.Queued, ingest.Ready:
-	case ingest.Active:
+	case sessions.Queued, sessions.Ready:
+	case sessions.Active:
 		w, err := st.Wait(ctx, conv)
 		if err != nil {
 			return nil, conv, err
@@ -163,7 +163,7 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 		return nil, conv, fmt.Errorf("conversation %d is %s: %w", id, conv.Status, ErrNotQueued)
 	}
 	c, err := st.ClaimID(ctx, id)
-	if errors.Is(err, ingest.ErrNoWork) {
+	if errors.Is(err, sessions.ErrNoWork) {
 		return nil, conv, fmt.Errorf("conversation %d: claimed by another run", id)
 	}
 	if err != nil {
@@ -175,7 +175,7 @@ func take(ctx context.Context, st *ingest.Store, id int64, finished bool) (*inge
 // extract asks the provider for the extraction of a conversation, or
 // extracts it offline when there is no provider or it is the offline one.
 // What the model used is added to the run's record.
-func extract(ctx context.Context, p llm.Provider, s *agent.Session, conv ingest.Conversation, msgs []transcript.Message, loc *time.Location) (Extraction, error) {
+func extract(ctx context.Context, p llm.Provider, s *agent.Session, conv sessions.Conversation, msgs []transcript.Message, loc *time.Location) (Extraction, error) {
 	if llm.IsOffline(p) {
 		return Offline(conv, msgs), nil
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/internal/golden"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -40,7 +40,7 @@ func runAll(t *testing.T, o Options) []Result {
 	var out []Result
 	for {
 		res, err := Run(t.Context(), o)
-		if errors.Is(err, ingest.ErrNoWork) {
+		if errors.Is(err, sessions.ErrNoWork) {
 			return out
 		}
 		if err != nil {
@@ -113,10 +113,10 @@ func TestRunRealTranscripts(t *testing.T) {
 	}
 	archived := 0
 	for _, c := range convs {
-		if c.Status == ingest.Queued || c.Status == ingest.Processing {
+		if c.Status == sessions.Queued || c.Status == sessions.Processing {
 			t.Errorf("conversation %d still %s", c.ID, c.Status)
 		}
-		if c.Status == ingest.Archived {
+		if c.Status == sessions.Archived {
 			archived++
 		}
 	}
@@ -146,16 +146,16 @@ func TestRunRealTranscripts(t *testing.T) {
 // and leaves the others in the queue; one that is not queued is refused.
 func TestRunByID(t *testing.T) {
 	v, ix := testVault(t)
-	var files []ingest.File
+	var files []sessions.File
 	for _, n := range []string{"billing.jsonl", "injection.jsonl"} {
-		f, err := ingest.FileAt(filepath.Join("testdata", n))
+		f, err := sessions.FileAt(filepath.Join("testdata", n))
 		if err != nil {
 			t.Fatal(err)
 		}
 		files = append(files, f)
 	}
 	st := ingestFiles(t, v.Root(), files)
-	convs, err := st.Conversations(t.Context(), ingest.Queued)
+	convs, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(convs) != 2 {
 		t.Fatalf("queued: %v, %v", convs, err)
 	}
@@ -167,14 +167,14 @@ func TestRunByID(t *testing.T) {
 	if res.Conversation.ID != newest.ID {
 		t.Errorf("filed conversation %d, want %d", res.Conversation.ID, newest.ID)
 	}
-	left, err := st.Conversations(t.Context(), ingest.Queued)
+	left, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(left) != 1 || left[0].ID != convs[0].ID {
 		t.Errorf("queued after: %v, %v; want the other one", left, err)
 	}
 	if _, err := st.IngestLog(t.Context(), transcript.Log{Session: "short", Messages: []transcript.Message{{Pos: 1, Role: transcript.User, Time: testNow, Text: "hi"}}}); err != nil {
 		t.Fatal(err)
 	}
-	skipped, err := st.Conversations(t.Context(), ingest.Skipped)
+	skipped, err := st.Conversations(t.Context(), sessions.Skipped)
 	if err != nil || len(skipped) != 1 {
 		t.Fatalf("skipped: %v, %v", skipped, err)
 	}

@@ -12,15 +12,15 @@ import (
 
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/redact"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
 // FieldConversation is the frontmatter field that ties what the librarian
 // filed to its conversation (ConversationRef).
-const FieldConversation = ingest.RefField
+const FieldConversation = sessions.RefField
 
 // Files is what the writer needs of a run: the vault as the run sees it,
 // and somewhere to put its writes. *agent.Session is one: Read returns the
@@ -94,7 +94,7 @@ type Filed struct {
 type apply struct {
 	*Writer
 	ctx     context.Context
-	conv    ingest.Conversation
+	conv    sessions.Conversation
 	ref     string
 	episode string // the episode entry's name
 	project string // the project entry's name, "" if none
@@ -111,7 +111,7 @@ type apply struct {
 type person struct{ name, entry string }
 
 // Apply files x, extracted from conv.
-func (w *Writer) Apply(ctx context.Context, conv ingest.Conversation, x Extraction) (Filed, error) {
+func (w *Writer) Apply(ctx context.Context, conv sessions.Conversation, x Extraction) (Filed, error) {
 	cfg := *w
 	if cfg.Loc == nil {
 		cfg.Loc = time.UTC
@@ -438,7 +438,12 @@ func (a *apply) items(typ string, tags []string, items []Item, mutable bool) err
 		if title == "" {
 			title = titleOf(text)
 		}
-		name, err := a.Writer.name(typ, slugOf(title))
+		named := title
+		if strings.HasPrefix(title, text+": ") {
+			// A decision titled with its reason is named by the choice.
+			named = text
+		}
+		name, err := a.Writer.name(typ, slugOf(named))
 		if err != nil {
 			return err
 		}
@@ -713,7 +718,7 @@ func (a *apply) heading() string {
 
 // marker is the line of an episode section that names its conversation,
 // by which a conversation already filed is recognized.
-func marker(ref string) string { return ingest.Marker(ref) }
+func marker(ref string) string { return sessions.Marker(ref) }
 
 // episodeSection adds this conversation's section to the day's episode,
 // in time order, listing what was filed.

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
@@ -50,7 +51,7 @@ func newFixture(t testing.TB, adjust ...func(*Options)) *fixture {
 	}
 	t.Cleanup(func() { ix.Close() })
 	v.SetCatalog(ix)
-	o := Options{Vault: v, Index: ix, Now: c.now}
+	o := Options{Memory: extractor.Memory{Vault: v, Index: ix, Now: c.now}}
 	for _, a := range adjust {
 		a(&o)
 	}

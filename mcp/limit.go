@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/internal/filelock"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -49,7 +49,7 @@ type limiter struct {
 }
 
 func newLimiter(kind string, r Rate, root string, now func() time.Time) *limiter {
-	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(ingest.StateDir), rateFile)}
+	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(sessions.StateDir), rateFile)}
 }
 
 // rateError says a call was refused, by which limit, and when the next one

@@ -13,6 +13,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -138,7 +139,7 @@ func TestRememberLimitPerVault(t *testing.T) {
 	perVault := Rate{N: 5, Per: time.Minute}
 	f := newFixture(t, func(o *Options) { o.RememberRate = perVault })
 	second := func() *fixture { // another server process on the same vault
-		return &fixture{v: f.v, ix: f.ix, s: New(Options{Vault: f.v, Index: f.ix, Now: f.clock.now, RememberRate: perVault}), clock: f.clock}
+		return &fixture{v: f.v, ix: f.ix, s: New(Options{Memory: extractor.Memory{Vault: f.v, Index: f.ix, Now: f.clock.now}, RememberRate: perVault}), clock: f.clock}
 	}
 	before := commits(t, f.v.Root())
 	sessions := []*sdk.ClientSession{f.connect(t), f.connect(t), second().connect(t), f.connect(t), second().connect(t)}
@@ -153,7 +154,7 @@ func TestRememberLimitPerVault(t *testing.T) {
 	}
 	// The memory tool's writes are counted per vault the same way.
 	g := newFixture(t, func(o *Options) { o.WriteRate = Rate{N: 2, Per: time.Minute} })
-	other := &fixture{v: g.v, ix: g.ix, s: New(Options{Vault: g.v, Index: g.ix, Now: g.clock.now, WriteRate: Rate{N: 2, Per: time.Minute}}), clock: g.clock}
+	other := &fixture{v: g.v, ix: g.ix, s: New(Options{Memory: extractor.Memory{Vault: g.v, Index: g.ix, Now: g.clock.now}, WriteRate: Rate{N: 2, Per: time.Minute}}), clock: g.clock}
 	ok(t, g.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/a.md", "file_text": "a"})
 	ok(t, other.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/b.md", "file_text": "b"})
 	fails(t, g.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/knowledge/c.md", "file_text": "c"}, "rate limited")
@@ -369,7 +370,7 @@ func TestConcurrentClients(t *testing.T) {
 		o.RememberRate = Rate{N: 1000, Per: time.Minute}
 		o.WriteRate = Rate{N: 1000, Per: time.Minute}
 	})
-	g := &fixture{v: f.v, ix: f.ix, s: New(Options{Vault: f.v, Index: f.ix, Now: f.clock.now,
+	g := &fixture{v: f.v, ix: f.ix, s: New(Options{Memory: extractor.Memory{Vault: f.v, Index: f.ix, Now: f.clock.now},
 		RememberRate: Rate{N: 1000, Per: time.Minute}, WriteRate: Rate{N: 1000, Per: time.Minute}}), clock: f.clock}
 	ok(t, f.connect(t), "memory", map[string]any{"command": "create", "path": "/memories/logs/shared.md", "file_text": "start"})
 	const each = 10
@@ -548,7 +549,7 @@ func TestRememberLimitSlowsOnlyTheRunaway(t *testing.T) {
 		t.Fatal(err)
 	}
 	v.SetCatalog(f.ix)
-	g := &fixture{v: v, ix: f.ix, s: New(Options{Vault: v, Index: f.ix, Now: f.clock.now}), clock: f.clock}
+	g := &fixture{v: v, ix: f.ix, s: New(Options{Memory: extractor.Memory{Vault: v, Index: f.ix, Now: f.clock.now}}), clock: f.clock}
 	team := []*sdk.ClientSession{g.connect(t), g.connect(t), g.connect(t)}
 	runaway := g.connect(t)
 	before := commits(t, root)

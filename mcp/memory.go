@@ -186,7 +186,7 @@ func (s *Server) locate(arg, p string) (target, error) {
 	return t, nil
 }
 
-func (s *Server) root() string { return s.opts.Vault.Root() }
+func (s *Server) root() string { return s.opts.Memory.Vault.Root() }
 
 func (s *Server) full(rel string) string {
 	return filepath.Join(s.root(), filepath.FromSlash(rel))
@@ -233,7 +233,7 @@ func (s *Server) bytes(f memFile, text string) ([]byte, error) {
 		return []byte(text), nil
 	}
 	f.e.SetBody(text)
-	if err := f.e.Set(entry.FieldUpdated, s.opts.Now().UTC().Truncate(time.Second)); err != nil {
+	if err := f.e.Set(entry.FieldUpdated, s.opts.Memory.Now().UTC().Truncate(time.Second)); err != nil {
 		return nil, err
 	}
 	return f.e.Bytes(), nil
@@ -472,7 +472,7 @@ func (s *Server) memCreate(ctx context.Context, in memoryIn) (string, error) {
 	if err := s.checkSize(t.given, text); err != nil {
 		return "", err
 	}
-	c, err := s.opts.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
+	c, err := s.opts.Memory.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
 		if _, err := os.Lstat(s.full(t.rel)); t.rel == "" || err == nil {
 			return "", nil, fmt.Errorf("File %s already exists", t.given)
 		}
@@ -511,7 +511,7 @@ func (s *Server) newFile(rel, text string) ([]byte, error) {
 		}
 	}
 	name := strings.TrimSuffix(rel, ".md")
-	e, err := vault.NewEntry(vault.Meta{Title: titleOf(name, text), Type: s.typeOf(name), Source: "agent"}, s.opts.Now(), text)
+	e, err := vault.NewEntry(vault.Meta{Title: titleOf(name, text), Type: s.typeOf(name), Source: "agent"}, s.opts.Memory.Now(), text)
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +530,7 @@ func titleOf(name, text string) string {
 }
 
 // typeOf is the type of the entries of a name's folder, note if none.
-func (s *Server) typeOf(name string) string { return s.opts.Vault.Config().TypeAt(name) }
+func (s *Server) typeOf(name string) string { return s.opts.Memory.Vault.Config().TypeAt(name) }
 
 // fileTarget is the file an edit works on.
 func (s *Server) fileTarget(in memoryIn) (target, error) {
@@ -550,7 +550,7 @@ func (s *Server) fileTarget(in memoryIn) (target, error) {
 // editFile changes the text of the file at t with fn, under the vault lock,
 // in one commit.
 func (s *Server) editFile(ctx context.Context, t target, verb string, fn func(text string) (string, error)) (vault.Commit, error) {
-	return s.opts.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
+	return s.opts.Memory.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
 		f, err := s.readMem(t)
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", nil, fmt.Errorf("The file %s no longer exists (may have been deleted or renamed concurrently).", t.given)
@@ -707,7 +707,7 @@ func (s *Server) memDelete(ctx context.Context, in memoryIn) (string, error) {
 	if err := readOnly(t); err != nil {
 		return "", err
 	}
-	_, err = s.opts.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
+	_, err = s.opts.Memory.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
 		fi, err := os.Lstat(s.full(t.rel))
 		if err != nil {
 			return "", nil, fmt.Errorf("The path %s does not exist", t.given)
@@ -757,7 +757,7 @@ func (s *Server) memRename(ctx context.Context, in memoryIn) (string, error) {
 	if err := readOnly(to); err != nil {
 		return "", err
 	}
-	c, err := s.opts.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
+	c, err := s.opts.Memory.Vault.EditFiles(ctx, func() (string, []vault.FileEdit, error) {
 		fi, err := os.Lstat(s.full(from.rel))
 		if err != nil {
 			return "", nil, fmt.Errorf("The path %s does not exist", from.given)

@@ -24,19 +24,16 @@ import (
 
 // Options say what a server serves and how.
 type Options struct {
-	Vault *vault.Vault
-	Index *index.Index // the vault's catalog; kept fresh by its own checks or a watcher
-	// Sessions searches past conversations for retrieve; nil: none.
-	Sessions extractor.Sessions
-	// Embeddings adds vector similarity to search and retrieve; nil: BM25 only.
-	Embeddings index.Embedder
+	// Memory is what the tools read and write: the vault, its index (the
+	// vault's catalog, kept fresh by its own checks or a watcher), the
+	// past sessions, the model and the embeddings endpoint, and the
+	// clock (nil: time.Now). The CLI's commands read the same one.
+	Memory extractor.Memory
 	// Budgets are the extractor's defaults from the vault's config.
 	Budgets extractor.ExtractorConfig
 	// Project is the project the client works on (the git remote of the
 	// folder the server was started in): its entries rank higher.
 	Project string
-	// Now is the clock; nil is time.Now.
-	Now func() time.Time
 	// Version is ctx0's version, reported to clients.
 	Version string
 	// RememberRate limits remember in the vault, whatever the session or
@@ -83,10 +80,10 @@ type Server struct {
 
 // New returns a server for the vault in o.
 func New(o Options) *Server {
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Memory.Now == nil {
+		o.Memory.Now = time.Now
 	}
-	rc := o.Vault.Config().Remember
+	rc := o.Memory.Vault.Config().Remember
 	if o.RememberRate.N == 0 {
 		o.RememberRate = Rate{N: rc.PerVaultPerMinute, Per: time.Minute}
 	}
@@ -104,14 +101,14 @@ func New(o Options) *Server {
 	}
 	s := &Server{
 		opts:     o,
-		remember: newLimiter("remember", o.RememberRate, o.Vault.Root(), o.Now),
-		client:   newClientLimiter(o.RememberClientRate, "remember.per_client_per_minute", o.Now),
-		writes:   newLimiter("memory writes", o.WriteRate, o.Vault.Root(), o.Now),
+		remember: newLimiter("remember", o.RememberRate, o.Memory.Vault.Root(), o.Memory.Now),
+		client:   newClientLimiter(o.RememberClientRate, "remember.per_client_per_minute", o.Memory.Now),
+		writes:   newLimiter("memory writes", o.WriteRate, o.Memory.Vault.Root(), o.Memory.Now),
 		tools:    map[string]*toolArgs{},
 	}
 	s.remember.setting = "remember.per_vault_per_minute"
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "ctx0", Title: "ctx0 memory", Version: o.Version}, &sdk.ServerOptions{
-		Instructions: instructionsFor(o.Vault.Config()),
+		Instructions: instructionsFor(o.Memory.Vault.Config()),
 		Logger:       o.Logger,
 	})
 	s.sdk.AddReceivingMiddleware(redactAnswers, s.fixArguments, recoverTools, s.listEntries)
@@ -185,7 +182,7 @@ func (s *Server) readEntry(ctx context.Context, req *sdk.ReadResourceRequest) (*
 	if !ok {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	d, err := s.opts.Vault.Get(ctx, name)
+	d, err := s.opts.Memory.Vault.Get(ctx, name)
 	if err != nil {
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
@@ -204,10 +201,7 @@ func (s *Server) readContext(ctx context.Context, req *sdk.ReadResourceRequest) 
 
 // memory is what the extractor reads.
 func (s *Server) memory() extractor.Memory {
-	return extractor.Memory{
-		Vault: s.opts.Vault, Index: s.opts.Index, Sessions: s.opts.Sessions,
-		Embeddings: s.opts.Embeddings, Now: s.opts.Now,
-	}
+	return s.opts.Memory
 }
 
 // listedEntries is how many entries resources/list offers besides the
@@ -222,7 +216,7 @@ func (s *Server) listEntries(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
 		list, ok := res.(*sdk.ListResourcesResult)
-		if err != nil || method != "resources/list" || !ok || list.NextCursor != "" || s.opts.Index == nil {
+		if err != nil || method != "resources/list" || !ok || list.NextCursor != "" || s.opts.Memory.Index == nil {
 			return res, err
 		}
 		if p, ok := req.GetParams().(*sdk.ListResourcesParams); ok && p != nil && p.Cursor != "" {
@@ -230,7 +224,7 @@ func (s *Server) listEntries(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		seen := map[string]bool{}
 		for _, l := range []index.Listing{{Pinned: true, Limit: listedEntries}, {Limit: listedEntries}} {
-			rs, err := s.opts.Index.Latest(ctx, l)
+			rs, err := s.opts.Memory.Index.Latest(ctx, l)
 			if err != nil {
 				return nil, fmt.Errorf("list entries: %w", err)
 			}
@@ -270,7 +264,7 @@ func (s *Server) addPrompts() {
 		return &sdk.GetPromptResult{
 			Description: "ctx0 memory: how to use it, and what it holds now",
 			Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{
-				Text: "## Memory (ctx0)\n\n" + instructionsFor(s.opts.Vault.Config()) + "\n\n" + b.Text,
+				Text: "## Memory (ctx0)\n\n" + instructionsFor(s.opts.Memory.Vault.Config()) + "\n\n" + b.Text,
 			}}},
 		}, nil
 	})

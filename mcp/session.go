@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/integration/claudecode"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // Sessions archives the client's session from the folders where agents
@@ -24,14 +24,14 @@ import (
 // servers in that folder), else the newest transcript written since the
 // server started.
 type Sessions struct {
-	// Dirs are the agents' session folders (ingest.DefaultDirs) and those
+	// Dirs are the agents' session folders (sessions.DefaultDirs) and those
 	// the person named (ctx0 mcp --session-dir): the only folders a
 	// transcript is read from.
 	Dirs    []string
 	CWD     string // the folder the server runs in
 	Started time.Time
 	// Open opens the vault's ingest state.
-	Open func(ctx context.Context) (*ingest.Store, error)
+	Open func(ctx context.Context) (*sessions.Store, error)
 }
 
 var _ Archiver = (*Sessions)(nil)
@@ -51,7 +51,7 @@ func (s *Sessions) Archive(ctx context.Context, req ArchiveRequest) (ArchiveResu
 		}
 		return ArchiveResult{}, fmt.Errorf("session %s: %w", found, err)
 	}
-	f, err := ingest.FileAt(p)
+	f, err := sessions.FileAt(p)
 	if err != nil {
 		return ArchiveResult{}, err
 	}
@@ -60,7 +60,7 @@ func (s *Sessions) Archive(ctx context.Context, req ArchiveRequest) (ArchiveResu
 		return ArchiveResult{}, err
 	}
 	defer st.Close()
-	rep, err := st.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: true})
+	rep, err := st.Ingest(ctx, []sessions.File{f}, sessions.Options{Queue: true, End: true})
 	if err == nil && len(rep.Errors) > 0 {
 		err = errors.New(rep.Errors[0])
 	}
@@ -77,9 +77,9 @@ func (s *Sessions) find(ctx context.Context, req ArchiveRequest) (string, error)
 		}
 		return p, nil
 	}
-	var all []ingest.File
+	var all []sessions.File
 	for _, d := range s.Dirs {
-		fs, err := ingest.FindFiles(ctx, d)
+		fs, err := sessions.FindFiles(ctx, d)
 		if err != nil {
 			return "", err
 		}

@@ -11,7 +11,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx0/ctx0/integration/claudecode"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // archive_now finds the client's session as Claude Code keeps it (the
@@ -23,7 +23,7 @@ func TestArchiveNow(t *testing.T) {
 	if filepath.Base(folder) != "-home-me-dev-my-app" {
 		t.Fatalf("Claude Code's folder for %s: %s", cwd, folder)
 	}
-	data, err := os.ReadFile("../librarian/transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
+	data, err := os.ReadFile("../transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestArchiveNow(t *testing.T) {
 	var f *fixture
 	f = newFixture(t, func(o *Options) {
 		o.Archive = &Sessions{Dirs: []string{projects}, CWD: cwd, Started: time.Now(),
-			Open: func(ctx context.Context) (*ingest.Store, error) { return ingest.Open(ctx, o.Vault.Root()) }}
+			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Memory.Vault.Root()) }}
 	})
 	cs := f.connect(t)
 	out := ok(t, cs, "archive_now", nil)
@@ -66,7 +66,7 @@ func TestArchiveNow(t *testing.T) {
 func TestArchiveNowStaysInTheSessionFolders(t *testing.T) {
 	base := t.TempDir()
 	projects := filepath.Join(base, "projects")
-	data, err := os.ReadFile("../librarian/transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
+	data, err := os.ReadFile("../transcript/testdata/claude-code/kiliman-test2-v1.0.57.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestArchiveNowStaysInTheSessionFolders(t *testing.T) {
 	}
 	f := newFixture(t, func(o *Options) {
 		o.Archive = &Sessions{Dirs: []string{projects}, Started: time.Now(),
-			Open: func(ctx context.Context) (*ingest.Store, error) { return ingest.Open(ctx, o.Vault.Root()) }}
+			Open: func(ctx context.Context) (*sessions.Store, error) { return sessions.Open(ctx, o.Memory.Vault.Root()) }}
 	})
 	cs := f.connect(t)
 	for _, p := range []string{

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,12 +15,6 @@ import (
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
-)
-
-// Search limits: enough to choose from, few enough to stay cheap.
-const (
-	maxSearchLimit = 50
-	maxBudget      = 20000
 )
 
 func textResult(format string, a ...any) *sdk.CallToolResult {
@@ -43,12 +36,12 @@ func explain(err error, ref string) error {
 }
 
 func (s *Server) addTools() {
-	types := strings.Join(s.opts.Vault.Config().TypeNames(), ", ")
+	types := strings.Join(s.opts.Memory.Vault.Config().TypeNames(), ", ")
 	addTool(s, &sdk.Tool{
 		Name:  "remember",
 		Title: "Remember a fact",
 		Description: "Save one fact to long-term memory (a new vault entry, one git commit). Use when the user shares a fact or preference, asks you to remember something, a decision is made (say why), or you learn something surprising or hard-won (an error and its fix). " +
-			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Vault.Config().Remember.MaxChars, s.opts.RememberClientRate.N),
+			fmt.Sprintf("Not for transient steps, what the code or docs already say, or what any model knows. One clear, standalone fact per call, under %d characters; text already in memory is not saved twice. At most %d saves a minute.", s.opts.Memory.Vault.Config().Remember.MaxChars, s.opts.RememberClientRate.N),
 		Annotations: &sdk.ToolAnnotations{Title: "Remember a fact", OpenWorldHint: ptr(false)},
 	}, map[string]string{"linkedTo": "links", "linked": "links"}, func(sc *jsonschema.Schema) {
 		sc.Properties["type"].Description = "what kind of fact: " + types + "; leave out to have it told from the content (decision, preference, milestone, fact or note)"
@@ -154,7 +147,7 @@ func (s *Server) rememberTool(ctx context.Context, req *sdk.CallToolRequest, in 
 		s.client.undo(req.Session, byClient)
 		return nil, rememberOut{}, err
 	}
-	r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{
+	r, err := s.opts.Memory.Vault.Remember(ctx, vault.RememberOptions{
 		Text: in.Content, Type: t, Tags: in.Tags, Project: in.Project, Pinned: in.Pin, Links: in.Links,
 	})
 	if err != nil || r.Duplicate {
@@ -191,8 +184,8 @@ type searchIn struct {
 	Type    string `json:"type,omitempty" jsonschema:"only entries of this type"`
 	Tag     string `json:"tag,omitempty" jsonschema:"only entries with this tag"`
 	Project string `json:"project,omitempty" jsonschema:"only entries of this project"`
-	Since   string `json:"since,omitempty" jsonschema:"only entries updated since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
-	Until   string `json:"until,omitempty" jsonschema:"only entries updated before the end of this date, time or time in words"`
+	Since   string `json:"since,omitempty" jsonschema:"only entries that happened (the session they were learned in, else the day filed under, else updated) since this date (2026-01-28), RFC 3339 time or time in words (last week)"`
+	Until   string `json:"until,omitempty" jsonschema:"only entries that happened before the end of this date, time or time in words"`
 	All     bool   `json:"all,omitempty" jsonschema:"also superseded and archived entries"`
 }
 
@@ -209,30 +202,15 @@ type searchOut struct {
 }
 
 func (s *Server) searchTool(ctx context.Context, _ *sdk.CallToolRequest, in searchIn) (*sdk.CallToolResult, searchOut, error) {
-	q := index.Query{Text: strings.TrimSpace(in.Query), Limit: in.Limit, Type: in.Type, Tag: in.Tag, Project: in.Project, All: in.All}
-	if q.Text == "" {
-		return nil, searchOut{}, errors.New(`"query" is empty: give words to search for`)
-	}
-	switch {
-	case q.Limit < 0:
-		return nil, searchOut{}, fmt.Errorf(`"limit" %d: want 1 to %d`, q.Limit, maxSearchLimit)
-	case q.Limit == 0:
-		q.Limit = index.DefaultLimit
-	case q.Limit > maxSearchLimit:
-		q.Limit = maxSearchLimit
-	}
-	if in.Scope != "" {
-		sc, err := vault.NormalizeName(in.Scope)
-		if err != nil {
-			return nil, searchOut{}, fmt.Errorf(`"scope" %q: %w; use a folder such as contacts`, in.Scope, err)
-		}
-		q.Scope = sc
-	}
+	q := index.Query{Text: in.Query, Limit: in.Limit, Type: in.Type, Tag: in.Tag, Project: in.Project, Scope: in.Scope, All: in.All}
 	w, err := s.timeRange(in.Since, in.Until)
 	if err != nil {
 		return nil, searchOut{}, err
 	}
 	q.Since, q.Until = w.Since, w.Until
+	if err := q.Check(s.memory().Time()); err != nil {
+		return nil, searchOut{}, err
+	}
 	res, _, err := extractor.Search(ctx, s.memory(), q)
 	if err != nil {
 		return nil, searchOut{}, err
@@ -266,58 +244,22 @@ type retrieveIn struct {
 
 // timeRange reads a tool's since and until arguments (see when.Range).
 func (s *Server) timeRange(since, until string) (when.Window, error) {
-	now := time.Now()
-	if s.opts.Now != nil {
-		now = s.opts.Now()
-	}
-	return when.Range(now, when.Bound{Name: `"since"`, Text: since}, when.Bound{Name: `"until"`, Text: until})
-}
-
-// budget checks a budget argument: 0 takes def.
-func budget(n, def, min int) (int, error) {
-	switch {
-	case n == 0:
-		return def, nil
-	case n < min:
-		return 0, fmt.Errorf(`"budget" %d is too small: want %d tokens or more`, n, min)
-	case n > maxBudget:
-		return maxBudget, nil
-	}
-	return n, nil
+	return when.Range(s.memory().Time(), when.Bound{Name: `"since"`, Text: since}, when.Bound{Name: `"until"`, Text: until})
 }
 
 func (s *Server) retrieveTool(ctx context.Context, _ *sdk.CallToolRequest, in retrieveIn) (*sdk.CallToolResult, any, error) {
-	if strings.TrimSpace(in.Query) == "" {
-		return nil, nil, errors.New(`"query" is empty: ask a question in plain words`)
-	}
-	def := s.opts.Budgets.RetrieveBudget
-	if def == 0 {
-		def = extractor.DefaultBudget
-	}
-	n, err := budget(in.Budget, def, extractor.MinBudget)
-	if err != nil {
-		return nil, nil, err
-	}
-	var scope []string
-	for _, f := range in.Scope {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		if f == "sessions" {
-			scope = append(scope, f)
-			continue
-		}
-		name, err := vault.NormalizeName(f)
-		if err != nil {
-			return nil, nil, fmt.Errorf(`"scope" %q: %w; use folders such as contacts, or sessions`, f, err)
-		}
-		scope = append(scope, name)
-	}
 	w, err := s.timeRange(in.Since, in.Until)
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := extractor.Retrieve(ctx, s.memory(), extractor.Request{Query: in.Query, Scope: scope, Budget: n, Project: s.opts.Project, Since: w.Since, Until: w.Until})
+	req := extractor.Request{Query: in.Query, Scope: in.Scope, Budget: in.Budget, Project: s.opts.Project, Since: w.Since, Until: w.Until}
+	if req.Budget == 0 {
+		req.Budget = s.opts.Budgets.RetrieveBudget
+	}
+	if err := req.Check(s.memory().Time()); err != nil {
+		return nil, nil, err
+	}
+	b, err := extractor.Retrieve(ctx, s.memory(), req)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -334,7 +276,7 @@ func (s *Server) contextTool(ctx context.Context, _ *sdk.CallToolRequest, in con
 	if def == 0 {
 		def = extractor.DefaultContextBudget
 	}
-	n, err := budget(in.Budget, def, extractor.MinContextBudget)
+	n, err := extractor.CheckBudget(in.Budget, def, extractor.MinContextBudget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -363,9 +305,9 @@ func (s *Server) showTool(ctx context.Context, _ *sdk.CallToolRequest, in showIn
 	var d vault.Doc
 	var err error
 	if in.At != "" {
-		d, err = s.opts.Vault.GetAt(ctx, ref, in.At)
+		d, err = s.opts.Memory.Vault.GetAt(ctx, ref, in.At)
 	} else {
-		d, err = s.opts.Vault.Get(ctx, ref)
+		d, err = s.opts.Memory.Vault.Get(ctx, ref)
 	}
 	if err != nil {
 		return nil, nil, explain(err, ref)
@@ -380,7 +322,7 @@ type queryIn struct {
 }
 
 func (s *Server) queryTool(ctx context.Context, _ *sdk.CallToolRequest, in queryIn) (*sdk.CallToolResult, any, error) {
-	qs, err := extractor.LoadQueries(s.opts.Vault.Root())
+	qs, err := extractor.LoadQueries(s.opts.Memory.Vault.Root())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -391,7 +333,7 @@ func (s *Server) queryTool(ctx context.Context, _ *sdk.CallToolRequest, in query
 	if def == 0 {
 		def = extractor.DefaultBudget
 	}
-	n, err := budget(in.Budget, def, extractor.MinBudget)
+	n, err := extractor.CheckBudget(in.Budget, def, extractor.MinBudget)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -457,7 +399,7 @@ func (s *Server) archiveTool(ctx context.Context, req *sdk.CallToolRequest, in A
 		if err != nil {
 			return nil, nil, err
 		}
-		r, err := s.opts.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project})
+		r, err := s.opts.Memory.Vault.Remember(ctx, vault.RememberOptions{Text: in.Summary, Type: "episode", Project: s.opts.Project})
 		if err != nil {
 			s.remember.undo(ctx, counted)
 			return nil, nil, fmt.Errorf("summary: %w", err)

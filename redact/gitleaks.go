@@ -1,8 +1,6 @@
 package redact
 
 import (
-	_ "embed"
-	"encoding/json"
 	"regexp"
 	"strings"
 	"sync"
@@ -10,15 +8,13 @@ import (
 	"github.com/ctx0/ctx0/internal/lazy"
 )
 
-// gitleaks/rules.json holds gitleaks' default detection rules as data:
-// config/gitleaks.toml of the gitleaks module, turned into JSON by
-// scripts/gitleaks (MIT licence, in gitleaks/LICENSE). ctx0 takes the
-// rules rather than the module: gitleaks' config and detect packages
-// bring viper, archive readers, a terminal styler and a logger into every
-// ctx0 process, for a matching loop of a few dozen lines (apply).
-//
-//go:embed gitleaks/rules.json
-var gitleaksJSON []byte
+// gitleaks_rules.go holds gitleaks' default detection rules as data
+// (gitleaksDefault): config/gitleaks.toml of the gitleaks module, turned
+// into a Go value by scripts/gitleaks (MIT licence, in gitleaks/LICENSE).
+// ctx0 takes the rules rather than the module: gitleaks' config and detect
+// packages bring viper, archive readers, a terminal styler and a logger
+// into every ctx0 process, for a matching loop of a few dozen lines
+// (apply).
 
 // allowlist is one of gitleaks' lists of what a rule's match may be and
 // still not be a secret: a value matching one of regexes (tested against
@@ -33,26 +29,30 @@ type allowlist struct {
 	stopwords []string
 }
 
-type gitleaksAllowlist struct {
-	Condition   string   `json:"condition"`
-	RegexTarget string   `json:"regexTarget"`
-	Regexes     []string `json:"regexes"`
-	StopWords   []string `json:"stopwords"`
-	Paths       []string `json:"paths"`
+// gitleaksConfig, gitleaksRule and gitleaksAllowlist are gitleaks' config
+// file, its rules and its allowlists, with gitleaks' field names.
+type gitleaksConfig struct {
+	Version   string
+	Allowlist gitleaksAllowlist
+	Rules     []gitleaksRule
 }
 
-type gitleaksConfig struct {
-	Version   string            `json:"version"`
-	Allowlist gitleaksAllowlist `json:"allowlist"`
-	Rules     []struct {
-		ID          string              `json:"id"`
-		Regex       string              `json:"regex"`
-		SecretGroup int                 `json:"secretGroup"`
-		Entropy     float64             `json:"entropy"`
-		Keywords    []string            `json:"keywords"`
-		Path        string              `json:"path"`
-		Allowlists  []gitleaksAllowlist `json:"allowlists"`
-	} `json:"rules"`
+type gitleaksRule struct {
+	ID          string
+	Regex       string
+	SecretGroup int
+	Entropy     float64
+	Keywords    []string
+	Path        string
+	Allowlists  []gitleaksAllowlist
+}
+
+type gitleaksAllowlist struct {
+	Condition   string
+	RegexTarget string
+	Regexes     []string
+	StopWords   []string
+	Paths       []string
 }
 
 // gitleaksRules are gitleaks' rules as the redactor runs them: gated by
@@ -62,10 +62,7 @@ type gitleaksConfig struct {
 // path (a .tf file, a nuget.config) is left out: the redactor sees text,
 // not files. The kind in the marker is the rule's id.
 func gitleaksRules() []*rule {
-	var c gitleaksConfig
-	if err := json.Unmarshal(gitleaksJSON, &c); err != nil {
-		panic("redact: gitleaks/rules.json: " + err.Error())
-	}
+	c := &gitleaksDefault
 	global := newAllowlist(c.Allowlist)
 	var out []*rule
 	for _, g := range c.Rules {

@@ -1,11 +1,62 @@
 package redact
 
-// hintSet finds which of many hints occur in a text, in one pass over it
-// whatever their number: an Aho-Corasick automaton over ASCII-case-folded
-// bytes. The redactor has a few hundred rules, each runnable only on a text
-// holding one of its hints (its keywords); looking for each hint in turn
-// would read the text hundreds of times.
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// hintSet finds which of many hints occur in a text. The redactor has a
+// few hundred rules, each runnable only on a text holding one of its hints
+// (its keywords). A long text (a transcript, an export) is read once
+// whatever their number, by an Aho-Corasick automaton over ASCII-case-folded
+// bytes; looking for each hint in turn would read it hundreds of times. A
+// short text (a remembered fact, a title) is searched for each hint in
+// turn instead: building the automaton takes longer than a thousand such
+// searches, and a process such as `ctx0 remember` redacts one short text.
 type hintSet struct {
+	hints []string // ASCII-lowered; a hint's index is its id
+	// built is set once the automaton exists: every text then uses it.
+	built atomic.Bool
+	auto  func() *automaton
+}
+
+// scanMax is the longest text searched hint by hint while the automaton
+// is not built: about 0.4 ms for the redactor's hints, a fifth of the
+// automaton's build.
+const scanMax = 1024
+
+// newHintSet returns the finder of hints, which are matched ignoring
+// ASCII case. A hint's index in hints is its id.
+func newHintSet(hints []string) *hintSet {
+	h := &hintSet{hints: make([]string, len(hints))}
+	for i, s := range hints {
+		h.hints[i] = asciiLower(s)
+	}
+	h.auto = sync.OnceValue(func() *automaton {
+		a := newAutomaton(hints)
+		h.built.Store(true)
+		return a
+	})
+	return h
+}
+
+// find sets found[id] for every hint that occurs in s, ignoring ASCII case.
+func (h *hintSet) find(s string, found []bool) {
+	if len(s) > scanMax || h.built.Load() {
+		h.auto().find(s, found)
+		return
+	}
+	lower := asciiLower(s)
+	for id, k := range h.hints {
+		if k != "" && strings.Contains(lower, k) {
+			found[id] = true
+		}
+	}
+}
+
+// automaton finds hints in one pass over a text.
+type automaton struct {
 	// class maps a byte to its column in next; bytes no hint holds share
 	// column 0, and upper case shares the column of lower case.
 	class [256]uint8
@@ -20,10 +71,10 @@ type hintSet struct {
 	out [][]int32
 }
 
-// newHintSet builds the automaton for hints, which are matched ignoring
+// newAutomaton builds the automaton for hints, which are matched ignoring
 // ASCII case. A hint's index in hints is its id.
-func newHintSet(hints []string) *hintSet {
-	h := &hintSet{}
+func newAutomaton(hints []string) *automaton {
+	h := &automaton{}
 	n := 1
 	for _, s := range hints {
 		for i := 0; i < len(s); i++ {
@@ -102,7 +153,7 @@ func newHintSet(hints []string) *hintSet {
 }
 
 // find sets found[id] for every hint that occurs in s, ignoring ASCII case.
-func (h *hintSet) find(s string, found []bool) {
+func (h *automaton) find(s string, found []bool) {
 	next, class, w := h.next, &h.class, int32(h.width)
 	st := int32(0)
 	for i := 0; i < len(s); i++ {

@@ -323,6 +323,21 @@ func assignWindows(s, lower string, keywords []string) [][2]int {
 	return mergeWindows(wins)
 }
 
+// assigned reports whether one of keywords occurs in lower (s with ASCII
+// lowered) with an operator of the assignment template after it: where
+// alone a rule built on that template can match.
+func assigned(s, lower string, keywords []string) bool {
+	for _, k := range keywords {
+		k = strings.ToLower(k)
+		for at := range occurrences(lower, k) {
+			if operatorAfter(s, at+len(k)) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // mergeWindows sorts windows and joins those that overlap.
 func mergeWindows(wins [][2]int) [][2]int {
 	if len(wins) == 0 {

@@ -498,6 +498,9 @@ func (r *rule) secrets(s, lower string) []span {
 	}
 	var matches [][]int
 	switch {
+	case r.assign && !assigned(s, lower, r.hints):
+		// No keyword an operator follows: nothing to compile or run.
+		return nil
 	case r.assign && r.anchored() != nil:
 		matches = assignMatches(r.anchored(), s, lower, r.hints)
 	case r.assign:

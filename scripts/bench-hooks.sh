@@ -23,7 +23,7 @@ ctx0() { "$work/ctx0" --vault "$work/vault" "$@"; }
 ctx0 index >/dev/null 2>&1
 
 payloads=$root/integration/testdata/payloads
-transcripts=$root/librarian/transcript/testdata
+transcripts=$root/transcript/testdata
 cwd=/src/app
 
 # place SRC DST: the agent's transcript, where the agent keeps it.

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Whole-process write benchmark: `ctx0 remember` against the git binary's
 # `git add FILE && git commit` on twin synthetic vaults of N entries, in the
-# same run, alternating so machine noise hits both alike. Prints medians.
+# same run, alternating so machine noise hits both alike. Prints medians of
+# the wall time and of the CPU time (user and system, of the processes and
+# their children): on a shared machine the CPU time moves less with the
+# load than the wall time does.
 #
-#   scripts/bench-write.sh [N] [RUNS]      (defaults: 10000 entries, 30 runs)
+#   scripts/bench-write.sh [N] [RUNS] [DIR]   (defaults: 10000 entries, 30 runs)
+#
+# DIR, a vault made by `go run ./scripts/genvault -n N DIR`, is copied
+# instead of generating one (at 100,000 entries that takes minutes).
 #
 # BASE=path/to/another/ctx0 also runs that binary (say, a build of an older
 # commit) on a third twin vault in the same loop, for before/after figures.
@@ -15,7 +21,11 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 go build -o "$work/ctx0" "$root/cmd/ctx0"
-go run "$root/scripts/genvault" -n "$n" "$work/ctx0-vault"
+if [ -n "${3:-}" ]; then
+	cp -r "$3" "$work/ctx0-vault"
+else
+	go run "$root/scripts/genvault" -n "$n" "$work/ctx0-vault"
+fi
 cp -r "$work/ctx0-vault" "$work/git-vault"
 base=${BASE:-}
 if [ -n "$base" ]; then cp -r "$work/ctx0-vault" "$work/base-vault"; "$base" --vault "$work/base-vault" remember "warm up" >/dev/null; fi
@@ -28,25 +38,37 @@ source "$(dirname "$0")/lib.sh"
 : >"$work/ctx0.t"
 : >"$work/git.t"
 : >"$work/base.t"
+: >"$work/ctx0.c"
+: >"$work/git.c"
+: >"$work/base.c"
 for i in $(seq 1 "$runs"); do
 	text="Benchmark memory number $i: the deploy key for staging $RANDOM lives in the vault."
+	cputime c0 "$work/times"
 	stamp t0
 	"$work/ctx0" --vault "$work/ctx0-vault" remember "$text" >/dev/null
 	stamp t1
+	cputime c1 "$work/times"
 	echo $(((t1 - t0) / 1000)) >>"$work/ctx0.t"
+	echo $((c1 - c0)) >>"$work/ctx0.c"
 	if [ -n "$base" ]; then
+		cputime c0 "$work/times"
 		stamp t0
 		"$base" --vault "$work/base-vault" remember "$text" >/dev/null
 		stamp t1
+		cputime c1 "$work/times"
 		echo $(((t1 - t0) / 1000)) >>"$work/base.t"
+		echo $((c1 - c0)) >>"$work/base.c"
 	fi
 
 	f="knowledge/bench-$i.md"
 	printf -- '---\ntitle: bench %s\ntype: fact\n---\n%s\n' "$i" "$text" >"$work/git-vault/$f"
+	cputime c0 "$work/times"
 	stamp t0
 	(cd "$work/git-vault" && git add "$f" && git -c user.name=b -c user.email=b@b commit -q -m "add $f")
 	stamp t1
+	cputime c1 "$work/times"
 	echo $(((t1 - t0) / 1000)) >>"$work/git.t"
+	echo $((c1 - c0)) >>"$work/git.c"
 done
 
 c=$(median <"$work/ctx0.t")
@@ -56,9 +78,13 @@ printf 'entries=%s runs=%s\n' "$n" "$runs"
 printf 'ctx0 remember           median %6.1f ms\n' "$(echo "$c/1000" | bc -l)"
 printf 'git add && git commit   median %6.1f ms\n' "$(echo "$g/1000" | bc -l)"
 printf 'ratio ctx0/git          %6.2f\n' "$(echo "$c/$g" | bc -l)"
+cc=$(median <"$work/ctx0.c")
+gc=$(median <"$work/git.c")
+printf 'CPU: ctx0 %.1f ms, git %.1f ms, ratio %.2f\n' "$(echo "$cc/1000" | bc -l)" "$(echo "$gc/1000" | bc -l)" "$(echo "$cc/$gc" | bc -l)"
 if [ -n "$base" ]; then
 	b=$(median <"$work/base.t")
-	printf 'BASE remember           median %6.1f ms (ratio to git %.2f)\n' "$(echo "$b/1000" | bc -l)" "$(echo "$b/$g" | bc -l)"
+	bc_=$(median <"$work/base.c")
+	printf 'BASE remember           median %6.1f ms (ratio to git %.2f), CPU %.1f ms (ratio %.2f)\n' "$(echo "$b/1000" | bc -l)" "$(echo "$b/$g" | bc -l)" "$(echo "$bc_/1000" | bc -l)" "$(echo "$bc_/$gc" | bc -l)"
 fi
 printf 'load average            %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'git fsck of the ctx0 vault: %s; git status: %s\n' "$fsck" "$(git -C "$work/ctx0-vault" status --porcelain | wc -l) lines"

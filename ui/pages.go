@@ -18,8 +18,8 @@ import (
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -96,7 +96,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	code := http.StatusInternalServerError
 	var bad badRequest
 	switch {
-	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, ingest.ErrNoConversation):
+	case errors.Is(err, vault.ErrNotFound), errors.Is(err, agent.ErrNoRun), errors.Is(err, sessions.ErrNoConversation):
 		code = http.StatusNotFound
 	case errors.As(err, &bad), errors.Is(err, vault.ErrBadName), errors.Is(err, vault.ErrOutside),
 		errors.Is(err, vault.ErrLink), errors.Is(err, vault.ErrTooLong), errors.Is(err, vault.ErrExists):
@@ -109,7 +109,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 
 func (s *Server) render(w http.ResponseWriter, code int, name string, v view) {
 	var b bytes.Buffer
-	if err := pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
+	if err := pages()[name].ExecuteTemplate(&b, "layout", v); err != nil {
 		http.Error(w, "render "+name+": "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -160,19 +160,19 @@ func (s *Server) browse(r *http.Request) (string, any, error) {
 			d.Filter.Set(k, v)
 		}
 	}
-	ctx, err = s.svc.Index.Checked(ctx) // one check for both lists
+	ix, err := s.svc.Index.Checked(ctx) // one check for both lists
 	if err != nil {
 		return "", nil, err
 	}
 	if page == 1 {
 		pl := l
 		pl.Pinned, pl.Limit = true, pageSize
-		if d.Pinned, err = s.svc.Index.Latest(ctx, pl); err != nil {
+		if d.Pinned, err = ix.Latest(ctx, pl); err != nil {
 			return "", nil, err
 		}
 	}
 	l.Limit, l.Offset = pageSize+1, (page-1)*pageSize
-	if d.Entries, err = s.svc.Index.Latest(ctx, l); err != nil {
+	if d.Entries, err = ix.Latest(ctx, l); err != nil {
 		return "", nil, err
 	}
 	at := func(n int) template.URL {
@@ -232,8 +232,8 @@ func (s *Server) entry(r *http.Request) (string, any, error) {
 		v, _ := e.Get(k)
 		d.Fields = append(d.Fields, field{k, fieldText(v)})
 	}
-	if ref, ok := e.Get(ingest.RefField); ok {
-		if _, _, valid := ingest.ParseRef(fieldText(ref)); valid {
+	if ref, ok := e.Get(sessions.RefField); ok {
+		if _, _, valid := sessions.ParseRef(fieldText(ref)); valid {
 			d.Conversation = fieldText(ref)
 		}
 	}
@@ -302,10 +302,19 @@ func (s *Server) ask(r *http.Request) (string, any, error) {
 	}
 	d := askData{Query: strings.TrimSpace(r.URL.Query().Get("q"))}
 	if d.Query != "" {
-		if d.Results, _, err = extractor.Search(ctx, mem.m, index.Query{Text: d.Query, Limit: index.DefaultLimit}); err != nil {
+		// The question is read once, for the search and the bundle.
+		req := extractor.Request{Query: d.Query, Budget: mem.cfg.Extractor.RetrieveBudget, Project: s.svc.Project}
+		if err := req.Check(mem.m.Time()); err != nil {
 			return "", nil, err
 		}
-		b, err := extractor.Retrieve(ctx, mem.m, extractor.Request{Query: d.Query, Budget: mem.cfg.Extractor.RetrieveBudget, Project: s.svc.Project})
+		q := index.Query{Text: req.Query, Plan: req.Plan}
+		if err := q.Check(mem.m.Time()); err != nil {
+			return "", nil, err
+		}
+		if d.Results, _, err = extractor.Search(ctx, mem.m, q); err != nil {
+			return "", nil, err
+		}
+		b, err := extractor.Retrieve(ctx, mem.m, req)
 		if err != nil {
 			return "", nil, err
 		}
@@ -449,7 +458,7 @@ func (s *Server) run(r *http.Request) (string, any, error) {
 	}
 	if i := strings.LastIndexByte(run.Trigger, '('); i >= 0 && strings.HasSuffix(run.Trigger, ")") {
 		if ref := run.Trigger[i+1 : len(run.Trigger)-1]; ref != "" {
-			if _, _, ok := ingest.ParseRef(ref); ok {
+			if _, _, ok := sessions.ParseRef(ref); ok {
 				d.Conversation = ref
 			}
 		}
@@ -575,7 +584,7 @@ func written(what string, c vault.Commit) string {
 // conversationData is a conversation an agent had, as the librarian read
 // it.
 type conversationData struct {
-	ingest.Conversation
+	sessions.Conversation
 	Ref        string
 	Transcript string
 }
@@ -585,11 +594,11 @@ type conversationData struct {
 func (s *Server) conversation(r *http.Request) (string, any, error) {
 	ctx := r.Context()
 	ref := r.URL.Query().Get("ref")
-	if _, _, ok := ingest.ParseRef(ref); !ok {
+	if _, _, ok := sessions.ParseRef(ref); !ok {
 		return "", nil, badRequest{fmt.Errorf("conversation %q: want SESSION@TIME, as an entry's conversation field holds it", ref)}
 	}
 	if s.svc.Conversations == nil {
-		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, ingest.ErrNoConversation)
+		return "", nil, fmt.Errorf("conversation %s: %w on this machine", ref, sessions.ErrNoConversation)
 	}
 	st, err := s.svc.Conversations(ctx)
 	if err != nil {

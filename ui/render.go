@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -72,15 +73,17 @@ func label(path, whole string) string {
 	return whole
 }
 
-// pages are the templates, each a page on the shared layout.
-var pages = func() map[string]*template.Template {
+// pages are the templates, each a page on the shared layout, parsed on
+// first use: every ctx0 command links this package, and parsing them at
+// start-up was a millisecond and a half of each command's start.
+var pages = sync.OnceValue(func() map[string]*template.Template {
 	m := map[string]*template.Template{}
 	for _, name := range []string{"browse", "entry", "ask", "review", "change", "conversation", "conflicts", "health", "error"} {
 		m[name] = template.Must(template.New(name).Funcs(funcs).ParseFS(embedded,
 			"assets/templates/layout.html", "assets/templates/"+name+".html"))
 	}
 	return m
-}()
+})
 
 // entryLinks resolves [[wikilinks]] to the page of the entry they name;
 // the entry page resolves the name as ctx0 show does (name, slug, title
@@ -95,15 +98,18 @@ func (entryLinks) ResolveWikilink(n *wikilink.Node) ([]byte, error) {
 }
 
 // markdown renders bodies without raw HTML (goldmark's default drops it
-// and dangerous link schemes), so an entry cannot script the page.
-var markdown = goldmark.New(goldmark.WithExtensions(
-	extension.GFM,
-	&wikilink.Extender{Resolver: entryLinks{}},
-))
+// and dangerous link schemes), so an entry cannot script the page. It is
+// made on first use, as pages are.
+var markdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(
+		extension.GFM,
+		&wikilink.Extender{Resolver: entryLinks{}},
+	))
+})
 
 func renderMarkdown(body string) (template.HTML, error) {
 	var b bytes.Buffer
-	if err := markdown.Convert([]byte(body), &b); err != nil {
+	if err := markdown().Convert([]byte(body), &b); err != nil {
 		return "", err
 	}
 	return template.HTML(b.String()), nil

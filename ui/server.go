@@ -28,7 +28,7 @@ import (
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -43,7 +43,7 @@ type Services struct {
 	Memory func(ctx context.Context) (extractor.Memory, extractor.Config, error)
 	// Conversations opens the ingested sessions, the sources the
 	// librarian filed entries from; nil when there are none to show.
-	Conversations func(ctx context.Context) (*ingest.Store, error)
+	Conversations func(ctx context.Context) (*sessions.Store, error)
 	// Project is the project the session-start block is made for; "" for
 	// global entries only.
 	Project string

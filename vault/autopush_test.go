@@ -105,3 +105,46 @@ func TestPushWanted(t *testing.T) {
 	checkClean(t, v)
 	runGit(t, &Vault{root: remote}, "fsck", "--strict")
 }
+
+// TestSyncCommitsAskNoPush: the commits a sync makes (here, of an edit made
+// with another tool) are its own to push and do not call onCommit; a write
+// of this process does.
+func TestSyncCommitsAskNoPush(t *testing.T) {
+	ctx := t.Context()
+	remote := bareRemote(t)
+	calls := 0
+	v, _, err := Init(ctx, t.TempDir(), WithOnCommit(func(*Vault) { calls++ }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.AddRemote("origin", remote); err != nil {
+		t.Fatal(err)
+	}
+	addFact(t, v, "knowledge/one")
+	if calls == 0 {
+		t.Fatal("a write did not call onCommit")
+	}
+	calls = 0
+	path := filepath.Join(v.Root(), "knowledge", "one.md")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(data, "Edited in another editor.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Sync(ctx, SyncOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.External == nil || !res.Pushed {
+		t.Fatalf("sync committed no external edit or pushed nothing: %+v", res)
+	}
+	if calls != 0 {
+		t.Errorf("the sync's commit called onCommit %d times", calls)
+	}
+	addFact(t, v, "knowledge/two")
+	if calls != 1 {
+		t.Errorf("a write after the sync called onCommit %d times, want 1", calls)
+	}
+}

@@ -350,7 +350,7 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 		return plumbing.ZeroHash, err
 	}
 	committed = true
-	if v.onCommit != nil && ctx.Value(syncingKey{}) == nil {
+	if v.onCommit != nil && (v.held == nil || !v.held.syncing) {
 		v.onCommit(v)
 	}
 	var updates []gitindex.Update

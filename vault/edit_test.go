@@ -165,7 +165,7 @@ func TestSetKeepsWhatAnotherProgramWritesMeanwhile(t *testing.T) {
 			path := v.path("knowledge/shared")
 			var writer sync.WaitGroup
 			opened := false
-			afterReplaceRead = func() {
+			v.afterReplaceRead = func() {
 				if opened {
 					return
 				}
@@ -188,7 +188,6 @@ func TestSetKeepsWhatAnotherProgramWritesMeanwhile(t *testing.T) {
 					writer.Go(write)
 				}
 			}
-			t.Cleanup(func() { afterReplaceRead = func() {} })
 			if _, _, err := v.Set(t.Context(), "knowledge/shared", "status", "done"); err != nil {
 				t.Fatal(err)
 			}

@@ -68,26 +68,13 @@ type writeQueue struct {
 }
 
 // take removes the next group from the queue: the writes that arrived so
-// far, those of a sync apart from the others (a sync's commits are its own
-// to push).
+// far. (A sync commits under the vault lock, never through the queue: see
+// held.syncing.)
 func (q *writeQueue) take() []*pendingWrite {
-	if len(q.pending) == 0 {
-		return nil
-	}
-	syncing := isSyncing(q.pending[0].ctx)
-	var group, rest []*pendingWrite
-	for _, p := range q.pending {
-		if isSyncing(p.ctx) == syncing {
-			group = append(group, p)
-		} else {
-			rest = append(rest, p)
-		}
-	}
-	q.pending = rest
+	group := q.pending
+	q.pending = nil
 	return group
 }
-
-func isSyncing(ctx context.Context) bool { return ctx.Value(syncingKey{}) != nil }
 
 // update runs one write: under the vault lock, fn reads what it needs and
 // returns the changes; they are committed, with the other writes waiting
@@ -187,10 +174,23 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		return nil
 	}
-	defer unlock()
+	// Each caller hears of its write only once the lock is released and
+	// its journal removed: a process that exits as soon as its write
+	// returns (the CLI) would otherwise leave the journal behind, and the
+	// next command would repair a write that was whole.
+	var results []func()
+	finish := func(p *pendingWrite, c Commit, err error) {
+		results = append(results, func() { p.finish(c, err) })
+	}
+	defer func() {
+		unlock()
+		for _, r := range results {
+			r()
+		}
+	}()
 	// The writes' checks (a duplicate, an alias taken) ask the catalog as
 	// the group found it, and see the group's earlier writes in the view;
-	// the catalog hears of all of them once the commit is made.
+	// the catalog hears of all of them once, as the commit is made.
 	v.group = v.newGroupView(ctx)
 	defer func() { v.group = nil }()
 	obs, _ := v.catalog.(Observer)
@@ -208,7 +208,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			later = append(later, p)
 			continue
 		case err != nil || w == nil:
-			p.finish(Commit{}, err)
+			finish(p, Commit{}, err)
 			continue
 		}
 		ws = append(ws, w)
@@ -218,6 +218,17 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	if len(ws) == 0 {
 		return later
 	}
+	// No write is decided after the last one, so the catalog hears of the
+	// group's files while the commit is made, which needs nothing of the
+	// catalog: the index update and the commit overlap.
+	var indexErr error
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		if obs != nil {
+			indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
+		}
+	}()
 	msg := groupMessage(ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
@@ -228,15 +239,14 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
-	var indexErr error
-	if obs != nil {
-		// The catalog follows the files: the group's, or, when the
-		// commit failed, those put back.
-		indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
-	}
+	<-followed
 	if err != nil && h.IsZero() {
+		if obs != nil {
+			// The files were put back: the catalog follows them.
+			obs.Changed(context.WithoutCancel(ctx), paths)
+		}
 		for _, w := range ws {
-			w.p.finish(Commit{}, err)
+			finish(w.p, Commit{}, err)
 		}
 		return later
 	}
@@ -246,11 +256,11 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			c.Redacted = w.redacted
 		}
 		if err != nil {
-			w.p.finish(c, err)
+			finish(w.p, c, err)
 			continue
 		}
 		c.Paths = w.s.paths()
-		w.p.finish(c, indexErr)
+		finish(w.p, c, indexErr)
 	}
 	return later
 }

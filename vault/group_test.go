@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ctx0/ctx0/internal/filelock"
 )
 
 // Writes that arrive while a commit is being made go into the next commit
@@ -222,6 +225,30 @@ func TestGroupWriteCancelledWhileWaiting(t *testing.T) {
 		t.Errorf("the cancelled write was made:\n%s", files)
 	}
 	checkClean(t, v)
+}
+
+// A write returns only once the vault lock is released and its journal
+// removed: a process that exits as soon as its write returns (the CLI)
+// otherwise left the journal behind now and then, and the next command
+// repaired a write that was whole, reading all of git's staging area.
+func TestWriteReturnsAfterJournalRemoved(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	journal := filepath.Join(v.Root(), filepath.FromSlash(journalFile))
+	lock := filepath.Join(v.Root(), lockFile)
+	for i := range 60 {
+		if _, err := v.Remember(ctx, RememberOptions{Text: fmt.Sprintf("Fact %d, written alone.", i)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(journal); err == nil {
+			t.Fatalf("write %d returned with its journal %s still there", i, journal)
+		}
+		l, ok, err := filelock.TryExclusive(lock)
+		if err != nil || !ok {
+			t.Fatalf("write %d returned with the vault lock still held (%v)", i, err)
+		}
+		l.Unlock()
+	}
 }
 
 // pinCounter is the vault's own catalog, counting how often a group pins

@@ -65,6 +65,10 @@ type journalLock struct {
 type held struct {
 	path string // the journal file
 	j    journal
+	// syncing is set while a sync holds the lock: the commits it makes
+	// (merges, external edits) are its own to push, so they do not call
+	// onCommit.
+	syncing bool
 
 	// head is HEAD's tree as the journal last looked, kept while HEAD
 	// stays: the writes of a group ask it of one path each.

@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/vault/entry"
 )
 
@@ -20,9 +22,11 @@ const FieldConversation = "conversation"
 // NewEntry is the one way a new entry's frontmatter is made, whoever makes
 // it (add, remember, the librarian, the memory tool): m's fields in the
 // documented order, created and updated at now, then body as given. Empty
-// fields are left out; the type is note when m has none.
+// fields are left out; the type is note when m has none. The title is
+// made plain (PlainTitle): markup belongs to the body.
 func NewEntry(m Meta, now time.Time, body string) (*entry.Entry, error) {
 	now = now.UTC().Truncate(time.Second)
+	m.Title = PlainTitle(m.Title)
 	if m.Type == "" {
 		m.Type = "note"
 	}
@@ -187,3 +191,45 @@ func (v *Vault) newEntryChange(name string, m Meta, body string, counts map[stri
 	}
 	return change{path: entryPath(name), data: e.Bytes(), based: true, redacted: true, counts: counts}, nil
 }
+
+// PlainTitle is s as a title: one line of plain text, without the markup
+// text copied from markdown carries. A list bullet or number, a heading's
+// #s and a quote's > go; emphasis (**bold**, *italic*, ~~struck~~)
+// and `code` keep their words without the marks; a link keeps its text
+// ([the docs](https://…) is "the docs", [[people/sam|Sam]] is "Sam").
+// Marks inside words (snake_case, a*b, C#) are left alone.
+func PlainTitle(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	for {
+		rest := strings.TrimSpace(titleLead().ReplaceAllString(s, ""))
+		if rest == s || rest == "" {
+			break
+		}
+		s = rest
+	}
+	s = wikiLink().ReplaceAllString(s, "$2$1")
+	s = mdLink().ReplaceAllString(s, "$1")
+	s = codeSpan().ReplaceAllString(s, "$1")
+	for _, re := range []func() *regexp.Regexp{strong, emphasis} {
+		s = re().ReplaceAllString(s, "$1$2")
+	}
+	return strings.TrimSpace(s)
+}
+
+var (
+	// titleLead is the markup a line opens with: a heading, a quote, a
+	// list bullet or number, a task box. A bullet of -, * or + is one
+	// when a space follows it, as in markdown ("**bold**" is none).
+	titleLead = lazy.Regexp(`^(?:#{1,6}\s+|>\s*|[-*+]\s+|[•◦▪‣●]\s*|\d{1,3}[.)]\s+|\[[ xX]\]\s+)`)
+	// wikiLink is [[name]] or [[name|shown]]: $2 is what is shown, else $1.
+	wikiLink = lazy.Regexp(`\[\[(?:[^\]|]*\|)?([^\]|]*)\]\]()`)
+	// mdLink is [text](target) or ![alt](src).
+	mdLink = lazy.Regexp(`!?\[([^\]]*)\]\([^)]*\)`)
+	// codeSpan is `code` (or “code“).
+	codeSpan = lazy.Regexp("`+([^`]*)`+")
+	// strong is **text** or ~~struck~~, at word edges. Underscores are
+	// left alone: they join words in names (snake_case).
+	strong = lazy.Regexp(`(?:^|\B)(?:\*\*([^*]+)\*\*|~~([^~]+)~~)(?:\B|$)`)
+	// emphasis is *text* at word edges.
+	emphasis = lazy.Regexp(`(?:^|\B)\*([^*\s][^*]*)\*(?:\B|$)()`)
+)

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // TestRememberOneCommit: a remember with links, no type and a secret in
@@ -76,4 +78,65 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestPlainTitle: a title keeps the words of markdown text, not its
+// markup, and leaves alone what only looks like markup.
+func TestPlainTitle(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"•Automatically switch to a 5-minute break when the work session ends", "Automatically switch to a 5-minute break when the work session ends"},
+		{"- [ ] Write the release notes", "Write the release notes"},
+		{"2. Ship it", "Ship it"},
+		{"## Deploy checklist", "Deploy checklist"},
+		{"> quoted line", "quoted line"},
+		{"Rename `/data-capture` to `/src`", "Rename /data-capture to /src"},
+		{"Make **async/await** the *primary* API", "Make async/await the primary API"},
+		{"**Spec Updates**", "Spec Updates"},
+		{"See [the docs](https://example.com/docs) and ![logo](logo.png)", "See the docs and logo"},
+		{"Ask [[contacts/sarah-chen|Sarah]] about [[projects/billing]]", "Ask Sarah about projects/billing"},
+		{"~~old~~ plan", "old plan"},
+		{"snake_case_name stays, a*b*c stays, C# tips", "snake_case_name stays, a*b*c stays, C# tips"},
+		{"Fix #42 in\n  two   lines", "Fix #42 in two lines"},
+		{"2025 was a good year", "2025 was a good year"},
+		{"", ""},
+	} {
+		if got := PlainTitle(tt.in); got != tt.want {
+			t.Errorf("PlainTitle(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestNewEntryPlainTitle: every writer's new entry (remember, add, the
+// librarian, the memory tool all make it with NewEntry) gets a plain
+// title, and its body keeps the markup.
+func TestNewEntryPlainTitle(t *testing.T) {
+	e, err := NewEntry(Meta{Title: "•Rename `/data-capture` to **/src**", Type: "decision"}, time.Unix(0, 0), "Rename `/data-capture` to **/src**\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Title(), "Rename /data-capture to /src"; got != want {
+		t.Errorf("title %q, want %q", got, want)
+	}
+	if got, want := e.Body(), "Rename `/data-capture` to **/src**\n"; got != want {
+		t.Errorf("body %q, want %q", got, want)
+	}
+}
+
+// FuzzPlainTitle: a plain title is one line, never longer than what it
+// was made from, and valid text stays valid.
+func FuzzPlainTitle(f *testing.F) {
+	f.Add("•Rename `/data-capture` to **/src** [docs](https://x)")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := PlainTitle(s)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("PlainTitle(%q) = %q: more than one line", s, got)
+		}
+		if len(got) > len(s) {
+			t.Errorf("PlainTitle(%q) = %q: longer", s, got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Errorf("PlainTitle(%q) = %q: invalid UTF-8", s, got)
+		}
+	})
 }

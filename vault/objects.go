@@ -1,12 +1,14 @@
 package vault
 
 import (
+	"bufio"
 	"compress/zlib"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -24,6 +26,53 @@ var looseWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, looseLevel) // the level is valid
 	return w
 }}
+
+// maxLoose is the largest loose object readLoose reads into memory; go-git
+// reads a larger one (a big attachment) as it reads any other.
+const maxLoose = 64 << 20
+
+// readLoose reads the loose object h from the objects folder, as git
+// stores it: zlib-compressed, a header "<type> <size>" and a NUL, then the
+// content.
+func readLoose(objects string, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	name := h.String()
+	f, err := os.Open(filepath.Join(objects, name[:2], name[2:]))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := zlib.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	defer zr.Close()
+	br := bufio.NewReader(zr)
+	header, err := br.ReadString(0)
+	if err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	typ, size, ok := strings.Cut(strings.TrimSuffix(header, "\x00"), " ")
+	n, err := strconv.ParseInt(size, 10, 64)
+	t, terr := plumbing.ParseObjectType(typ)
+	if !ok || err != nil || terr != nil || n < 0 {
+		return nil, fmt.Errorf("read object %s: bad header %q", name, header)
+	}
+	if n > maxLoose {
+		return nil, fmt.Errorf("read object %s: %d bytes, more than ctx0 reads loose", name, n)
+	}
+	content := make([]byte, n)
+	if _, err := io.ReadFull(br, content); err != nil {
+		return nil, fmt.Errorf("read object %s: %w", name, err)
+	}
+	obj := &plumbing.MemoryObject{}
+	obj.SetType(t)
+	obj.SetSize(n)
+	obj.Write(content)
+	if obj.Hash() != h {
+		return nil, fmt.Errorf("read object %s: its content hashes to %s", name, obj.Hash())
+	}
+	return obj, nil
+}
 
 // storeObject writes obj into the repository as a loose object, as git
 // does: zlib-compressed into a temporary file beside its place, which is

@@ -29,6 +29,9 @@ type Summary struct {
 	Project string    `json:"project,omitempty"`
 	Pinned  bool      `json:"pinned"`
 	Updated time.Time `json:"updated,omitzero"`
+	// Happened is when what the entry tells happened (see Happened): the
+	// date commands filter by and show.
+	Happened time.Time `json:"happened,omitzero"`
 }
 
 // Summarize lists an entry.
@@ -40,6 +43,7 @@ func Summarize(name string, e *entry.Entry) Summary {
 	return Summary{
 		Name: name, Path: entryPath(name), Title: e.Title(), Type: e.Type(), Tags: tags,
 		Project: e.Project(), Pinned: e.Pinned(), Updated: e.Updated(),
+		Happened: Happened(name, e),
 	}
 }
 

@@ -41,7 +41,7 @@ func sameContent(a, b []byte) bool {
 // rename, the handle, returned open, shows whether anything wrote to the
 // old file (an `echo >> file` that opened it before the rename), and
 // replaced.settle brings that write back.
-func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, error) {
+func (v *Vault) replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, error) {
 	tmp, err := atomicfile.WriteTempUnsynced(path, data, 0o644)
 	if err != nil {
 		return nil, nil, err
@@ -89,7 +89,9 @@ func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, erro
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	afterReplaceRead()
+	if v.afterReplaceRead != nil {
+		v.afterReplaceRead()
+	}
 	if int64(len(cur)) != before.Size() || !bytes.Equal(cur, expect) {
 		return nil, nil, errStale
 	}
@@ -103,10 +105,6 @@ func replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, erro
 	fi, err := os.Lstat(path)
 	return fi, &replaced{path: path, old: old, before: before, expect: expect}, err
 }
-
-// afterReplaceRead runs between replaceFile's read of the file it
-// replaces and its check; tests write to the file there.
-var afterReplaceRead = func() {}
 
 // replaced is a file replaceFile renamed over, still open: a program that
 // opened it before the rename may write to it a little later.
@@ -155,7 +153,7 @@ func (r *replaced) settle(v *Vault, rel string) {
 		if err != nil {
 			return
 		}
-		_, next, err := replaceFile(r.path, merged, cur)
+		_, next, err := v.replaceFile(r.path, merged, cur)
 		if next != nil {
 			next.settle(v, rel)
 		}
@@ -174,7 +172,7 @@ func (r *replaced) settle(v *Vault, rel string) {
 func (v *Vault) replaceMerging(c change, full string, expect []byte) (os.FileInfo, *replaced, []byte, error) {
 	data := c.data
 	for range staleRetries {
-		fi, r, err := replaceFile(full, data, expect)
+		fi, r, err := v.replaceFile(full, data, expect)
 		if !errors.Is(err, errStale) || !c.based || expect == nil {
 			return fi, r, data, err
 		}

@@ -129,7 +129,7 @@ const maxSyncAttempts = 5
 // unreachable remote, unrelated histories or a refused push leave the
 // vault's branch and files as they were.
 func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
-	res, err := v.sync(context.WithValue(ctx, syncingKey{}, true), o)
+	res, err := v.sync(ctx, o)
 	rec := SyncRecord{Time: v.now(), Result: res}
 	if err != nil {
 		rec.Error = err.Error()
@@ -143,10 +143,6 @@ func (v *Vault) Sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 	}
 	return res, err
 }
-
-// syncingKey marks the context of a sync: the commits it makes (merges,
-// external edits) are its own to push, so they do not call onCommit.
-type syncingKey struct{}
 
 // lastSyncFile keeps what the last sync did, for ctx0 status.
 const lastSyncFile = ".ctx0/state/last-sync.json"
@@ -247,6 +243,7 @@ func (v *Vault) syncLocal(ctx context.Context, res *SyncResult, o SyncOptions, t
 		return plumbing.ZeroHash, err
 	}
 	defer unlock()
+	v.held.syncing = true
 	ext, left, err := v.commitExternalLocked(ctx)
 	res.Nested, res.Withheld = left.nested, left.withheld
 	if err != nil {
@@ -413,6 +410,7 @@ func (v *Vault) resetAfterFailedPush(ctx context.Context, before plumbing.Hash, 
 		return err
 	}
 	defer unlock()
+	v.held.syncing = true
 	_, err = v.moveLocked(ctx, "sync: push refused; back to "+before.String()[:10], plumbing.NewHash(merged), before)
 	return err
 }

@@ -40,6 +40,9 @@ type Vault struct {
 	// gitLockWait is how long a write waits for a git command that holds
 	// one of git's lock files to finish (defaultGitLockWait).
 	gitLockWait time.Duration
+	// afterReplaceRead, when set, runs between replaceFile's read of the
+	// file it replaces and its check: tests write to the file there.
+	afterReplaceRead func()
 	// onCommit is told of each commit this process's writes made.
 	onCommit func(*Vault)
 	// onWait is told when a lock is held by another process and this one

@@ -13,7 +13,7 @@ import (
 
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/librarian"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // Defaults of Options' intervals.
@@ -46,7 +46,7 @@ type Options struct {
 	// ingest state the worker reads sessions into and files from; its
 	// Conversation is ignored: the worker files the oldest queued one.
 	Librarian librarian.Options
-	// Dirs are the session folders to follow (see ingest.DefaultDirs);
+	// Dirs are the session folders to follow (see sessions.DefaultDirs);
 	// none, and the worker only files what others queue.
 	Dirs []string
 	// Curate, if set, runs the curator when it is due.
@@ -67,7 +67,7 @@ type Event struct {
 	Time time.Time
 	// Ingest is what the session watch read, or the conversations it
 	// found finished; its Started event comes first.
-	Ingest *ingest.Event
+	Ingest *sessions.Event
 	// Filed is a librarian run that filed a conversation.
 	Filed *librarian.Result
 	// Curated is a curator run.
@@ -105,7 +105,7 @@ func Run(ctx context.Context, o Options) error {
 	w.poke()
 	var err error
 	if len(o.Dirs) > 0 {
-		err = o.Librarian.Store.Watch(ctx, o.Dirs, ingest.WatchOptions{Notify: func(e ingest.Event) {
+		err = o.Librarian.Store.Watch(ctx, o.Dirs, sessions.WatchOptions{Notify: func(e sessions.Event) {
 			defer w.poke()
 			w.report(Event{Ingest: &e})
 		}})
@@ -193,7 +193,7 @@ func (w *worker) fileQueued(ctx context.Context) {
 			// A run that ended on its own, filed or failed, is reported
 			// even when ctx ended just after it: its outcome is recorded,
 			// so the person hears of it; only a run cut short is not news.
-			if errors.Is(err, ingest.ErrNoWork) || errors.Is(err, context.Canceled) {
+			if errors.Is(err, sessions.ErrNoWork) || errors.Is(err, context.Canceled) {
 				break
 			}
 			if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/librarian"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -22,12 +22,12 @@ var testNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
 func now() time.Time { return testNow }
 
-// session is a real Claude Code session (see librarian/transcript's
+// session is a real Claude Code session (see transcript's
 // testdata/SOURCES.md).
-var session = filepath.Join("..", "librarian", "transcript", "testdata", "claude-code", "kiliman-test2-v1.0.57.jsonl")
+var session = filepath.Join("..", "transcript", "testdata", "claude-code", "kiliman-test2-v1.0.57.jsonl")
 
 // fixture is a new vault and its ingest state.
-func fixture(t *testing.T) (*vault.Vault, *ingest.Store) {
+func fixture(t *testing.T) (*vault.Vault, *sessions.Store) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("these tests check the repository with the git binary")
@@ -36,7 +36,7 @@ func fixture(t *testing.T) (*vault.Vault, *ingest.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := ingest.Open(t.Context(), v.Root(), ingest.WithClock(now))
+	st, err := sessions.Open(t.Context(), v.Root(), sessions.WithClock(now))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +46,13 @@ func fixture(t *testing.T) (*vault.Vault, *ingest.Store) {
 
 // queue reads path into st and queues its conversations, as a hook at the
 // session's end does.
-func queue(t *testing.T, st *ingest.Store, path string) {
+func queue(t *testing.T, st *sessions.Store, path string) {
 	t.Helper()
-	f, err := ingest.FileAt(path)
+	f, err := sessions.FileAt(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := st.Ingest(t.Context(), []ingest.File{f}, ingest.Options{End: true, Queue: true})
+	rep, err := st.Ingest(t.Context(), []sessions.File{f}, sessions.Options{End: true, Queue: true})
 	if err != nil || len(rep.Errors) > 0 || rep.Queued == 0 {
 		t.Fatalf("ingest %s: %+v, %v", path, rep, err)
 	}
@@ -134,7 +134,7 @@ func TestFilesQueuedConversationsThenCurates(t *testing.T) {
 		return e.Curated != nil
 	})
 	stop()
-	queued, err := st.Conversations(t.Context(), ingest.Queued)
+	queued, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(queued) > 0 {
 		t.Errorf("still queued: %v, %v", queued, err)
 	}
@@ -193,7 +193,7 @@ func TestFailedRunWaitsInTheQueueAndIsRetried(t *testing.T) {
 		}
 	}
 	stop() // a run cut short by the stop goes back to the queue too
-	queued, err := st.Conversations(t.Context(), ingest.Queued)
+	queued, err := st.Conversations(t.Context(), sessions.Queued)
 	if err != nil || len(queued) == 0 {
 		t.Errorf("queued after failures: %v, %v; want the conversation back in the queue", queued, err)
 	}

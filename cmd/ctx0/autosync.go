@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctx0/ctx0/librarian/hooks"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -43,7 +43,7 @@ func (a *app) startPusher(root string) {
 	if err != nil {
 		return
 	}
-	stateDir := filepath.Join(root, filepath.FromSlash(ingest.StateDir))
+	stateDir := filepath.Join(root, filepath.FromSlash(sessions.StateDir))
 	if err := hooks.Background(exe, root, stateDir)([]string{"sync", "--push-wanted"}, nil); err != nil {
 		hooks.OpenLog(stateDir, a.now).Printf("automatic sync: %v", err)
 	}
@@ -52,7 +52,7 @@ func (a *app) startPusher(root string) {
 // pushWanted is ctx0 sync --push-wanted: the detached pusher of automatic
 // sync, logging to the hook log.
 func (a *app) pushWanted(ctx context.Context, v *vault.Vault, o vault.SyncOptions) error {
-	log := hooks.OpenLog(filepath.Join(v.Root(), filepath.FromSlash(ingest.StateDir)), a.now)
+	log := hooks.OpenLog(filepath.Join(v.Root(), filepath.FromSlash(sessions.StateDir)), a.now)
 	return v.PushWanted(ctx, vault.PushOptions{Sync: o, Report: func(ev vault.WatchEvent) {
 		log.Printf("automatic sync: %s", watchLine(ev))
 	}})

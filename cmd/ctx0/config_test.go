@@ -11,7 +11,7 @@ import (
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/internal/config"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -26,7 +26,7 @@ func TestDocumentedConfigLoads(t *testing.T) {
 	}
 	examples["the hint of proposeAutoSync"] = "sync:\n  auto: true\n"
 	examples["templates/vault/_ctx0/config.yaml"] = uncomment(read(t, "../../templates/vault/_ctx0/config.yaml"))
-	for _, p := range []string{"../../agent/llm/config.go", "../../extractor/config.go", "../../librarian/ingest/config.go", "../../curator/config.go"} {
+	for _, p := range []string{"../../agent/llm/config.go", "../../extractor/config.go", "../../sessions/config.go", "../../curator/config.go"} {
 		examples[p] = docExample(read(t, p))
 	}
 	for name, text := range examples {
@@ -50,7 +50,7 @@ func TestDocumentedConfigLoads(t *testing.T) {
 		errs = append(errs, err)
 		_, err = extractor.ParseConfig(f)
 		errs = append(errs, err)
-		_, err = ingest.ParseConfig(f)
+		_, err = sessions.ParseConfig(f)
 		errs = append(errs, err)
 		_, err = curator.ParseConfig(f)
 		errs = append(errs, err)
@@ -87,7 +87,7 @@ func TestInitConfigShowsDefaults(t *testing.T) {
 		p.vault, errs[0] = vault.ParseConfig(f)
 		p.llm, errs[1] = llm.ParseConfig(f)
 		p.extractor, errs[2] = extractor.ParseConfig(f)
-		p.ingest, errs[3] = ingest.ParseConfig(f)
+		p.ingest, errs[3] = sessions.ParseConfig(f)
 		p.curator, errs[4] = curator.ParseConfig(f)
 		for _, err := range errs {
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/internal/lazy"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -38,10 +38,11 @@ type container struct {
 	model      lazy.Value[llm.Provider]
 	extractor  lazy.Value[extractor.Config]
 	curator    lazy.Value[curator.Config]
-	ingest     lazy.Value[ingest.Config]
+	ingest     lazy.Value[sessions.Config]
 	embeddings lazy.Value[index.Embedder]
-	store      lazy.Value[*ingest.Store]
+	store      lazy.Value[*sessions.Store]
 	sessions   lazy.Value[*extractor.StoredSessions]
+	memory     lazy.Value[extractor.Memory]
 }
 
 // Vault is the vault this invocation uses (see app.dir), opened without
@@ -104,7 +105,7 @@ func (a *app) sayConfig(v *vault.Vault) error {
 // configSections are the sections the vault's config file may have.
 func configSections() []string {
 	s := slices.Concat(vault.ConfigSections, extractor.ConfigSections)
-	return append(s, llm.ConfigSection, ingest.ConfigSection, curator.ConfigSection)
+	return append(s, llm.ConfigSection, sessions.ConfigSection, curator.ConfigSection)
 }
 
 // section decodes one package's settings from the vault's config file
@@ -163,8 +164,8 @@ func (c *container) CuratorConfig(ctx context.Context) (curator.Config, error) {
 }
 
 // IngestConfig is the ingest settings (ingest:) in the vault's config.
-func (c *container) IngestConfig(ctx context.Context) (ingest.Config, error) {
-	return section(ctx, c, &c.ingest, ingest.ParseConfig)
+func (c *container) IngestConfig(ctx context.Context) (sessions.Config, error) {
+	return section(ctx, c, &c.ingest, sessions.ParseConfig)
 }
 
 // Embeddings is the embeddings endpoint the vault's config names, or nil
@@ -185,14 +186,14 @@ func (c *container) Embeddings(ctx context.Context) (index.Embedder, error) {
 
 // Store is the vault's ingest state (.ctx0/state/), shared by the
 // command's parts and closed with the container.
-func (c *container) Store(ctx context.Context) (*ingest.Store, error) {
-	return c.store.Get(func() (*ingest.Store, error) { return c.OpenStore(ctx) })
+func (c *container) Store(ctx context.Context) (*sessions.Store, error) {
+	return c.store.Get(func() (*sessions.Store, error) { return c.OpenStore(ctx) })
 }
 
 // OpenStore opens an ingest state of the vault of its own, which the
 // caller closes: for work that outlives a command's parts, such as the
 // hook's background steps or an MCP tool call.
-func (c *container) OpenStore(ctx context.Context) (*ingest.Store, error) {
+func (c *container) OpenStore(ctx context.Context) (*sessions.Store, error) {
 	v, err := c.Vault(ctx)
 	if err != nil {
 		return nil, err
@@ -201,7 +202,7 @@ func (c *container) OpenStore(ctx context.Context) (*ingest.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ingest.Open(ctx, v.Root(), ingest.WithClock(c.a.now), ingest.WithConfig(cfg))
+	return sessions.Open(ctx, v.Root(), sessions.WithClock(c.a.now), sessions.WithConfig(cfg))
 }
 
 // Sessions are the past sessions the extractor searches, opened on their
@@ -212,8 +213,54 @@ func (c *container) Sessions(ctx context.Context) (*extractor.StoredSessions, er
 		if err != nil {
 			return nil, err
 		}
-		return extractor.OpenSessions(v.Root(), ingest.WithClock(c.a.now)), nil
+		return extractor.OpenSessions(v.Root(), sessions.WithClock(c.a.now)), nil
 	})
+}
+
+// Memory is what the extractor reads, the same for every request of the
+// CLI, the MCP server and the page: the vault, its index, the past
+// sessions ingested into it, the language model and the embeddings
+// endpoint if the vault's config names them, the app's clock; and the
+// extractor's settings. Neither the model nor the embeddings are needed
+// to answer: one that fails to open is said, once, and left out.
+func (c *container) Memory(ctx context.Context) (extractor.Memory, extractor.Config, error) {
+	m, err := c.memory.Get(func() (extractor.Memory, error) {
+		v, err := c.Vault(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		ix, err := c.Index(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		if _, err := c.ExtractorConfig(ctx); err != nil {
+			return extractor.Memory{}, err
+		}
+		sessions, err := c.Sessions(ctx)
+		if err != nil {
+			return extractor.Memory{}, err
+		}
+		m := extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: c.a.now}
+		// Hybrid search is an addition: without its key, BM25 still answers.
+		if e, err := c.Embeddings(ctx); err != nil {
+			c.a.note("ctx0: %v; searching without embeddings", err)
+		} else {
+			m.Embeddings = e
+		}
+		// A model plans and condenses retrievals; offline retrieval is
+		// the fallback for any failure, a bad setting included.
+		if p, err := c.Model(ctx); err != nil {
+			c.a.note("ctx0: %v; retrieving offline", err)
+		} else if !llm.IsOffline(p) {
+			m.Model = p
+		}
+		return m, nil
+	})
+	if err != nil {
+		return m, extractor.Config{}, err
+	}
+	cfg, err := c.ExtractorConfig(ctx)
+	return m, cfg, err
 }
 
 // closeAll releases what the container opened, the index too: for a

@@ -57,14 +57,18 @@ type contextOptions struct {
 // runContext makes the session-start block, within o.Budget tokens or,
 // without --budget, the vault's context budget.
 func (a *app) runContext(ctx context.Context, o contextOptions) (extractor.Block, error) {
-	if o.budgetSet && o.Budget < extractor.MinContextBudget {
-		return extractor.Block{}, usagef("context: --budget %d: want %d or more", o.Budget, extractor.MinContextBudget)
+	if !o.budgetSet {
+		o.Budget = 0
+	}
+	var err error
+	if o.Budget, err = extractor.CheckBudget(o.Budget, 0, extractor.MinContextBudget); err != nil {
+		return extractor.Block{}, usagef("context: %v", err)
 	}
 	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return extractor.Block{}, err
 	}
-	if !o.budgetSet {
+	if o.Budget == 0 { // no --budget, or --budget 0: the vault's
 		o.Budget = cfg.Extractor.ContextBudget
 	}
 	return extractor.Context(ctx, m, o.ContextOptions)

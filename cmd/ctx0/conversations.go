@@ -14,10 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/words"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 func (a *app) newConversationsCmd() *cobra.Command {
@@ -49,19 +48,19 @@ insignificant to file (the note says why). Times are local.`,
 }
 
 // runConversations lists the ingested conversations of status ("": all).
-func (a *app) runConversations(ctx context.Context, status string) ([]ingest.Conversation, error) {
-	if status != "" && !slices.Contains(ingest.Statuses, ingest.Status(status)) {
+func (a *app) runConversations(ctx context.Context, status string) ([]sessions.Conversation, error) {
+	if status != "" && !slices.Contains(sessions.Statuses, sessions.Status(status)) {
 		return nil, usagef("conversations: --status %q: want one of %s", status, statusList())
 	}
 	s, err := a.openIngest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return s.Conversations(ctx, ingest.Status(status))
+	return s.Conversations(ctx, sessions.Status(status))
 }
 
 // printConversations prints conversations as a table, for people.
-func (a *app) printConversations(list []ingest.Conversation) error {
+func (a *app) printConversations(list []sessions.Conversation) error {
 	return a.writeTable(func(tw io.Writer) {
 		fmt.Fprintln(tw, "ID\tSTATUS\tSTARTED\tLENGTH\tMESSAGES\tPROJECT\tNOTE")
 		for _, c := range list {
@@ -91,7 +90,7 @@ func (a *app) writeTable(fill func(tw io.Writer)) error {
 
 func statusList() string {
 	var s []string
-	for _, st := range ingest.Statuses {
+	for _, st := range sessions.Statuses {
 		s = append(s, string(st))
 	}
 	return strings.Join(s, ", ")
@@ -103,7 +102,7 @@ func span(d time.Duration) string { return words.Duration(d) }
 // shownConversation is a conversation in full, as conversation show --json
 // prints it.
 type shownConversation struct {
-	ingest.Conversation
+	sessions.Conversation
 	Transcript []transcript.Message `json:"transcript"`
 }
 
@@ -172,24 +171,28 @@ func (a *app) printConversation(s shownConversation) error {
 	return transcript.Render(a.stdout, s.Transcript, time.Local)
 }
 
-// searchSessions is ctx0 search --sessions: what was said in past agent
-// sessions, from the ingest state, even before the librarian has filed
-// any of it. Of the vault search's filters, --project, --since and --until
-// apply.
-func (a *app) searchSessions(ctx context.Context, q index.Query) ([]ingest.Hit, error) {
-	switch {
+// runSearchSessions is ctx0 search --sessions: what was said in past
+// agent sessions, from the ingest state, even before the librarian has
+// filed any of it. Of the vault search's filters, --project, --since and
+// --until apply.
+func (a *app) runSearchSessions(ctx context.Context, opts searchOptions, text string) ([]sessions.Hit, error) {
+	switch q := opts.q; {
 	case q.Type != "", q.Tag != "", q.Scope != "", q.All:
 		return nil, usagef("search --sessions: --type, --tag, --scope and --all are for entries; sessions take --project, --since and --until")
+	}
+	q, err := a.searchQuery(opts, text)
+	if err != nil {
+		return nil, err
 	}
 	s, err := a.openIngest(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return extractor.SearchSessions(ctx, s, ingest.Query{Text: q.Text, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
+	return extractor.SearchSessions(ctx, s, sessions.Query{Text: q.Text, Plan: q.Plan, Limit: q.Limit, Project: q.Project, Since: q.Since, Until: q.Until}, a.now())
 }
 
 // printSessionHits prints what search --sessions found, for people.
-func (a *app) printSessionHits(query string, hits []ingest.Hit) error {
+func (a *app) printSessionHits(query string, hits []sessions.Hit) error {
 	if len(hits) == 0 {
 		a.note("Nothing said in past sessions matches %q.", query)
 		return nil

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ctx0/ctx0/daemon"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/worker"
 )
@@ -223,7 +223,7 @@ func (a *app) workerPart(out *daemonPrinter) daemon.Part {
 		if err != nil {
 			return fmt.Errorf("find the session folders: %w", err)
 		}
-		dirs := ingest.DefaultDirs(home, a.getenv)
+		dirs := sessions.DefaultDirs(home, a.getenv)
 		w, err := a.openLibrarian(ctx)
 		if err != nil {
 			return err

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // maxSessionLog bounds what dump reads from stdin.
@@ -53,7 +53,7 @@ again stores only what is new. Secrets are redacted before they are stored.`,
 }
 
 // runDump stores the session log on stdin, and says which session it was.
-func (a *app) runDump(ctx context.Context) (rep ingest.Report, session string, err error) {
+func (a *app) runDump(ctx context.Context) (rep sessions.Report, session string, err error) {
 	data, err := io.ReadAll(io.LimitReader(a.stdin, maxSessionLog))
 	if err != nil {
 		return rep, "", fmt.Errorf("dump: read stdin: %w", err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/export"
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/redact"
 	"github.com/ctx0/ctx0/vault"
 )
@@ -17,6 +19,7 @@ import (
 type exportOptions struct {
 	export.Options
 	out, format, since string
+	changedSince       string
 	scope, exclude     string // comma-separated
 }
 
@@ -49,13 +52,21 @@ the vault), written whole or not at all.
 
 Entries are read from the vault's files, edits not yet committed included.
 Archived and superseded entries are left out of the folder and the document
-unless --all.`,
+unless --all.
+
+--since keeps the entries about what happened since then, as search --since
+does: an entry happened when the session it was learned in began, else on
+the day its name is filed under (episodes/2026-01/2026-01-28), else when it
+was last updated (one that says no time, when its file changed); a fact
+learned months ago and filed today is not in "last week". --changed-since
+keeps the entries that changed since then by git history (and edits not
+yet committed), whatever they tell of: an incremental export or backup.`,
 		Example: `  ctx0 export --output ~/ctx0-export
   ctx0 export --output ./context --scope contacts,projects/bot0
   ctx0 export --output ./share --minimal --exclude scratch,inbox --redact
   ctx0 export --output /tmp/recent --since 2026-01-20 --include-versions
   ctx0 export --format json > backup.json
-  ctx0 export --format json -o ~/backup.json --since "last week"
+  ctx0 export --format json -o ~/backup.json --changed-since "last week"
   ctx0 export --format md --redact > all.md`,
 		Args: args(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -74,7 +85,8 @@ unless --all.`,
 	f.StringVar(&opts.format, "format", "folder", "folder (to --output), json (a backup on stdout) or md (one document on stdout)")
 	f.StringVar(&opts.scope, "scope", "", "only these folders, entries or types, comma-separated (contacts,projects/bot0)")
 	f.StringVar(&opts.exclude, "exclude", "", "leave out these folders, entries or types, comma-separated (inbox,scratch)")
-	f.StringVar(&opts.since, "since", "", "only entries changed since this date (2026-01-20), time (RFC 3339) or time in words (\"last week\"), by git history")
+	f.StringVar(&opts.since, "since", "", "only entries about what happened since this date (2026-01-20), time (RFC 3339) or time in words (\"last week\")")
+	f.StringVar(&opts.changedSince, "changed-since", "", "only entries changed since this date, time or time in words, by git history")
 	f.BoolVar(&opts.All, "all", false, "include archived and superseded entries")
 	f.BoolVar(&opts.Minimal, "minimal", false, fmt.Sprintf("keep the frontmatter and the first %d characters of each body", export.MinimalChars))
 	f.BoolVar(&opts.Versions, "include-versions", false, "add each entry's earlier versions under .versions/")
@@ -91,14 +103,20 @@ unless --all.`,
 func (a *app) runExport(ctx context.Context, opts exportOptions) (export.Result, error) {
 	o := opts.Options
 	o.Scope, o.Exclude, o.Now = splitList(opts.scope), splitList(opts.exclude), a.now
-	if opts.since != "" {
-		// The one reading of times, as search --since: dates, RFC 3339
-		// times and times in words ("last week"), against the app's now.
-		t, _, err := a.timeFlags(opts.since, "")
+	// The one reading of times, as search --since: dates, RFC 3339 times
+	// and times in words ("last week"), against the app's now.
+	for _, f := range []struct {
+		name, text string
+		to         *time.Time
+	}{{"--since", opts.since, &o.Since}, {"--changed-since", opts.changedSince, &o.ChangedSince}} {
+		if f.text == "" {
+			continue
+		}
+		w, err := when.Range(a.now(), when.Bound{Name: f.name, Text: f.text}, when.Bound{})
 		if err != nil {
 			return export.Result{}, usagef("export: %v", err)
 		}
-		o.Since = t
+		*f.to = w.Since
 	}
 	if err := checkExportFlags(opts.format, opts.out, a.json, o); err != nil {
 		return export.Result{}, err

@@ -21,7 +21,7 @@ import (
 	"github.com/ctx0/ctx0/integration/cursor"
 	"github.com/ctx0/ctx0/integration/gemini"
 	"github.com/ctx0/ctx0/librarian/hooks"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -72,7 +72,7 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 				return nil
 			}
 			root := v.Root()
-			stateDir := filepath.Join(root, filepath.FromSlash(ingest.StateDir))
+			stateDir := filepath.Join(root, filepath.FromSlash(sessions.StateDir))
 			if err := os.MkdirAll(stateDir, 0o755); err != nil {
 				a.note("ctx0 hook: %v", err)
 				return nil
@@ -109,7 +109,7 @@ it did and any error to .ctx0/state/hooks.log in the vault, and returns within
 			cfg, err := a.services.IngestConfig(cmd.Context())
 			if err != nil {
 				log.Printf("hook: %v", err)
-				cfg = ingest.DefaultConfig()
+				cfg = sessions.DefaultConfig()
 			}
 			if exe, err := os.Executable(); err == nil {
 				spawn := hooks.Background(exe, root, stateDir)
@@ -164,7 +164,7 @@ func (a *app) sessionContext(ctx context.Context, cwd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: ingest.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
+	b, err := extractor.Context(ctx, m, extractor.ContextOptions{Project: sessions.ProjectOf(cwd), Budget: cfg.Extractor.ContextBudget})
 	return b.Text, err
 }
 

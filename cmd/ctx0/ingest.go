@@ -13,20 +13,20 @@ import (
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/internal/words"
 	"github.com/ctx0/ctx0/librarian"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/worker"
 )
 
 // openIngest opens the ingest state of the vault this invocation uses,
 // which the command's container closes.
-func (a *app) openIngest(ctx context.Context) (*ingest.Store, error) {
+func (a *app) openIngest(ctx context.Context) (*sessions.Store, error) {
 	return a.services.Store(ctx)
 }
 
 // ingestReport is what ctx0 ingest --json prints: what the ingest did, and
 // how many conversations it found finished.
 type ingestReport struct {
-	ingest.Report
+	sessions.Report
 	Finished int `json:"finished"`
 	// Folders are the folders read for session files.
 	Folders []string `json:"folders,omitempty"`
@@ -34,7 +34,7 @@ type ingestReport struct {
 
 // ingestOptions are ctx0 ingest's flags.
 type ingestOptions struct {
-	ingest.Options
+	sessions.Options
 	files []string // session files to read
 	dirs  []string // folders to read every session file in
 	watch bool     // keep following dirs
@@ -47,7 +47,7 @@ func (a *app) newIngestCmd() *cobra.Command {
 		Short: "Read agents' session transcripts into conversations",
 		Long: `Read agents' session transcripts into the vault's local ingest state (.ctx0/state/, never committed): their messages, with secrets redacted,
 grouped into conversations by silences longer than the gap
-(ingest.gap_minutes in .ctx0/config.yaml, default 60). Only what was added
+(sessions.gap_minutes in .ctx0/config.yaml, default 60). Only what was added
 since the last read is read; a file rewritten in place is read again.
 
 FILE (or --file FILE) is a session file of Claude Code, Codex CLI, Gemini
@@ -126,21 +126,21 @@ func (a *app) runIngest(ctx context.Context, opts ingestOptions) (*ingestReport,
 		if err != nil {
 			return nil, fmt.Errorf("ingest: find the session folders: %w", err)
 		}
-		dirs = ingest.DefaultDirs(home, a.getenv)
+		dirs = sessions.DefaultDirs(home, a.getenv)
 	}
 	if opts.watch {
 		return nil, a.watchSessions(ctx, dirs)
 	}
-	var all []ingest.File
+	var all []sessions.File
 	for _, f := range opts.files {
-		file, err := ingest.FileAt(f)
+		file, err := sessions.FileAt(f)
 		if err != nil {
 			return nil, err
 		}
 		all = append(all, file)
 	}
 	for _, d := range dirs {
-		found, err := ingest.FindFiles(ctx, d)
+		found, err := sessions.FindFiles(ctx, d)
 		if err != nil {
 			return nil, err
 		}
@@ -220,14 +220,14 @@ func size(n int64) string {
 // watchEvent is what ingest --watch --json prints per event: what was
 // read, or what the librarian filed (or failed to).
 type watchEvent struct {
-	Time     string                `json:"time"`
-	Started  bool                  `json:"started,omitempty"`
-	File     string                `json:"file,omitempty"`
-	Report   *ingest.Report        `json:"report,omitempty"`
-	Finished []ingest.Conversation `json:"finished,omitempty"`
-	Filed    *librarian.Result     `json:"filed,omitempty"`
-	Curated  *curator.Result       `json:"curated,omitempty"`
-	Error    string                `json:"error,omitempty"`
+	Time     string                  `json:"time"`
+	Started  bool                    `json:"started,omitempty"`
+	File     string                  `json:"file,omitempty"`
+	Report   *sessions.Report        `json:"report,omitempty"`
+	Finished []sessions.Conversation `json:"finished,omitempty"`
+	Filed    *librarian.Result       `json:"filed,omitempty"`
+	Curated  *curator.Result         `json:"curated,omitempty"`
+	Error    string                  `json:"error,omitempty"`
 }
 
 // watchSessions follows dirs until Ctrl-C, printing a line per event, and

@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // publishedSessions are the real Claude Code transcripts of package
 // transcript's testdata (see SOURCES.md there).
 func publishedSessions(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../librarian/transcript/testdata/claude-code/*.jsonl")
+	files, err := filepath.Glob("../../transcript/testdata/claude-code/*.jsonl")
 	if err != nil || len(files) < 6 {
 		t.Fatalf("published sessions: %v %v", files, err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/librarian"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 func (a *app) newLibrarianCmd() *cobra.Command {
@@ -146,7 +146,7 @@ func (a *app) runLibrarian(ctx context.Context, opts librarianRunOptions, filed 
 	results := []librarian.Result{}
 	for {
 		res, err := w.run(ctx, opts.id)
-		if errors.Is(err, ingest.ErrNoWork) {
+		if errors.Is(err, sessions.ErrNoWork) {
 			return results, nil
 		}
 		if err != nil {

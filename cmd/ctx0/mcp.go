@@ -11,13 +11,14 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/integration"
 	"github.com/ctx0/ctx0/integration/claudecode"
 	"github.com/ctx0/ctx0/integration/codex"
 	"github.com/ctx0/ctx0/integration/cursor"
 	"github.com/ctx0/ctx0/integration/gemini"
-	"github.com/ctx0/ctx0/librarian/ingest"
 	"github.com/ctx0/ctx0/mcp"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // installHint says how to put ctx0 on the PATH from a checkout: go install
@@ -109,7 +110,7 @@ elsewhere, or a link that leads out of them, is refused.
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
 func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, sessionDirs []string) error {
-	m, cfg, err := a.openMemory(ctx)
+	s, m, err := a.mcpServer(ctx, sessionDirs)
 	if err != nil {
 		return err
 	}
@@ -124,17 +125,7 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, ses
 		}
 	}()
 	defer func() { cancel(); <-watched }()
-	home, _ := os.UserHomeDir()
-	cwd, _ := os.Getwd()
 	root := m.Vault.Root()
-	s := mcp.New(mcp.Options{
-		Vault: m.Vault, Index: m.Index, Sessions: m.Sessions, Embeddings: m.Embeddings,
-		Budgets: cfg.Extractor, Project: currentProject(), Now: a.now, Version: version(),
-		Archive: &mcp.Sessions{
-			Dirs: append(ingest.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
-			Open: a.services.OpenStore,
-		},
-	})
 	if addr == "" {
 		err := s.Run(ctx, &sdk.StdioTransport{})
 		if errors.Is(err, context.Canceled) || errors.Is(err, sdk.ErrConnectionClosed) {
@@ -145,6 +136,26 @@ func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, ses
 	return s.ListenAndServe(ctx, addr, ho, func(url string) {
 		a.note("ctx0: serving %s over MCP (streamable HTTP) at %s", root, url)
 	})
+}
+
+// mcpServer is the MCP server of this invocation's vault: it reads the
+// container's Memory, as the CLI's commands do, with the extractor's
+// budgets from the same config; archive_now reads the agents' session
+// folders and sessionDirs.
+func (a *app) mcpServer(ctx context.Context, sessionDirs []string) (*mcp.Server, extractor.Memory, error) {
+	m, cfg, err := a.services.Memory(ctx)
+	if err != nil {
+		return nil, m, err
+	}
+	home, _ := os.UserHomeDir()
+	cwd, _ := os.Getwd()
+	return mcp.New(mcp.Options{
+		Memory: m, Budgets: cfg.Extractor, Project: currentProject(), Version: version(),
+		Archive: &mcp.Sessions{
+			Dirs: append(sessions.DefaultDirs(home, a.getenv), sessionDirs...), CWD: cwd, Started: a.now(),
+			Open: a.services.OpenStore,
+		},
+	}), m, nil
 }
 
 // newMCPInstallCmd is mcp install or mcp uninstall.

@@ -83,14 +83,18 @@ func (a *app) runQuery(ctx context.Context, opts queryOptions, name string) (ext
 		}
 		vals[k] = v
 	}
-	if opts.budgetSet && opts.budget < extractor.MinBudget {
-		return extractor.Bundle{}, usagef("query: --budget %d: want %d or more", opts.budget, extractor.MinBudget)
+	if !opts.budgetSet {
+		opts.budget = 0
+	}
+	var err error
+	if opts.budget, err = extractor.CheckBudget(opts.budget, 0, extractor.MinBudget); err != nil {
+		return extractor.Bundle{}, usagef("query: %v", err)
 	}
 	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return extractor.Bundle{}, err
 	}
-	if !opts.budgetSet {
+	if opts.budget == 0 { // no --budget, or --budget 0: the vault's
 		opts.budget = cfg.Extractor.RetrieveBudget
 	}
 	b, err := extractor.RunQuery(ctx, m, name, vals, opts.budget, opts.project)
@@ -212,11 +216,7 @@ in a step is the current project.`,
 			case from != "" && file != "":
 				return usagef("query save: --from and --file: give one")
 			case from != "":
-				scopes, err := parseScope(scope)
-				if err != nil {
-					return err
-				}
-				if q, err = extractor.FromQuestion(args[0], from, scopes); err != nil {
+				if q, err = extractor.FromQuestion(args[0], from, splitList(scope)); err != nil {
 					return usageError{err}
 				}
 			default:

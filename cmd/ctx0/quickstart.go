@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -153,7 +153,7 @@ func (a *app) quickstartSession(ctx context.Context) error {
 	}
 	fmt.Fprintf(a.stdout, "\n$ ctx0 dump < session.json && ctx0 librarian run   # an agent's session, filed offline\n")
 	switch res, err := w.run(ctx, 0); {
-	case errors.Is(err, ingest.ErrNoWork):
+	case errors.Is(err, sessions.ErrNoWork):
 		fmt.Fprintln(a.stdout, "(filed before: ctx0 runs lists the run)")
 	case err != nil:
 		return err

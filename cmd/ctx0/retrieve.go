@@ -8,43 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/librarian/ingest"
-	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/sessions"
 )
 
-// openMemory opens what the extractor reads: the vault, its index, the
-// past sessions ingested into it, and the language model and embeddings
-// endpoint if the vault's config names them. The command's container
-// closes them.
-func (a *app) openMemory(ctx context.Context) (m extractor.Memory, cfg extractor.Config, err error) {
-	v, ix, err := a.openIndexed(ctx)
-	if err != nil {
-		return m, cfg, err
-	}
-	if cfg, err = a.services.ExtractorConfig(ctx); err != nil {
-		return m, cfg, err
-	}
-	sessions, err := a.services.Sessions(ctx)
-	if err != nil {
-		return m, cfg, err
-	}
-	m = extractor.Memory{Vault: v, Index: ix, Sessions: sessions, Now: a.now}
-	// Hybrid search is an addition: without its key, BM25 still answers.
-	if e, err := a.services.Embeddings(ctx); err != nil {
-		a.note("ctx0: %v; searching without embeddings", err)
-	} else {
-		m.Embeddings = e
-	}
-	// A model plans and condenses retrievals; offline retrieval is the
-	// fallback for any failure, a bad setting included.
-	if p, err := a.services.Model(ctx); err != nil {
-		a.note("ctx0: %v; retrieving offline", err)
-	} else if !llm.IsOffline(p) {
-		m.Model = p
-	}
-	return m, cfg, nil
+// openMemory is the container's Memory: what the extractor reads.
+func (a *app) openMemory(ctx context.Context) (extractor.Memory, extractor.Config, error) {
+	return a.services.Memory(ctx)
 }
 
 // currentProject is the project of the folder ctx0 runs in, for commands
@@ -54,14 +24,13 @@ func currentProject() string {
 	if err != nil {
 		return ""
 	}
-	return ingest.ProjectOf(cwd)
+	return sessions.ProjectOf(cwd)
 }
 
 // retrieveOptions are ctx0 retrieve's flags.
 type retrieveOptions struct {
 	scope, project, since, until string
-	budget                       int
-	budgetSet                    bool // --budget was given; else the config's budget
+	budget                       int // 0: the config's budget
 }
 
 func (a *app) newRetrieveCmd() *cobra.Command {
@@ -73,9 +42,11 @@ func (a *app) newRetrieveCmd() *cobra.Command {
 passages that answer it (not whole files), each on one line of title, date
 and source file and lines, and how confident the answer is (--json adds
 each item's score and why it was picked). A past session is quoted by its
-turns: the one that holds the question's words and the reply to it, each
-with its speaker. It fits --budget tokens (counted high, so it fits a
-model's count too).
+turns, each with its speaker: the one that holds the question's words and
+the reply to it (after the tool calls made on the way), and a question the
+assistant asked with the user's answer; the conversation that ranks first
+is quoted by more of the exchange that follows. It fits --budget tokens
+(counted high, so it fits a model's count too).
 
 Offline it searches the entries and the past sessions (ctx0 ingest) and
 ranks their passages on one score, the passage that answers first whichever
@@ -84,7 +55,8 @@ projects they name; favours recent episodes and entries of the current
 project; and leaves out passages that repeat another. An entry the librarian
 filed from a session and that session's passages are one source, quoted
 once: by the entry when it holds every word of the question the passage
-holds. Each item is dated when what it tells happened. A
+holds and what the passage says. The entry search ranks first is in the
+bundle unless a better item holds what it says. Each item is dated when what it tells happened. A
 question one of the learned queries' phrases matches runs that query
 (ctx0 query list). With an embeddings endpoint in .ctx0/config.yaml,
 vector similarity is fused with BM25.
@@ -110,7 +82,6 @@ what mentions it and favours what happened in its time.
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.budgetSet = cmd.Flags().Changed("budget")
 			if !cmd.Flags().Changed("project") {
 				opts.project = currentProject()
 			}
@@ -125,7 +96,7 @@ what mentions it and favours what happened in its time.
 		},
 	}
 	cmd.Flags().StringVar(&opts.scope, "scope", "", "only these folders, comma-separated (contacts,projects/bot0); sessions for past sessions")
-	cmd.Flags().IntVar(&opts.budget, "budget", extractor.DefaultBudget, "the most tokens the answer may take (extractor.retrieve_budget in the config overrides the default)")
+	cmd.Flags().IntVar(&opts.budget, "budget", 0, fmt.Sprintf("the most tokens the answer may take, %d to %d (default: extractor.retrieve_budget in the config, else %d)", extractor.MinBudget, extractor.MaxBudget, extractor.DefaultBudget))
 	cmd.Flags().StringVar(&opts.project, "project", "", "the project asked from, whose entries rank higher (default: the git remote of this folder)")
 	a.jsonFlag(cmd, "print the bundle as JSON")
 	cmd.Flags().StringVar(&opts.since, "since", "", "only what happened (entries updated, sessions said) since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
@@ -136,47 +107,25 @@ what mentions it and favours what happened in its time.
 // runRetrieve answers query from memory within opts.budget tokens, or
 // without --budget the vault's retrieve budget.
 func (a *app) runRetrieve(ctx context.Context, opts retrieveOptions, query string) (extractor.Bundle, error) {
-	scopes, err := parseScope(opts.scope)
-	if err != nil {
-		return extractor.Bundle{}, err
-	}
 	from, to, err := a.timeFlags(opts.since, opts.until)
 	if err != nil {
 		return extractor.Bundle{}, usagef("retrieve: %v", err)
-	}
-	if opts.budgetSet && opts.budget < extractor.MinBudget {
-		return extractor.Bundle{}, usagef("retrieve: --budget %d: want %d or more", opts.budget, extractor.MinBudget)
 	}
 	m, cfg, err := a.openMemory(ctx)
 	if err != nil {
 		return extractor.Bundle{}, err
 	}
-	if !opts.budgetSet {
-		opts.budget = cfg.Extractor.RetrieveBudget
+	req := extractor.Request{Query: query, Scope: splitList(opts.scope), Budget: opts.budget, Project: opts.project, Since: from, Until: to}
+	if req.Budget == 0 {
+		req.Budget = cfg.Extractor.RetrieveBudget
 	}
-	b, err := extractor.Retrieve(ctx, m, extractor.Request{
-		Query: query, Scope: scopes, Budget: opts.budget, Project: opts.project, Since: from, Until: to,
-	})
+	if err := req.Check(m.Time()); err != nil {
+		return extractor.Bundle{}, usagef("retrieve: %v", err)
+	}
+	b, err := extractor.Retrieve(ctx, m, req)
 	if err != nil {
 		return b, err
 	}
 	a.hintWatcher(m.Index)
 	return b, nil
-}
-
-// parseScope reads --scope: folders of the vault, and "sessions".
-func parseScope(s string) ([]string, error) {
-	var out []string
-	for _, f := range splitList(s) {
-		if f == "sessions" {
-			out = append(out, f)
-			continue
-		}
-		n, err := vault.NormalizeName(f)
-		if err != nil {
-			return nil, usagef("--scope %q: %v", f, err)
-		}
-		out = append(out, n)
-	}
-	return out, nil
 }

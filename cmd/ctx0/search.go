@@ -13,14 +13,17 @@ import (
 	"github.com/ctx0/ctx0/index/query/when"
 )
 
+// searchOptions are ctx0 search's flags.
+type searchOptions struct {
+	q            index.Query // the filters and the limit
+	since, until string
+	// sessions searches what was said in agents' past sessions instead
+	// of the vault: see runSearchSessions.
+	sessions bool
+}
+
 func (a *app) newSearchCmd() *cobra.Command {
-	var (
-		q            index.Query
-		since, until string
-		// sessions searches what was said in agents' past sessions
-		// instead of the vault: see searchSessions.
-		sessions bool
-	)
+	var opts searchOptions
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the vault, best matches first",
@@ -35,8 +38,15 @@ A query without operators is a question or a few words: its stop words
 ("how", "does", "the") are dropped and the entries holding any of the rest
 are found, those holding more of them, closer together, first. Its words
 that say a time counted from now ("last week", "yesterday", "in the last 30
-days", against --now) are not searched for: they keep the entries updated,
-or the sessions that went on, then (the words alone when nothing was).
+days", against --now) are not searched for: they keep the entries that
+happened, or the sessions that went on, then (the words alone when nothing
+was).
+
+An entry happened when the session it was learned in began (its
+conversation field), else on the day its name is filed under
+(episodes/2026-01/2026-01-28), else when it was last updated, else created:
+the date search shows and --since and --until compare, as retrieve does.
+--json gives it as "happened", beside "updated" (the last edit).
 Operators are strict:
 
   how does Sarah like to be contacted    a question: sarah, contacted
@@ -65,49 +75,67 @@ every file as it is now, whoever wrote it. With an embeddings endpoint in
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if q, err = a.searchQuery(q, since, until, args); err != nil {
-				return err
-			}
-			if sessions {
-				hits, err := a.searchSessions(cmd.Context(), q)
+			text := strings.Join(args, " ")
+			if opts.sessions {
+				hits, err := a.runSearchSessions(cmd.Context(), opts, text)
 				if err != nil {
 					return err
 				}
-				return a.out().result(hits, func() error { return a.printSessionHits(q.Text, hits) })
+				return a.out().result(hits, func() error { return a.printSessionHits(text, hits) })
 			}
-			res, err := a.search(cmd.Context(), q)
+			res, err := a.runSearch(cmd.Context(), opts, text)
 			if err != nil {
 				return err
 			}
-			return a.listed(res, len(res), fmt.Sprintf("No entries match %q.", q.Text), func() error { return a.printSearch(q.Text, res) })
+			return a.listed(res, len(res), fmt.Sprintf("No entries match %q.", text), func() error { return a.printSearch(text, res) })
 		},
 	}
-	cmd.Flags().IntVarP(&q.Limit, "limit", "n", index.DefaultLimit, "at most this many results")
-	cmd.Flags().StringVar(&q.Type, "type", "", "only entries of this type")
-	cmd.Flags().StringVar(&q.Tag, "tag", "", "only entries with this tag")
-	cmd.Flags().StringVar(&q.Project, "project", "", "only entries of this project")
-	cmd.Flags().StringVar(&q.Scope, "scope", "", "only entries in this folder, such as contacts or episodes/2026-01")
-	cmd.Flags().StringVar(&since, "since", "", "only entries updated, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
-	cmd.Flags().StringVar(&until, "until", "", "only entries updated, or sessions that began, before the end of this date, time or time in words")
-	cmd.Flags().BoolVar(&q.All, "all", false, "include superseded and archived entries")
+	cmd.Flags().IntVarP(&opts.q.Limit, "limit", "n", index.DefaultLimit, fmt.Sprintf("at most this many results, 1 to %d (0: the default)", index.MaxLimit))
+	cmd.Flags().StringVar(&opts.q.Type, "type", "", "only entries of this type")
+	cmd.Flags().StringVar(&opts.q.Tag, "tag", "", "only entries with this tag")
+	cmd.Flags().StringVar(&opts.q.Project, "project", "", "only entries of this project")
+	cmd.Flags().StringVar(&opts.q.Scope, "scope", "", "only entries in this folder, such as contacts or episodes/2026-01")
+	cmd.Flags().StringVar(&opts.since, "since", "", "only entries that happened, or sessions that went on, since this date (2026-01-28), time (RFC 3339) or time in words (\"last week\")")
+	cmd.Flags().StringVar(&opts.until, "until", "", "only entries that happened, or sessions that began, before the end of this date, time or time in words")
+	cmd.Flags().BoolVar(&opts.q.All, "all", false, "include superseded and archived entries")
 	a.jsonFlag(cmd, "print a JSON array")
-	cmd.Flags().BoolVar(&sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
+	cmd.Flags().BoolVar(&opts.sessions, "sessions", false, "search what was said in past agent sessions (see ctx0 ingest) instead of the vault")
 	return cmd
 }
 
-// searchQuery completes q from the command line: the words of args, and
-// --since and --until read against the app's now.
-func (a *app) searchQuery(q index.Query, since, until string, args []string) (index.Query, error) {
-	if q.Limit < 1 {
-		return q, usagef("search: --limit %d: want 1 or more", q.Limit)
-	}
+// searchQuery makes the query of text and opts, checked as every
+// search request is (index.Query.Check): --since and --until read
+// against the app's now, and the text read once.
+func (a *app) searchQuery(opts searchOptions, text string) (index.Query, error) {
+	q := opts.q
 	var err error
-	if q.Since, q.Until, err = a.timeFlags(since, until); err != nil {
+	if q.Since, q.Until, err = a.timeFlags(opts.since, opts.until); err != nil {
 		return q, usagef("search: %v", err)
 	}
-	q.Text = strings.Join(args, " ")
+	q.Text = text
+	if err := q.Check(a.now()); err != nil {
+		return q, usagef("search: %v", err)
+	}
 	return q, nil
+}
+
+// runSearch searches the vault for text: BM25, fused with vector
+// similarity when the vault's config names an embeddings endpoint.
+func (a *app) runSearch(ctx context.Context, opts searchOptions, text string) ([]index.HybridResult, error) {
+	q, err := a.searchQuery(opts, text)
+	if err != nil {
+		return nil, err
+	}
+	m, _, err := a.services.Memory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, hybrid, err := extractor.Search(ctx, m, q)
+	if hybrid.Off != nil {
+		a.note("ctx0: embeddings %v; searching by words alone", hybrid.Off)
+	}
+	a.hintWatcher(m.Index)
+	return res, err
 }
 
 // printSearch prints search results, best first, for people.
@@ -124,8 +152,9 @@ func (a *app) printSearch(query string, res []index.HybridResult) error {
 		if r.Type != "" {
 			meta = append(meta, r.Type)
 		}
-		if !r.Updated.IsZero() {
-			meta = append(meta, r.Updated.Format("2006-01-02"))
+		if !r.Happened.IsZero() {
+			// When it happened, as retrieve dates it (vault.Happened).
+			meta = append(meta, r.Happened.Format(time.DateOnly))
 		}
 		meta = append(meta, fmt.Sprintf("score %.3g", r.Score))
 		fmt.Fprintf(a.stdout, "%s  %s\n  %s\n", r.Name, title, strings.Join(meta, " · "))
@@ -134,30 +163,6 @@ func (a *app) printSearch(query string, res []index.HybridResult) error {
 		}
 	}
 	return nil
-}
-
-// search runs q: BM25, fused with vector similarity when the vault's config
-// names an embeddings endpoint.
-func (a *app) search(ctx context.Context, q index.Query) ([]index.HybridResult, error) {
-	v, ix, err := a.openIndexed(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := a.services.ExtractorConfig(ctx); err != nil {
-		return nil, err
-	}
-	m := extractor.Memory{Vault: v, Index: ix, Now: a.now}
-	if e, err := a.services.Embeddings(ctx); err != nil {
-		a.note("ctx0: %v; searching by words alone", err)
-	} else {
-		m.Embeddings = e
-	}
-	res, hybrid, err := extractor.Search(ctx, m, q)
-	if hybrid.Off != nil {
-		a.note("ctx0: embeddings %v; searching by words alone", hybrid.Off)
-	}
-	a.hintWatcher(ix)
-	return res, err
 }
 
 // timeFlags reads --since and --until (see when.Range), times in words

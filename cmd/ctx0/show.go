@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -68,7 +69,12 @@ func (a *app) newListCmd() *cobra.Command {
 		Short: "List entries",
 		Long: `List the vault's live entries by name, optionally only those of a type, tag or
 project, or pinned. Archived and superseded entries are left out, as search
-leaves them out: --all lists them too, --archived lists only archived ones.`,
+leaves them out: --all lists them too, --archived lists only archived ones.
+
+Each line gives the name, the type, the date the entry happened (the session
+it was learned in, else the day its name is filed under, else its last
+update: the date search and retrieve show) and the title. --json gives
+"happened" beside "updated", the last edit.`,
 		Example: `  ctx0 list
   ctx0 list --type contact --json
   ctx0 list --tag investor --pinned
@@ -135,7 +141,11 @@ func (a *app) printSummaries(list []vault.Summary) error {
 func (a *app) printSummaryRows(list []vault.Summary) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	for _, s := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, s.Type, s.Title)
+		day := ""
+		if !s.Happened.IsZero() {
+			day = s.Happened.Format(time.DateOnly)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Type, day, s.Title)
 	}
 	return tw.Flush()
 }

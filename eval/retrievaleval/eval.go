@@ -25,7 +25,7 @@ import (
 
 	"github.com/ctx0/ctx0/extractor"
 	"github.com/ctx0/ctx0/index"
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -125,8 +125,8 @@ const (
 // Run sets up a vault of ds's sessions, asks every question before and
 // after the librarian files them, and returns the measures.
 func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
-	sessions := filepath.Join(o.Work, "sessions")
-	if err := os.MkdirAll(sessions, 0o755); err != nil {
+	sessionDir := filepath.Join(o.Work, "sessions")
+	if err := os.MkdirAll(sessionDir, 0o755); err != nil {
 		return nil, err
 	}
 	for _, f := range ds.Files {
@@ -134,19 +134,25 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read transcript: %w", err)
 		}
-		if err := os.WriteFile(filepath.Join(sessions, filepath.Base(f)), data, 0o644); err != nil {
+		// In a folder of its folder's name: Gemini CLI's sessions are
+		// told by their chats folder, Cursor's by agent-transcripts.
+		dir := filepath.Join(sessionDir, filepath.Base(filepath.Dir(f)))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644); err != nil {
 			return nil, err
 		}
 	}
 	for _, s := range ds.Sessions {
-		if err := s.WriteJSONL(filepath.Join(sessions, s.ID+".jsonl")); err != nil {
+		if err := s.WriteJSONL(filepath.Join(sessionDir, s.ID+".jsonl")); err != nil {
 			return nil, fmt.Errorf("write session %s: %w", s.ID, err)
 		}
 	}
 	root, filed := filepath.Join(o.Work, sessionsVault), filepath.Join(o.Work, filedVault)
 	ready := filepath.Join(o.Work, "ready")
 	if _, err := os.Stat(ready); !o.Reuse || err != nil {
-		if err := setUp(ctx, o, sessions, root, filed); err != nil {
+		if err := setUp(ctx, o, sessionDir, root, filed); err != nil {
 			return nil, err
 		}
 		if err := os.WriteFile(ready, nil, 0o644); err != nil {
@@ -178,7 +184,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.SessionMisses = before.sessionMisses
 	rep.AnswerRetrieve, rep.AnswerTurns, rep.AnswerSession = before.answer, before.answerTurns, before.answerSession
 	rep.AnswerRetrieveFiled, rep.AnswerTurnsFiled = after.answer, after.answerTurns
-	rep.AnswerMisses = after.answerMisses
+	rep.AnswerMisses, rep.AnswerMissesSessions = after.answerMisses, before.answerMisses
 	for i, f := range after.firsts {
 		if g := before.firsts[i]; g.evidence != f.evidence {
 			rep.FirstChanged = append(rep.FirstChanged, fmt.Sprintf("%q: from the evidence %v → %v; without entries %s %.2f, with them %s %.2f",
@@ -191,7 +197,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 // setUp makes the two vaults of a run as a user does, with the ctx0
 // binary: root with the sessions ingested, and filed, a copy of it in
 // which the librarian filed them.
-func setUp(ctx context.Context, o Options, sessions, root, filed string) error {
+func setUp(ctx context.Context, o Options, sessionDir, root, filed string) error {
 	for _, dir := range []string{root, filed} {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
@@ -208,7 +214,7 @@ func setUp(ctx context.Context, o Options, sessions, root, filed string) error {
 	if out, err := exec.CommandContext(ctx, o.Ctx0, "init", root).CombinedOutput(); err != nil {
 		return fmt.Errorf("ctx0 init: %w: %s", err, out)
 	}
-	if err := ctx0(root, "ingest", "--dir", sessions, "--end"); err != nil {
+	if err := ctx0(root, "ingest", "--dir", sessionDir, "--end"); err != nil {
 		return err
 	}
 	if out, err := exec.CommandContext(ctx, "cp", "-a", root, filed).CombinedOutput(); err != nil {
@@ -261,7 +267,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	// Questions are asked a day after the last session.
 	at := time.Now()
 	now := func() time.Time { return at }
-	st, err := ingest.Open(ctx, root, ingest.WithClock(now))
+	st, err := sessions.Open(ctx, root, sessions.WithClock(now))
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +357,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 	for _, q := range ds.Questions {
 		evidence := func(session string) bool { return slices.Contains(q.Sessions, session) }
 		// search --sessions: the sessions of the hits, each once, in order.
-		hits, err := extractor.SearchSessions(ctx, st, ingest.Query{Text: q.Text, Limit: 50}, at)
+		hits, err := extractor.SearchSessions(ctx, st, sessions.Query{Text: q.Text, Limit: 50}, at)
 		if err != nil {
 			return nil, err
 		}
@@ -360,7 +366,7 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			if !slices.Contains(got, h.Session) {
 				got = append(got, h.Session)
 			}
-			if i < ingest.DefaultLimit {
+			if i < sessions.DefaultLimit {
 				shown = append(shown, h.Session)
 			}
 		}
@@ -423,13 +429,22 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 		a.answer.add(q.Kind, bt, q.Answer, b.Tokens)
 		bmTurns := fill(turnBM25, turns, q.Text, b.Tokens)
 		a.answerTurns.add(q.Kind, bmTurns, q.Answer, extractor.Tokens(bmTurns))
+		topSession := ""
 		if top := sessionBM25.Rank(q.Text, 1); len(top) > 0 {
-			a.answerSession.add(q.Kind, sessionDocs[top[0]], q.Answer, extractor.Tokens(sessionDocs[top[0]]))
-		} else {
-			a.answerSession.add(q.Kind, "", q.Answer, 0)
+			topSession = sessionDocs[top[0]]
 		}
-		if !HoldsAnswer(bt, q.Answer) && HoldsAnswer(bmTurns, q.Answer) {
-			a.answerMisses = append(a.answerMisses, fmt.Sprintf("%q (answer %q, %d tokens):\n\n```\n%s```", q.Text, q.Answer, b.Tokens, b.Text()))
+		a.answerSession.add(q.Kind, topSession, q.Answer, extractor.Tokens(topSession))
+		if !HoldsAnswer(bt, q.Answer) {
+			var held []string
+			if HoldsAnswer(bmTurns, q.Answer) {
+				held = append(held, "BM25's turns")
+			}
+			if HoldsAnswer(topSession, q.Answer) {
+				held = append(held, "BM25's top session")
+			}
+			if len(held) > 0 {
+				a.answerMisses = append(a.answerMisses, fmt.Sprintf("%q (answer %q, held by %s; kind %q, %d tokens):\n\n```\n%s```", q.Text, q.Answer, strings.Join(held, " and "), q.Kind, b.Tokens, b.Text()))
+			}
 		}
 		f := first{question: q.Text}
 		if len(b.Items) > 0 {

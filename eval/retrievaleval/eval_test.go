@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/ctx0/ctx0/extractor"
-	"github.com/ctx0/ctx0/librarian/transcript"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 func TestBM25(t *testing.T) {
@@ -56,15 +56,15 @@ func TestRanks(t *testing.T) {
 // sessions, every answer is said in its evidence session, and no question
 // is asked twice with different answers.
 func TestSynthesize(t *testing.T) {
-	o := SynthOptions{Seed: 7, People: 2, Sessions: 10, Turns: 5}
+	o := SynthOptions{Seed: 7, People: 2, Sessions: 24, Turns: 5}
 	a, b := Synthesize(o), Synthesize(o)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave two datasets")
 	}
-	if c := Synthesize(SynthOptions{Seed: 8, People: 2, Sessions: 10, Turns: 5}); reflect.DeepEqual(a.Questions, c.Questions) {
+	if c := Synthesize(SynthOptions{Seed: 8, People: 2, Sessions: 24, Turns: 5}); reflect.DeepEqual(a.Questions, c.Questions) {
 		t.Error("another seed gave the same questions")
 	}
-	if len(a.Sessions) != 20 || len(a.Questions) < 20 {
+	if len(a.Sessions) != 48 || len(a.Questions) < 48 {
 		t.Fatalf("%d sessions, %d questions", len(a.Sessions), len(a.Questions))
 	}
 	text := map[string]string{}
@@ -87,7 +87,7 @@ func TestSynthesize(t *testing.T) {
 		}
 		answers[q.Text] = q.Answer
 	}
-	for _, k := range []string{"person-place", "event-date", "preference", "gift", "hobby", "choice", "change-of-mind"} {
+	for _, k := range []string{"person-place", "event-date", "preference", "gift", "hobby", "choice", "change-of-mind", askedKind, passingKind} {
 		if !kinds[k] {
 			t.Errorf("no question of kind %s", k)
 		}
@@ -120,6 +120,24 @@ func TestLoadQuestions(t *testing.T) {
 	}
 	if len(qs) < 30 {
 		t.Errorf("%d labelled questions, want 30 or more", len(qs))
+	}
+	// The set written with answers: the issue's own cases among them,
+	// each answer said in its session's transcript.
+	as, err := LoadQuestions("testdata/answers.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]bool{}
+	for _, q := range as {
+		asked[q.Text] = true
+		if q.Kind == "" {
+			t.Errorf("%q has no kind", q.Text)
+		}
+	}
+	for _, q := range []string{"how did we fix the winston logger error?", "what did we decide about the queues in MoonMind?", "pomodoro timer"} {
+		if !asked[q] {
+			t.Errorf("answers.json does not ask %q", q)
+		}
 	}
 }
 

@@ -205,8 +205,10 @@ type Report struct {
 	AnswerTurns, AnswerTurnsFiled       AnswerRecall
 	AnswerSession                       AnswerRecall
 	// AnswerMisses are the bundles, with the librarian's entries, that
-	// do not hold the answer when BM25's turns at as many tokens do.
-	AnswerMisses []string
+	// do not hold the answer when BM25's turns at as many tokens or its
+	// top session do; AnswerMissesSessions, the same of the bundles
+	// without the entries.
+	AnswerMisses, AnswerMissesSessions []string
 	// ShowAnswerMisses prints AnswerMisses with the report.
 	ShowAnswerMisses bool
 }
@@ -250,10 +252,18 @@ func (r *Report) Write(w io.Writer) {
 			fmt.Fprintf(w, "- %s\n", m)
 		}
 	}
-	if r.ShowAnswerMisses && len(r.AnswerMisses) > 0 {
-		fmt.Fprintf(w, "\n`retrieve` with the librarian's entries, answer not in the bundle and in BM25's turns at as many tokens (%d):\n\n", len(r.AnswerMisses))
-		for _, m := range r.AnswerMisses {
-			fmt.Fprintf(w, "- %s\n", m)
+	if r.ShowAnswerMisses {
+		for _, m := range []struct {
+			name   string
+			misses []string
+		}{{"sessions only", r.AnswerMissesSessions}, {"with the librarian's entries", r.AnswerMisses}} {
+			if len(m.misses) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "\n`retrieve`, %s, answer not in the bundle and in BM25's turns at as many tokens or its top session (%d):\n\n", m.name, len(m.misses))
+			for _, x := range m.misses {
+				fmt.Fprintf(w, "- %s\n", x)
+			}
 		}
 	}
 	if len(r.FirstChanged) > 0 {

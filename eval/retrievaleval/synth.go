@@ -149,8 +149,14 @@ type world struct {
 // fact is a planted fact: what the user says, and the questions that ask
 // for it.
 type fact struct {
-	says      string
-	reply     string
+	says  string
+	reply string
+	// asked is the fact as people also tell it: the user brings the
+	// subject up, the assistant asks in words of its own, the user
+	// answers in words that are not the question's, the assistant
+	// acknowledges (see shape).
+	asked     [4]string
+	turns     []string // what is said, user and assistant in turn, when not says and reply
 	questions []string
 	answer    string
 	kind      string
@@ -213,8 +219,13 @@ func (g *synth) person(ds *Dataset, p int, start time.Time, o SynthOptions) {
 		}
 		for t := range o.Turns + len(facts) {
 			if f, ok := factAt[t]; ok {
-				sess.add("user", f.says)
-				sess.add("assistant", f.reply)
+				turns := f.turns
+				if turns == nil {
+					turns = []string{f.says, f.reply}
+				}
+				for i, text := range turns {
+					sess.add([]string{"user", "assistant"}[i%2], text)
+				}
 				for _, q := range f.questions {
 					ds.Questions = append(ds.Questions, Question{Text: q, Sessions: []string{id}, Answer: f.answer, Kind: f.kind})
 				}
@@ -240,8 +251,42 @@ func (g *synth) smallTalk(w *world) string {
 	).Replace(tmpl)
 }
 
-// fact draws one fact of w's world said on day, and updates w.
+// Shapes of a planted fact besides the plain one (the user tells it in
+// one message that holds the question's words, the assistant echoes it):
+// asked, the assistant asks and the user answers in other words, across
+// turns ("What has she taken up?" / "Pottery, every Thursday"); in
+// passing, told after a greeting and something else. Each is a kind of
+// its own in the report.
+const (
+	askedKind   = "asked and answered"
+	passingKind = "in passing"
+)
+
+// greetings start a message that tells a fact in passing.
+var greetings = []string{
+	"Thanks, that fixed the build! Unrelated, but",
+	"Morning! Quick one before the standup:",
+	"Thanks for the help yesterday. Oh, and",
+	"Hi again. Not about the code, but",
+}
+
+// fact draws one fact of w's world said on day, updates w, and gives it
+// one of the shapes people tell facts in: plain for half of them, asked
+// and answered for a third, in passing for the rest.
 func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
+	f := g.draw(w, movedTo, day)
+	switch g.r.IntN(6) {
+	case 0, 1:
+		f.turns, f.kind = f.asked[:], askedKind
+	case 2:
+		says := strings.ToLower(f.says[:1]) + f.says[1:]
+		f.says, f.kind = g.pick(greetings)+" "+says, passingKind
+	}
+	return f
+}
+
+// draw draws one fact of w's world said on day, and updates w.
+func (g *synth) draw(w *world, movedTo map[string]string, day time.Time) fact {
 	name := g.pick(w.people)
 	rel := w.rel[name]
 	switch g.r.IntN(6) {
@@ -249,8 +294,14 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 		city := g.pick(slices.DeleteFunc(slices.Clone(cities), func(c string) bool { return c == movedTo[name] }))
 		movedTo[name] = city
 		return fact{
-			says:   fmt.Sprintf("Big news from my %s %s: she just moved to %s for a new job, so I'll visit her there in the summer.", rel, name, city),
-			reply:  fmt.Sprintf("That's exciting for %s! %s is a lovely place to visit in summer.", name, city),
+			says:  fmt.Sprintf("Big news from my %s %s: she just moved to %s for a new job, so I'll visit her there in the summer.", rel, name, city),
+			reply: fmt.Sprintf("That's exciting for %s! %s is a lovely place to visit in summer.", name, city),
+			asked: [4]string{
+				fmt.Sprintf("I finally caught up with my %s %s on the phone last night.", rel, name),
+				"Oh nice, how is she doing? Is she still at the same place?",
+				fmt.Sprintf("She's great. New job, and she moved to %s, so I'll visit her there in the summer.", city),
+				"That's lovely, a good excuse for a trip.",
+			},
 			answer: city, kind: "person-place", key: "lives:" + name,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("where does %s live now?", name),
@@ -262,8 +313,14 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 		ev := g.pick(events)
 		when := day.AddDate(0, 0, 5+g.r.IntN(40))
 		f := fact{
-			says:   fmt.Sprintf("Put this in your memory: my %s is on %s, at 10:30, and %s is coming with me.", ev, when.Format("Monday 2 January 2006"), name),
-			reply:  fmt.Sprintf("Noted: %s on %s at 10:30, with %s.", ev, when.Format("2 January"), name),
+			says:  fmt.Sprintf("Put this in your memory: my %s is on %s, at 10:30, and %s is coming with me.", ev, when.Format("Monday 2 January 2006"), name),
+			reply: fmt.Sprintf("Noted: %s on %s at 10:30, with %s.", ev, when.Format("2 January"), name),
+			asked: [4]string{
+				fmt.Sprintf("Can you keep track of something for me? %s is coming along to my %s.", name, ev),
+				"Of course. When is it?",
+				fmt.Sprintf("%s, at 10:30.", when.Format("Monday 2 January 2006")),
+				fmt.Sprintf("Noted, 10:30 on %s.", when.Format("2 January")),
+			},
 			answer: when.Format("2 January 2006"), kind: "event-date", key: "event:" + ev + name,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("When is my %s with %s?", ev, name),
@@ -277,8 +334,14 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 	case 2: // a preference
 		ch := g.pick(channels)
 		return fact{
-			says:   fmt.Sprintf("By the way, %s really prefers %s for anything about scheduling, she never picks up otherwise.", name, ch),
-			reply:  fmt.Sprintf("Good to know. I'll suggest %s whenever we need to reach %s about a time.", ch, name),
+			says:  fmt.Sprintf("By the way, %s really prefers %s for anything about scheduling, she never picks up otherwise.", name, ch),
+			reply: fmt.Sprintf("Good to know. I'll suggest %s whenever we need to reach %s about a time.", ch, name),
+			asked: [4]string{
+				fmt.Sprintf("I need to find a time with %s next week.", name),
+				"How does she like to be reached for that kind of thing?",
+				fmt.Sprintf("Always %s, she never picks up otherwise.", ch),
+				"Then that's the way to go.",
+			},
 			answer: ch, kind: "preference", key: "prefers:" + name,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("how does %s like to be contacted?", name),
@@ -289,8 +352,14 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 	case 3: // a gift
 		gift := g.pick(gifts)
 		return fact{
-			says:   fmt.Sprintf("For %s's birthday I ended up buying %s, I hope she likes it.", name, gift),
-			reply:  fmt.Sprintf("%s sounds like a thoughtful present for %s.", strings.ToUpper(gift[:1])+gift[1:], name),
+			says:  fmt.Sprintf("For %s's birthday I ended up buying %s, I hope she likes it.", name, gift),
+			reply: fmt.Sprintf("%s sounds like a thoughtful present for %s.", strings.ToUpper(gift[:1])+gift[1:], name),
+			asked: [4]string{
+				fmt.Sprintf("%s's birthday was on Saturday, we had a small dinner.", name),
+				"Sounds nice! Did you find something for her in the end?",
+				fmt.Sprintf("I did, %s. I hope she likes it.", gift),
+				"I'm sure she will.",
+			},
 			answer: strings.TrimPrefix(gift, "a "), kind: "gift", key: "gift:" + name,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("What did I get %s for her birthday?", name),
@@ -300,8 +369,14 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 	case 4: // a hobby someone took up
 		h := g.pick(hobbies)
 		return fact{
-			says:   fmt.Sprintf("%s started taking %s classes on Thursday evenings, she says it's the best part of her week.", name, h),
-			reply:  fmt.Sprintf("Thursday %s sounds like a great way to unwind.", h),
+			says:  fmt.Sprintf("%s started taking %s classes on Thursday evenings, she says it's the best part of her week.", name, h),
+			reply: fmt.Sprintf("Thursday %s sounds like a great way to unwind.", h),
+			asked: [4]string{
+				fmt.Sprintf("%s seems so much happier lately.", name),
+				"That's good to hear! Has she taken up anything new?",
+				fmt.Sprintf("Yes, %s, every week after work. She says it's the best part of her week.", h),
+				"That sounds like a great way to unwind.",
+			},
 			answer: h, kind: "hobby", key: "hobby:" + name,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("what hobby did %s pick up?", name),
@@ -314,11 +389,23 @@ func (g *synth) fact(w *world, movedTo map[string]string, day time.Time) fact {
 		tool := g.pick(slices.DeleteFunc(slices.Clone(tools[c]), func(t string) bool { return t == old }))
 		w.uses[c] = tool
 		says := fmt.Sprintf("For %s we decided to go with %s as the %s, %s agreed after the review.", w.project, tool, c, name)
+		asked := [4]string{
+			fmt.Sprintf("We had the %s review for %s this morning.", c, w.project),
+			"How did it end? Did you settle on one?",
+			fmt.Sprintf("%s. %s agreed after all.", tool, name),
+			"Good, one less open question.",
+		}
 		if had {
 			says = fmt.Sprintf("Change of plans for %s: we're dropping %s and switching the %s to %s, it fits the team better.", w.project, old, c, tool)
+			asked = [4]string{
+				fmt.Sprintf("We talked about the %s of %s again today.", c, w.project),
+				fmt.Sprintf("Are you keeping %s?", old),
+				fmt.Sprintf("No, we're switching to %s, it fits the team better.", tool),
+				"Makes sense, better now than later.",
+			}
 		}
 		return fact{
-			says: says, reply: fmt.Sprintf("Understood, %s it is for the %s of %s.", tool, c, w.project),
+			says: says, reply: fmt.Sprintf("Understood, %s it is for the %s of %s.", tool, c, w.project), asked: asked,
 			answer: tool, kind: map[bool]string{false: "choice", true: "change-of-mind"}[had], key: "uses:" + c,
 			questions: []string{g.pick([]string{
 				fmt.Sprintf("which %s are we using for %s now?", c, w.project),

@@ -3,14 +3,19 @@ package query
 import (
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/words"
 )
 
 // Plan is a query read once. Every search takes one (the vault's, the past
 // sessions', retrieve's, a learned query's step) and asks it for what it
 // needs: the FTS5 expression, the marker of snippets, whether it excludes,
-// the words it looks for. No caller reads the query's text again.
+// whether it searches the body by name, the words it looks for, and what
+// it says of time. No caller reads the query's text again. The zero Plan
+// searches for nothing.
 type Plan struct {
 	text    string
 	root    *node // nil: nothing to search for
@@ -21,11 +26,36 @@ type Plan struct {
 	// or offers, not of what it excludes.
 	words    []string
 	excluded []string
+
+	// What a question says of time (see Parse); zero for Plain's plans.
+	reading when.Reading
+	window  when.Window
+	rest    *Plan // the query without its time words; nil: the plan itself
 }
 
-// Parse reads q into its plan. It never fails; a query with nothing to
-// search for (no letters or digits) gives an empty plan.
-func Parse(q string) *Plan {
+// parses counts the calls of Parse (see Parses).
+var parses atomic.Int64
+
+// Parses returns how many questions Parse has read in this process: a
+// test holds a request to reading its question once.
+func Parses() int64 { return parses.Load() }
+
+// Parse reads q, a question asked at now, into its plan: what to search
+// for, and what it says of time (see When, Window and Rest). It never
+// fails; a query with nothing to search for (no letters or digits) gives
+// an empty plan. Every request reads its question once, with Parse, and
+// hands the plan to what answers it.
+func Parse(q string, now time.Time) *Plan {
+	parses.Add(1)
+	p := Plain(q)
+	p.readTime(now)
+	return p
+}
+
+// Plain reads q into its plan without reading time in it: for the
+// searches a program makes rather than a person asks (a learned query's
+// step, a model's plan, an event's words, a search for duplicates).
+func Plain(q string) *Plan {
 	c := clean(q)
 	toks, strict := lex(c)
 	p := &Plan{text: q}
@@ -199,6 +229,14 @@ func (p *Plan) Text() string { return p.text }
 
 // Empty reports whether the query holds nothing to search for.
 func (p *Plan) Empty() bool { return p.root == nil }
+
+// InBody reports whether the query limits a word to the body (body:x),
+// which a table of names, titles and tags alone cannot answer.
+func (p *Plan) InBody() bool {
+	in := false
+	p.root.leaves(false, func(n *node, _ bool) { in = in || n.field == "body" })
+	return in
+}
 
 // Natural reports whether the query is natural language (no operators):
 // its terms are optional, and a ranking should prefer texts that Cover

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/index/query/when"
 )
 
 func TestParse(t *testing.T) {
@@ -31,7 +34,7 @@ func TestParse(t *testing.T) {
 		{"", true, nil, nil, ""},
 		{"?!", true, nil, nil, "?!"},
 	} {
-		p := Parse(tc.q)
+		p := Plain(tc.q)
 		if p.Natural() != tc.natural || !slices.Equal(p.Words(), tc.words) || !slices.Equal(p.Excluded(), tc.excluded) || p.Sought() != tc.sought {
 			t.Errorf("Parse(%q): natural %v, words %q, excluded %q, sought %q; want %v, %q, %q, %q",
 				tc.q, p.Natural(), p.Words(), p.Excluded(), p.Sought(), tc.natural, tc.words, tc.excluded, tc.sought)
@@ -83,7 +86,7 @@ func FuzzParse(f *testing.F) {
 	}
 	db := ftsTable(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		p := Parse(q)
+		p := Plain(q)
 		expr := p.Expr()
 		if p.Empty() != (expr == "") || p.Empty() != (len(p.Words()) == 0) {
 			t.Fatalf("Parse(%q): empty %v, expr %q, words %q", q, p.Empty(), expr, p.Words())
@@ -100,5 +103,73 @@ func FuzzParse(f *testing.F) {
 		if c.Held > c.Of || c.Held > 0 && c.Span < 1 {
 			t.Fatalf("Cover of %q in itself: %+v", q, c)
 		}
+		// Read with its time: the same search, and a window only with
+		// the words of a natural question left to search for in it.
+		tp := Parse(q, time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC))
+		if tp.Expr() != expr || tp.Text() != q {
+			t.Fatalf("Parse(%q) searches %q, Plain %q", q, tp.Expr(), expr)
+		}
+		if !tp.Window().IsZero() && !tp.Natural() {
+			t.Fatalf("Parse(%q): a window %v for a strict query", q, tp.Window())
+		}
+		if rest, w, ok := tp.Timed(time.Time{}, time.Time{}); ok && (rest.Empty() || w.IsZero()) || !ok && rest != tp {
+			t.Fatalf("Parse(%q).Timed = %q, %v, %v", q, rest.Text(), w, ok)
+		}
 	})
+}
+
+// TestParseTime: Parse reads what a natural question says of time once,
+// with its words: the window its words ask about, and what to search for
+// in it.
+func TestParseTime(t *testing.T) {
+	now := time.Date(2026, 1, 28, 10, 0, 0, 0, time.UTC) // a Wednesday
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		q      string
+		window when.Window
+		rest   string // Rest().Text()
+		timed  bool
+		events int
+	}{
+		{"what did we decide last week about billing", when.Window{Since: day(1, 19), Until: day(1, 26)}, "what did we decide about billing", true, 0},
+		{"billing", when.Window{}, "billing", false, 0},
+		{"what happened last week", when.Window{Since: day(1, 19), Until: day(1, 26)}, "what happened", true, 0},
+		{"last week", when.Window{Since: day(1, 19), Until: day(1, 26)}, "", false, 0},
+		{"who came to the party on 26 March", when.Window{}, "who came to the party on 26 March", false, 0},
+		{"what changed since the launch", when.Window{}, "what changed", false, 1},
+		{"billing AND \"last week\"", when.Window{}, "billing AND \"last week\"", false, 0},
+	} {
+		p := Parse(tc.q, now)
+		if p.Window() != tc.window || p.Rest().Text() != tc.rest || len(p.When().Events()) != tc.events {
+			t.Errorf("Parse(%q): window %v, rest %q, %d events; want %v, %q, %d", tc.q, p.Window(), p.Rest().Text(), len(p.When().Events()), tc.window, tc.rest, tc.events)
+		}
+		if p.Text() != tc.q || p.Expr() != Plain(tc.q).Expr() {
+			t.Errorf("Parse(%q): text %q, expr %q; want the query's own", tc.q, p.Text(), p.Expr())
+		}
+		rest, w, ok := p.Timed(time.Time{}, day(1, 22))
+		if ok != tc.timed {
+			t.Errorf("Parse(%q).Timed: ok %v, want %v", tc.q, ok, tc.timed)
+		}
+		if ok && (rest != p.Rest() || w != (when.Window{Since: tc.window.Since, Until: day(1, 22)})) {
+			t.Errorf("Parse(%q).Timed = %q, %v: want the rest within until", tc.q, rest.Text(), w)
+		}
+		if !ok && rest != p {
+			t.Errorf("Parse(%q).Timed = %q, want the question as typed", tc.q, rest.Text())
+		}
+	}
+}
+
+// TestInBody: whether a query limits a word to the body, from its plan.
+func TestInBody(t *testing.T) {
+	for q, want := range map[string]bool{
+		"body:deploy":         true,
+		"staging NOT body:x":  true,
+		"title:sarah":         false,
+		"{body} deploy":       false,
+		`"{body}" AND deploy`: false,
+	} {
+		if got := Plain(q).InBody(); got != want {
+			t.Errorf("Plain(%q).InBody() = %v, want %v", q, got, want)
+		}
+	}
 }

@@ -47,9 +47,9 @@ const maxDepth = 8
 var fields = map[string]string{"name": "name", "title": "title", "tags": "tags", "tag": "tags", "body": "body"}
 
 // Translate returns the FTS5 expression for q, or "" when q holds nothing to
-// search for (no letters or digits): Parse(q).Expr().
+// search for (no letters or digits): Plain(q).Expr().
 func Translate(q string) string {
-	return Parse(q).Expr()
+	return Plain(q).Expr()
 }
 
 // clean makes q safe to quote for FTS5, which reads its query as a C

@@ -200,7 +200,7 @@ func FuzzTranslate(f *testing.F) {
 	}
 	db := ftsTable(f)
 	f.Fuzz(func(t *testing.T, q string) {
-		p := Parse(q)
+		p := Plain(q)
 		for _, expr := range []string{p.Expr(), p.Unfielded()} {
 			if expr == "" {
 				continue

@@ -35,7 +35,7 @@ type phrase struct {
 // NewMarker returns the marker of what q looks for in a body: its words
 // and phrases, but not those it excludes (NOT) or looks for in another
 // field (title:).
-func NewMarker(q string) *Marker { return Parse(q).Marker() }
+func NewMarker(q string) *Marker { return Plain(q).Marker() }
 
 func newMarker(root *node) *Marker {
 	m := &Marker{terms: map[string]string{}}

@@ -26,9 +26,9 @@ func texts(t testing.TB) []string {
 		"caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled sized hopping tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci hesitanci digitizer conformabli radicalli differentli vileli analogousli vietnamization predication operator feudalism decisiveness hopefulness callousness formaliti sensitiviti sensibiliti triplicate formative formalize electriciti electrical hopeful goodness revival allowance inference airliner gyroscopic adjustable defensible irritant replacement adjustment dependent adoption homologou communism activate angulariti homologous effective bowdlerize probate rate cease controll roll",
 		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaing aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaing ab abs",
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "librarian", "transcript", "testdata", "*", "*.jsonl"))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "transcript", "testdata", "*", "*.jsonl"))
 	if len(files) == 0 {
-		t.Fatal("no real transcripts under librarian/transcript/testdata")
+		t.Fatal("no real transcripts under transcript/testdata")
 	}
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -1,6 +1,7 @@
 package kind
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/ctx0/ctx0/internal/lazy"
@@ -26,14 +27,18 @@ const (
 )
 
 // PersonIn returns the name of the person s introduces by name and a role
-// only a person holds, or "".
+// only a person holds, or "". Each pattern is compiled and run only on a
+// sentence holding the words it cannot match without (mayIntroduce): most
+// sentences hold none, and compiling the three costs more than typing the
+// rest of a remembered text.
 func PersonIn(s string) string {
+	is, role, meet := mayIntroduce(s)
 	var name string
-	if m := personIs().FindStringSubmatch(s); m != nil {
+	if m := matchIf(is, personIs, s); m != nil {
 		name = m[1]
-	} else if m := personRole().FindStringSubmatch(s); m != nil {
+	} else if m := matchIf(role, personRole, s); m != nil {
 		name = m[1]
-	} else if m := personMeet().FindStringSubmatch(s); m != nil {
+	} else if m := matchIf(meet, personMeet, s); m != nil {
 		name = m[1]
 	}
 	first, _, _ := strings.Cut(name, " ")
@@ -41,4 +46,27 @@ func PersonIn(s string) string {
 		return ""
 	}
 	return name
+}
+
+// mayIntroduce tells, by the words each pattern must find, which of
+// personIs (" is my ", " is our "), personRole ("my " or "our ", in any
+// case) and personMeet (its opening words, in any case) may match s.
+func mayIntroduce(s string) (is, role, meet bool) {
+	is = strings.Contains(s, " is my ") || strings.Contains(s, " is our ")
+	// Lower case as the patterns' (?i) folds: the long s (ſ) folds to s.
+	lower := strings.ReplaceAll(strings.ToLower(s), "ſ", "s")
+	role = strings.Contains(lower, "my ") || strings.Contains(lower, "our ")
+	opening := strings.TrimPrefix(lower, "please ")
+	for _, w := range []string{"meet", "say hi to", "say hello to", "introducing", "this is"} {
+		meet = meet || strings.HasPrefix(opening, w)
+	}
+	return is, role, meet
+}
+
+// matchIf is re's submatches in s, if may.
+func matchIf(may bool, re func() *regexp.Regexp, s string) []string {
+	if !may {
+		return nil
+	}
+	return re().FindStringSubmatch(s)
 }

@@ -1,7 +1,9 @@
 package kind
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestOf: general phrasings of each type, and near misses that stay
@@ -50,4 +52,46 @@ func TestPersonIntroduced(t *testing.T) {
 			t.Errorf("PersonIntroduced(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
+}
+
+// TestStatement: a decision asked for or reported is said as the choice
+// itself, whatever frames it.
+func TestStatement(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"Let's rename `/data-capture` to `/src`.", "Rename `/data-capture` to `/src`"},
+		{"I want to update my spec to remove this queue separation and just have a codex queue", "Remove the queue separation and have a codex queue"},
+		{"yes, in a previous session we remove the react web app in favor of generating static PNG files.", "Remove the react web app in favor of generating static PNG files"},
+		{"Can you please switch the CI to GitHub Actions?", "Switch the CI to GitHub Actions"},
+		{"OK, we decided to use Postgres for billing", "Use Postgres for billing"},
+		{"Update the project to use typescript and ESM...", "Update the project to use typescript and ESM"},
+		{"We'll go with Svelte for the dashboard", "Use Svelte for the dashboard"},
+		{"Let's stick with npm", "Keep npm"},
+		{"Let's do this and move on", "Do this and move on"},
+		{"Update the README to say so", "Update the README to say so"},
+		{"Let's", "Let's"},
+	} {
+		if got := Statement(tt.in); got != tt.want {
+			t.Errorf("Statement(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzStatement: a statement is one line, at most 500 characters (a
+// cut one ends with …), and never longer than the sentence it says: what
+// it swaps in ("Use" for "go with", "the" for "this") is shorter.
+func FuzzStatement(f *testing.F) {
+	f.Add("I want to update my spec to remove this queue separation and just have a codex queue")
+	f.Add("")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Statement(s)
+		if strings.ContainsAny(got, "\n\r") {
+			t.Errorf("Statement(%q) = %q: more than one line", s, got)
+		}
+		if utf8.RuneCountInString(got) > 500 {
+			t.Errorf("Statement(%q) = %q: over 500 characters", s, got)
+		}
+		if utf8.ValidString(s) && !strings.HasSuffix(got, "…") && len(got) > len(s)+2 {
+			t.Errorf("Statement(%q) = %q: longer than the sentence", s, got)
+		}
+	})
 }

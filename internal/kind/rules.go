@@ -22,14 +22,22 @@ var (
 	rule = lazy.Regexp(`(?i)^(?:(?:and|also|so|ok|okay|please)[,\s]+)*(?:from now on|going forward|in (?:the )?future|i (?:always |really |strongly )?prefer|i(?:'d| would) rather|i (?:really )?like .+ better|always\b|never\b|don't ever|do not ever|please always|please never|make sure (?:to )?always|my preference is)`)
 	// notRule is what opens like a rule and is not one.
 	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
-	// decision is a choice made in the conversation.
-	// decision is a choice made in the conversation: said as one ("we
-	// decided", "let's go with"), as a choice between two ("X in favor of
-	// Y", "use X instead of Y"), or as a change of plan ("switch to X",
-	// "update the project to use X", "let's rename…", "remove this queue
-	// separation and just have one queue").
-	decision = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|let'?s go with|let us go with|let'?s stick with|let'?s use|we'll use|we're going with|we are going with|the decision is|decision:)\b|` +
+	// decision is a choice made in the conversation: said as one
+	// (decided), or asked for as a change of plan (changeAsked).
+	decision = lazy.Regexp(decided().String() + `|` + changeAsked().String())
+	// decided is a choice said as made: "we decided", "we'll go with",
+	// "let's go with B", "the decision is", a choice between two ("X in favor of Y"), or one
+	// made before ("in a previous session we removed…").
+	decided = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|we(?:'re| are) going with|we went with|let'?s go with|let us go with|let'?s stick with|the decision is|decision:)\b|` +
 		`\bin favou?r of\b|` +
+		`^(?:(?:yes|yeah|ok|okay|so|and)[,\s]+)*(?:in (?:a|the|our|my) (?:previous|last|earlier) (?:session|conversation|chat),?\s+)(?:we|i)\b`)
+	// changeAsked is a change of plan asked for: a choice between two
+	// ("use X instead of Y"), a move to something else ("switch to X",
+	// "update the project to use X"), "let's go with X", "let's rename…",
+	// "remove this queue separation and just have one queue". It is a
+	// decision once the conversation shows it taken (the assistant does
+	// it or agrees): a request alone is not one.
+	changeAsked = lazy.Regexp(`(?i)\b(?:let'?s use|we'll use)\b|` +
 		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
 		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
 		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
@@ -143,8 +151,11 @@ func IsRule(s string) bool {
 var (
 	// Asking opens the sentence of a message that says what the user wants.
 	Asking = asking
-	// Decision is a choice made.
+	// Decision is a choice made, said as one or asked for.
 	Decision = decision
+	// Decided is a choice said as made; a sentence Decision matches and
+	// Decided does not asks for a change.
+	Decided = decided
 	// Milestone is something reached that the user announces.
 	Milestone = milestone
 	// Opener is the words a sentence may open with before what it says.

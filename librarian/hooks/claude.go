@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 // Input is what an agent passes to a hook on stdin. Every event of Claude
@@ -40,7 +40,7 @@ type Options struct {
 	// process, however long it takes.
 	Spawn func(args []string, stdin []byte) error
 	// Store opens the vault's ingest state.
-	Store func(ctx context.Context) (*ingest.Store, error)
+	Store func(ctx context.Context) (*sessions.Store, error)
 	// File, if set, starts filing the queued conversations into the vault
 	// (the librarian, then the curator when due) without waiting for it:
 	// the hook calls it when an event has queued conversations.
@@ -101,18 +101,18 @@ func Handle(ctx context.Context, a Agent, input []byte, o Options) string {
 		o.Log.Printf("%s: no transcript_path in the hook input", what)
 		return ""
 	}
-	work := func(ctx context.Context) (ingest.Report, error) {
+	work := func(ctx context.Context) (sessions.Report, error) {
 		s, err := o.Store(ctx)
 		if err != nil {
-			return ingest.Report{}, err
+			return sessions.Report{}, err
 		}
 		defer s.Close()
-		f, err := ingest.FileAt(in.TranscriptPath)
+		f, err := sessions.FileAt(in.TranscriptPath)
 		if err != nil {
-			return ingest.Report{}, err
+			return sessions.Report{}, err
 		}
 		f.CWD = in.CWD
-		rep, err := s.Ingest(ctx, []ingest.File{f}, ingest.Options{Queue: true, End: end})
+		rep, err := s.Ingest(ctx, []sessions.File{f}, sessions.Options{Queue: true, End: end})
 		if err == nil && len(rep.Errors) > 0 {
 			err = errors.New(rep.Errors[0])
 		}
@@ -209,7 +209,7 @@ func within[T any](ctx context.Context, deadline time.Duration, fn func(context.
 
 // finish logs what an event's ingest did and, if it queued conversations,
 // starts filing them.
-func (o Options) finish(what string, rep ingest.Report, err error) {
+func (o Options) finish(what string, rep sessions.Report, err error) {
 	o.Log.result(what, rep, err)
 	if err != nil || rep.Queued == 0 || o.File == nil {
 		return
@@ -221,7 +221,7 @@ func (o Options) finish(what string, rep ingest.Report, err error) {
 	o.Log.Printf("%s: the librarian files the queued conversations in the background", what)
 }
 
-func (l *Log) result(what string, rep ingest.Report, err error) {
+func (l *Log) result(what string, rep sessions.Report, err error) {
 	if err != nil {
 		l.Printf("%s: %v", what, err)
 		return

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ctx0/ctx0/librarian/ingest"
+	"github.com/ctx0/ctx0/sessions"
 )
 
 var testNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
@@ -19,7 +19,7 @@ var testNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 func hookEnv(t *testing.T) (root, transcript string, o Options) {
 	t.Helper()
 	root = t.TempDir()
-	data, err := os.ReadFile(filepath.Join("..", "transcript", "testdata", "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "transcript", "testdata", "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,12 +33,12 @@ func hookEnv(t *testing.T) (root, transcript string, o Options) {
 	clock := func() time.Time { return testNow }
 	o = Options{
 		Deadline: time.Minute,
-		Store: func(ctx context.Context) (*ingest.Store, error) {
-			return ingest.Open(ctx, root, ingest.WithClock(clock))
+		Store: func(ctx context.Context) (*sessions.Store, error) {
+			return sessions.Open(ctx, root, sessions.WithClock(clock))
 		},
-		Log: OpenLog(filepath.Join(root, ingest.StateDir), clock),
+		Log: OpenLog(filepath.Join(root, sessions.StateDir), clock),
 	}
-	if err := os.MkdirAll(filepath.Join(root, ingest.StateDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(root, sessions.StateDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return root, transcript, o
@@ -59,7 +59,7 @@ func logText(t *testing.T, o Options) string {
 	return string(b)
 }
 
-func conversations(t *testing.T, o Options) []ingest.Conversation {
+func conversations(t *testing.T, o Options) []sessions.Conversation {
 	t.Helper()
 	s, err := o.Store(t.Context())
 	if err != nil {
@@ -76,13 +76,13 @@ func conversations(t *testing.T, o Options) []ingest.Conversation {
 func TestClaudeCodeEvents(t *testing.T) {
 	tests := []struct {
 		event, extra string
-		status       ingest.Status // of the session's conversation, "" for none
+		status       sessions.Status // of the session's conversation, "" for none
 		log          string
 	}{
 		{"SessionStart", `,"source":"startup"`, "", ""}, // no context block to print: see TestSessionStart
-		{"Stop", `,"stop_hook_active":false`, ingest.Queued, "Stop d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
-		{"PreCompact", `,"trigger":"auto","custom_instructions":""`, ingest.Queued, "PreCompact d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
-		{"SessionEnd", `,"reason":"prompt_input_exit"`, ingest.Queued, "SessionEnd d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
+		{"Stop", `,"stop_hook_active":false`, sessions.Queued, "Stop d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
+		{"PreCompact", `,"trigger":"auto","custom_instructions":""`, sessions.Queued, "PreCompact d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
+		{"SessionEnd", `,"reason":"prompt_input_exit"`, sessions.Queued, "SessionEnd d6e0bada-1959-4eec-a9d2-0bfade768d8f: 12 new messages; conversations queued: 1"},
 		{"UserPromptSubmit", `,"prompt":"hi"`, "", ""},
 	}
 	for _, tt := range tests {
@@ -112,15 +112,15 @@ func TestStopKeepsLiveConversation(t *testing.T) {
 	root, transcript, o := hookEnv(t)
 	// Minutes after the session's last words.
 	clock := func() time.Time { return time.Date(2026, 2, 10, 23, 0, 0, 0, time.UTC) }
-	o.Store = func(ctx context.Context) (*ingest.Store, error) {
-		return ingest.Open(ctx, root, ingest.WithClock(clock))
+	o.Store = func(ctx context.Context) (*sessions.Store, error) {
+		return sessions.Open(ctx, root, sessions.WithClock(clock))
 	}
 	ClaudeCode(t.Context(), input("Stop", transcript, ""), o)
-	if list := conversations(t, o); len(list) != 1 || list[0].Status != ingest.Active {
+	if list := conversations(t, o); len(list) != 1 || list[0].Status != sessions.Active {
 		t.Fatalf("after Stop: %+v", list)
 	}
 	ClaudeCode(t.Context(), input("SessionEnd", transcript, `,"reason":"clear"`), o)
-	if list := conversations(t, o); len(list) != 1 || list[0].Status != ingest.Queued {
+	if list := conversations(t, o); len(list) != 1 || list[0].Status != sessions.Queued {
 		t.Fatalf("after SessionEnd: %+v", list)
 	}
 }
@@ -148,7 +148,7 @@ func TestHookNeverFails(t *testing.T) {
 func TestDeadline(t *testing.T) {
 	_, transcript, o := hookEnv(t)
 	o.Deadline = 0
-	o.Store = func(ctx context.Context) (*ingest.Store, error) {
+	o.Store = func(ctx context.Context) (*sessions.Store, error) {
 		<-ctx.Done() // slower than any deadline
 		return nil, ctx.Err()
 	}

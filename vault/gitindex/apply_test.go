@@ -44,14 +44,7 @@ func assertNoLock(t *testing.T, r *gitRepo) {
 	}
 }
 
-func setLockTimeout(t *testing.T, d time.Duration) {
-	old := lockTimeout
-	lockTimeout = d
-	t.Cleanup(func() { lockTimeout = old })
-}
-
 func TestLockContention(t *testing.T) {
-	setLockTimeout(t, 200*time.Millisecond)
 	r := newRepo(t)
 	r.commitFiles("base", "a.md", "a\n")
 	before := r.readIndex()
@@ -62,7 +55,7 @@ func TestLockContention(t *testing.T) {
 	u := stageUpdate(t, r, "b.md", "b\n")
 
 	start := time.Now()
-	err := Apply(context.Background(), r.gitDir(), []Update{u})
+	err := ApplyWithLock(context.Background(), r.gitDir(), []Update{u}, WaitLock(200*time.Millisecond))
 	if err == nil {
 		t.Fatal("Apply succeeded with index.lock held")
 	}
@@ -78,7 +71,6 @@ func TestLockContention(t *testing.T) {
 	}
 
 	// Released while Apply waits: Apply goes ahead.
-	setLockTimeout(t, 2*time.Second)
 	go func() {
 		time.Sleep(50 * time.Millisecond)
 		os.Remove(lock)

@@ -76,8 +76,9 @@ type Update struct {
 	Remove bool              // drop the path from the index
 }
 
-// lockTimeout is how long Apply waits for another process's index.lock.
-var lockTimeout = 2 * time.Second
+// DefaultLockTimeout is how long Apply waits for another process's
+// index.lock.
+const DefaultLockTimeout = 2 * time.Second
 
 // Apply writes updates into the index file of the repository whose git dir
 // is gitDir (for a linked worktree, the worktree's own git dir, which holds
@@ -86,7 +87,15 @@ var lockTimeout = 2 * time.Second
 // the cause: fs.ErrExist when another process held index.lock throughout,
 // ctx.Err() when ctx ended first, ErrSplitIndex, ErrSparseIndex.
 func Apply(ctx context.Context, gitDir string, updates []Update) (err error) {
-	return ApplyWithLock(ctx, gitDir, updates, lockIndex)
+	return ApplyWithLock(ctx, gitDir, updates, WaitLock(DefaultLockTimeout))
+}
+
+// WaitLock returns a Locker that creates the lock file, waiting with
+// backoff while another process holds it, for up to timeout.
+func WaitLock(timeout time.Duration) Locker {
+	return func(ctx context.Context, lockPath string) (*os.File, error) {
+		return lockIndex(ctx, lockPath, timeout)
+	}
 }
 
 // A Locker creates git's lock file lockPath exclusively and returns it open
@@ -177,9 +186,9 @@ func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Lo
 }
 
 // lockIndex creates lockPath exclusively, retrying with backoff while another
-// process holds it, for up to lockTimeout.
-func lockIndex(ctx context.Context, lockPath string) (*os.File, error) {
-	deadline := time.Now().Add(lockTimeout)
+// process holds it, for up to timeout.
+func lockIndex(ctx context.Context, lockPath string, timeout time.Duration) (*os.File, error) {
+	deadline := time.Now().Add(timeout)
 	delay := time.Millisecond
 	for {
 		f, err := os.OpenFile(lockPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
