@@ -14,6 +14,7 @@ var (
 	_ vault.Observer   = (*Index)(nil)
 	_ vault.LinkFinder = (*Index)(nil)
 	_ vault.Lister     = (*Index)(nil)
+	_ vault.Pinner     = (*Index)(nil)
 )
 
 // Lookup returns the entries that key names, by the rules of vault.Resolve:
@@ -22,8 +23,12 @@ var (
 // reads again the files of the entries it is about to answer with, so an
 // answer is never older than those files.
 func (ix *Index) Lookup(ctx context.Context, key string) ([]vault.Match, error) {
+	return ix.lookup(ctx, key, ix.forWrite)
+}
+
+func (ix *Index) lookup(ctx context.Context, key string, checked func(context.Context) (*sql.DB, error)) ([]vault.Match, error) {
 	for range 2 {
-		db, err := ix.forWrite(ctx)
+		db, err := checked(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -64,8 +69,12 @@ func (ix *Index) Lookup(ctx context.Context, key string) ([]vault.Match, error) 
 
 // SameBody returns the names of the entries whose vault.BodySum is sum.
 func (ix *Index) SameBody(ctx context.Context, sum string) ([]string, error) {
+	return ix.sameBody(ctx, sum, ix.forWrite)
+}
+
+func (ix *Index) sameBody(ctx context.Context, sum string, checked func(context.Context) (*sql.DB, error)) ([]string, error) {
 	for range 2 {
-		db, err := ix.forWrite(ctx)
+		db, err := checked(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +100,30 @@ func (ix *Index) SameBody(ctx context.Context, sum string) ([]string, error) {
 		}
 	}
 	return nil, fmt.Errorf("find entries by content: the vault keeps changing")
+}
+
+// Pin makes the folder check once and returns the index as it left it:
+// its Lookup and SameBody skip their own check, so that each write of a
+// group commit does not list again the folders the group's earlier writes
+// changed. They still read again the files of the entries they answer
+// with. The caller answers for the files it changes meanwhile and reports
+// them with Changed.
+func (ix *Index) Pin(ctx context.Context) (vault.Catalog, error) {
+	if _, err := ix.forWrite(ctx); err != nil {
+		return nil, err
+	}
+	return pinned{ix}, nil
+}
+
+// pinned is the index as Pin checked it.
+type pinned struct{ ix *Index }
+
+func (p pinned) Lookup(ctx context.Context, key string) ([]vault.Match, error) {
+	return p.ix.lookup(ctx, key, p.ix.handle)
+}
+
+func (p pinned) SameBody(ctx context.Context, sum string) ([]string, error) {
+	return p.ix.sameBody(ctx, sum, p.ix.handle)
 }
 
 // Changed updates the index for the paths a ctx0 write changed, right

@@ -408,11 +408,12 @@ type entryRow struct {
 	settled bool
 	hash    string
 	problem string
+	recency string // loaded by loadRows only
 }
 
 // loadRows reads what the checks know of the entries named.
 func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entryRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime, settled, hash, problem FROM entries
+	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime, settled, hash, problem, recency FROM entries
 		WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names))
 	if err != nil {
 		return nil, err
@@ -421,7 +422,7 @@ func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entry
 	out := map[string]entryRow{}
 	for rows.Next() {
 		var r entryRow
-		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &r.hash, &r.problem); err != nil {
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &r.hash, &r.problem, &r.recency); err != nil {
 			return nil, err
 		}
 		out[r.name] = r
@@ -610,10 +611,21 @@ func compareOne(root, name string, rows map[string]entryRow, now time.Time) (cha
 			return change{}, false
 		}
 	}
-	rec, err := readRecord(root, name, now)
+	rec, data, err := readRaw(root, name, now)
 	switch {
 	case errors.Is(err, errGone):
 		return change{row: row}, row != nil
+	case row != nil && data != nil && rec.hash == row.hash && rec.stamp == row.stamp:
+		// The same bytes and stamp (an entry just written, read again
+		// while its mtime is too recent to trust): at most settled
+		// moves, and there is nothing to parse.
+		rec.problem, rec.recency = row.problem, row.recency
+		return change{row: row, rec: rec, restamp: true}, rec.settled != row.settled
+	}
+	if data != nil {
+		rec.parse(data)
+	}
+	switch {
 	case row == nil:
 		return change{rec: rec}, true
 	case rec.hash == row.hash && rec.problem == row.problem:

@@ -95,3 +95,43 @@ func findUnchecked(t *testing.T, ix *Index, q string) []Result {
 	}
 	return rs
 }
+
+// An entry read again only because its row is unsettled, its bytes and
+// stamp unchanged, is restamped without being indexed again: settled once
+// its mtime is old enough to trust, its recency (the date it says it was
+// updated, not its mtime) kept.
+func TestUnsettledRowWithSameBytesIsRestamped(t *testing.T) {
+	ctx := t.Context()
+	v := vaulttest.New(t)
+	ix := openIndex(t, v, nil)
+	writeFile(t, v, "knowledge/kilo.md", "---\ntitle: Kilo\nupdated: 2025-03-01T10:00:00Z\n---\nKilo is the codename.\n")
+	if _, err := ix.check(ctx, CheckFull); err != nil {
+		t.Fatal(err)
+	}
+	db, err := ix.handle(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := loadRows(ctx, db, []string{"knowledge/kilo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := before["knowledge/kilo"]; r.settled || r.recency == "" {
+		t.Fatalf("just written: %+v, want an unsettled row with a recency", r)
+	}
+	ix.now = func() time.Time { return time.Now().Add(time.Hour) }
+	rep, err := ix.check(ctx, CheckFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Changes() != 0 {
+		t.Errorf("check = %+v, want no entry indexed again", rep)
+	}
+	after, err := loadRows(ctx, db, []string{"knowledge/kilo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := after["knowledge/kilo"], before["knowledge/kilo"]; !a.settled || a.recency != b.recency || a.id != b.id {
+		t.Errorf("after the window: %+v, want %+v settled, its recency kept", a, b)
+	}
+}

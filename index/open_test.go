@@ -335,3 +335,32 @@ func TestDoctorNamesFiles(t *testing.T) {
 		}
 	}
 }
+
+// A pinned index answers as its one check left it: a file added after
+// Pin is not looked for (the group that pinned it answers for its own
+// writes), while the index itself still finds it; an entry it answers
+// with is read again, so an edit to it is seen.
+func TestPinAnswersWithoutACheck(t *testing.T) {
+	v := vaulttest.New(t)
+	writeFile(t, v, "knowledge/kept.md", "---\ntitle: Kept\n---\nKept body.\n")
+	ix := openIndex(t, v, nil)
+	ctx := t.Context()
+	pin, err := ix.Pin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, v, "knowledge/later.md", "---\ntitle: Later\n---\nLater body.\n")
+	if got, err := pin.SameBody(ctx, vault.BodySum("Later body.")); err != nil || len(got) != 0 {
+		t.Errorf("pinned SameBody of a file added after Pin = %q, %v; want none", got, err)
+	}
+	if got, err := pin.Lookup(ctx, "Later"); err != nil || len(got) != 0 {
+		t.Errorf("pinned Lookup of a file added after Pin = %v, %v; want none", got, err)
+	}
+	if got, err := ix.SameBody(ctx, vault.BodySum("Later body.")); err != nil || !slices.Equal(got, []string{"knowledge/later"}) {
+		t.Errorf("SameBody = %q, %v; want knowledge/later", got, err)
+	}
+	writeFile(t, v, "knowledge/kept.md", "---\ntitle: Kept\n---\nEdited body!\n")
+	if got, err := pin.SameBody(ctx, vault.BodySum("Kept body.")); err != nil || len(got) != 0 {
+		t.Errorf("pinned SameBody after an edit of its answer = %q, %v; want none", got, err)
+	}
+}

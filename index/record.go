@@ -64,12 +64,23 @@ var errGone = errors.New("file is gone")
 // or parsed still gives a record, with the problem said and, if it is text,
 // its raw text searchable. The only error is errGone.
 func readRecord(root, name string, now time.Time) (*record, error) {
+	r, data, err := readRaw(root, name, now)
+	if err == nil && data != nil {
+		r.parse(data)
+	}
+	return r, err
+}
+
+// readRaw is readRecord up to the parse: the record of a file it could
+// read has its stamp and hash, and data to parse; one it could not read
+// or that is too large is whole, with data nil.
+func readRaw(root, name string, now time.Time) (*record, []byte, error) {
 	p := fileOf(root, name)
 	before, err := os.Lstat(p)
 	if err != nil || !before.Mode().IsRegular() || vault.CheckPath(root, vault.EntryPath(name)) != nil {
 		// Gone, or a folder or a link where an entry was, or a folder
 		// above it that is a link: not an entry.
-		return nil, errGone
+		return nil, nil, errGone
 	}
 	r := &record{name: name, stamp: stampOf(before)}
 	if before.Size() > entry.MaxSize {
@@ -77,27 +88,32 @@ func readRecord(root, name string, now time.Time) (*record, error) {
 		r.hash = fmt.Sprintf("size:%d", before.Size())
 		r.settled = r.stamp.settledAt(now)
 		r.fill(nil, "")
-		return r, nil
+		return r, nil, nil
 	}
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errGone
+		return nil, nil, errGone
 	}
 	if err != nil {
 		// Unreadable, say for its permissions: it still answers to its
 		// name, and doctor reports it.
 		r.problem = err.Error()
 		r.fill(nil, "")
-		return r, nil
+		return r, nil, nil
 	}
 	after, err := os.Lstat(p)
 	if err != nil {
-		return nil, errGone
+		return nil, nil, errGone
 	}
 	// A file that changed while we read it is read again next time.
 	r.settled = stampOf(after) == r.stamp && r.stamp.settledAt(now) && int64(len(data)) == r.stamp.size
 	sum := sha256.Sum256(data)
 	r.hash = hex.EncodeToString(sum[:])
+	return r, data, nil
+}
+
+// parse fills r from data, the file's content.
+func (r *record) parse(data []byte) {
 	e, err := entry.Parse(data)
 	if err != nil {
 		r.problem = err.Error()
@@ -106,10 +122,9 @@ func readRecord(root, name string, now time.Time) (*record, error) {
 			raw = string(data) // still findable: a new user's file with a YAML typo
 		}
 		r.fill(nil, raw)
-		return r, nil
+		return
 	}
 	r.fill(e, e.Body())
-	return r, nil
 }
 
 // fill sets the fields read from the entry e (nil if it did not parse)

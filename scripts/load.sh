@@ -64,9 +64,10 @@ check() {
 	echo "    check: $found of $saves saves in the files, $lines lines in git log, fsck $fsck, git status $status lines"
 }
 
-# serve DIR: ctx0's MCP server over HTTP on the vault; sets url.
+# serve DIR: ctx0's MCP server over HTTP on the vault, with room for every
+# client's session (the default is 64); sets url.
 serve() {
-	"$work/ctx0" --vault "$1" mcp --http 127.0.0.1:0 2>"$work/server.err" &
+	"$work/ctx0" --vault "$1" mcp --http 127.0.0.1:0 --max-sessions 256 2>"$work/server.err" &
 	server=$!
 	url=
 	for _ in $(seq 1 200); do

@@ -42,6 +42,16 @@ type Observer interface {
 	Changed(ctx context.Context, paths []string) error
 }
 
+// Pinner is what a Catalog may also implement so that the writes of one
+// group commit ask it without a check each: Pin brings the catalog up to
+// date with the files now and returns it as that left it, answering
+// without looking at the files again. The group, which holds the vault
+// lock, answers for the files its own writes change from what it wrote
+// (groupView), and reports them with Changed once committed.
+type Pinner interface {
+	Pin(ctx context.Context) (Catalog, error)
+}
+
 // Lister is what a Catalog may also implement to list entries without
 // reading every file: List answers from it when it does. Its answers
 // follow the contract of Vault.List and must reflect the files on disk.

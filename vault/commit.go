@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -191,6 +193,10 @@ type staged struct {
 	undo      func() // puts the files back as they were
 	settle    func() // brings back what other programs wrote to them meanwhile
 	journaled int    // the journal's writes before this one's
+
+	// written are the files it wrote, and dirs their folders, to be
+	// synced before the commit (syncStaged).
+	written, dirs []string
 }
 
 func (s *staged) paths() []string {
@@ -227,14 +233,62 @@ func (v *Vault) stage(changes []change, blobs map[string]plumbing.Hash) (*staged
 		s.abandon(v)
 		return nil, err
 	}
-	updates, settle, err := v.writeWorkTree(changes, blobs, before)
+	updates, written, settle, err := v.writeWorkTree(changes, blobs, before)
 	s.settle = settle
 	if err != nil {
 		s.abandon(v)
 		return nil, err
 	}
-	s.updates = updates
+	s.updates, s.written = updates, written
+	for _, f := range written {
+		s.dirs = append(s.dirs, filepath.Dir(f))
+	}
 	return s, nil
+}
+
+// syncing is told of the files and folders syncStaged makes durable,
+// before it does; tests watch it.
+var syncing = func(files, dirs []string) {}
+
+// syncStaged makes the files that ss wrote durable, and then their
+// folders, each once: the write path calls it before the branch moves, so
+// that after a power cut a commit never stands without its files. The
+// files are synced at once, so that the file system commits them in one
+// journal commit or a few rather than one after another.
+func syncStaged(ss []*staged) error {
+	var files []string
+	dirs := map[string]bool{}
+	for _, s := range ss {
+		files = append(files, s.written...)
+		for _, d := range s.dirs {
+			dirs[d] = true
+		}
+	}
+	syncing(files, slices.Sorted(maps.Keys(dirs)))
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, f := range files {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := atomicfile.SyncFile(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+				// Gone: another program removed it since; the
+				// commit holds the blob all the same.
+				errs[i] = fmt.Errorf("sync %s: %w", f, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for d := range dirs {
+		if err := atomicfile.SyncDir(d); err != nil {
+			return fmt.Errorf("sync folder %s: %w", d, err)
+		}
+	}
+	return nil
 }
 
 // abandon puts back what s wrote (only files that still hold it), drops
@@ -274,6 +328,9 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 			s.settle()
 		}
 	}()
+	if err := syncStaged(ss); err != nil {
+		return plumbing.ZeroHash, err
+	}
 	// git's staging area is locked before the branch moves, as `git commit`
 	// does, so that a commit is never made that cannot then be staged.
 	indexLockPath := filepath.Join(v.gitDir, "index.lock")
@@ -326,13 +383,15 @@ func (v *Vault) lockGitIndex(ctx context.Context, p string) (*os.File, error) {
 }
 
 // writeWorkTree puts changes into the work tree and returns how to stage
-// them. Big batches (a merge, an import) write files in parallel and sync
-// each folder once, rather than paying two fsyncs per file in turn.
+// them, and the files it wrote. Big batches (a merge, an import) write
+// files in parallel. Nothing is synced here: the commit syncs the files
+// of all its writes together, and each folder once (syncStaged), rather
+// than paying two fsyncs per file in turn.
 //
 // settle, which the caller runs once its commit is made, brings into the
 // work tree what other programs wrote to the replaced files meanwhile
 // (replaced.settle).
-func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, before []saved) (_ []gitindex.Update, settle func(), _ error) {
+func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, before []saved) (_ []gitindex.Update, written []string, settle func(), _ error) {
 	settles := make([]func(), len(changes))
 	settle = func() {
 		for _, s := range settles {
@@ -344,7 +403,6 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 	updates := make([]gitindex.Update, len(changes))
 	merged := make([]plumbing.Hash, len(changes))
 	errs := make([]error, len(changes))
-	dirs := map[string]bool{}
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 8)
 	for i, c := range changes {
@@ -374,7 +432,6 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 			updates[i] = gitindex.Update{Path: c.path, Remove: true}
 			continue
 		}
-		dirs[filepath.Dir(full)] = true
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
@@ -404,23 +461,22 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return nil, settle, err
+		return nil, nil, settle, err
 	}
 	if err := v.noteMerged(changes, merged, blobs); err != nil {
-		return nil, settle, err
-	}
-	for d := range dirs {
-		if err := atomicfile.SyncDir(d); err != nil {
-			return nil, settle, err
-		}
+		return nil, nil, settle, err
 	}
 	kept := updates[:0]
-	for _, u := range updates {
-		if u.Path != "" {
-			kept = append(kept, u)
+	for i, u := range updates {
+		if u.Path == "" {
+			continue
+		}
+		kept = append(kept, u)
+		if c := changes[i]; c.data != nil && c.disk == nil && !c.untrack {
+			written = append(written, filepath.Join(v.root, filepath.FromSlash(c.path)))
 		}
 	}
-	return kept, settle, nil
+	return kept, written, settle, nil
 }
 
 // commitOnHead moves the branch to the commit plan makes of the current

@@ -149,7 +149,6 @@ type groupWrite struct {
 	redacted map[string]int
 	blobs    map[string]plumbing.Hash
 	s        *staged
-	indexErr error // the catalog could not follow
 }
 
 // errLater means a write changes a file that an earlier write of the same
@@ -189,25 +188,19 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			r()
 		}
 	}()
+	// The writes' checks (a duplicate, an alias taken) ask the catalog as
+	// the group found it, and see the group's earlier writes in the view;
+	// the catalog hears of all of them once, as the commit is made.
+	v.group = v.newGroupView(ctx)
+	defer func() { v.group = nil }()
 	obs, _ := v.catalog.(Observer)
-	// follow tells the catalog of the last write staged, if it has not
-	// heard of it yet.
-	var last *groupWrite
-	follow := func() {
-		if last != nil && obs != nil {
-			last.indexErr = obs.Changed(last.p.ctx, last.s.paths())
-		}
-		last = nil
-	}
 	touched := map[string]bool{}
 	var ws []*groupWrite
+	var paths []string
 	for _, p := range group {
 		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 			continue // its caller has gone
 		}
-		// This write's checks (a duplicate, a free name, an alias) see
-		// the one before.
-		follow()
 		w, err := v.stageWrite(p, touched)
 		switch {
 		case errors.Is(err, errLater):
@@ -219,18 +212,22 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			continue
 		}
 		ws = append(ws, w)
-		last = w
+		v.group.add(w.s.changes)
+		paths = append(paths, w.s.paths()...)
 	}
 	if len(ws) == 0 {
 		return later
 	}
-	// No write is decided after the last one, so the catalog hears of it
-	// while the commit is made, which needs nothing of the catalog: for a
-	// write alone, the index update and the commit overlap.
+	// No write is decided after the last one, so the catalog hears of the
+	// group's files while the commit is made, which needs nothing of the
+	// catalog: the index update and the commit overlap.
+	var indexErr error
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
-		follow()
+		if obs != nil {
+			indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
+		}
 	}()
 	msg := groupMessage(ws)
 	blobs := map[string]plumbing.Hash{}
@@ -246,10 +243,6 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	if err != nil && h.IsZero() {
 		if obs != nil {
 			// The files were put back: the catalog follows them.
-			var paths []string
-			for _, w := range ws {
-				paths = append(paths, w.s.paths()...)
-			}
 			obs.Changed(context.WithoutCancel(ctx), paths)
 		}
 		for _, w := range ws {
@@ -267,7 +260,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			continue
 		}
 		c.Paths = w.s.paths()
-		finish(w.p, c, w.indexErr)
+		finish(w.p, c, indexErr)
 	}
 	return later
 }

@@ -250,3 +250,216 @@ func TestWriteReturnsAfterJournalRemoved(t *testing.T) {
 		l.Unlock()
 	}
 }
+
+// pinCounter is the vault's own catalog, counting how often a group pins
+// it and how often it hears of changed files.
+type pinCounter struct {
+	*scanCatalog
+	mu      sync.Mutex
+	pins    int
+	changed [][]string
+}
+
+func (c *pinCounter) Pin(ctx context.Context) (Catalog, error) {
+	c.mu.Lock()
+	c.pins++
+	c.mu.Unlock()
+	return c.scanCatalog, c.load(ctx)
+}
+
+func (c *pinCounter) Changed(ctx context.Context, paths []string) error {
+	c.mu.Lock()
+	c.changed = append(c.changed, slices.Clone(paths))
+	c.mu.Unlock()
+	return c.scanCatalog.Changed(ctx, paths)
+}
+
+// The writes of a group ask the catalog as the group found it, pinned
+// once, and see the group's earlier writes from what they wrote: a text
+// remembered twice is one entry, an alias taken earlier in the group is
+// refused. The catalog hears of the group's files once, after its commit,
+// not once a write.
+func TestGroupViewAnswersForTheGroup(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	var names []string
+	for _, text := range []string{"The first entry that gets an alias.", "The second entry that wants it."} {
+		r, err := v.Remember(ctx, RememberOptions{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, r.Name)
+	}
+	cat := &pinCounter{scanCatalog: &scanCatalog{v: v}}
+	v.SetCatalog(cat)
+
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	queued := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+			v.writes.mu.Lock()
+			got, running := len(v.writes.pending), v.writes.running
+			v.writes.mu.Unlock()
+			if got == n && running {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d writes queued, want %d", got, n)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	type result struct {
+		what string
+		r    Remembered
+		err  error
+	}
+	results := make(chan result, 16)
+	remember := func(what, text string) {
+		wg.Go(func() {
+			r, err := v.Remember(ctx, RememberOptions{Text: text})
+			results <- result{what, r, err}
+		})
+	}
+	alias := func(what, name string) {
+		wg.Go(func() {
+			_, _, err := v.Alias(ctx, name, "ops lead")
+			results <- result{what: what, err: err}
+		})
+	}
+	remember("first", "Alone in the first group, waiting for the lock.")
+	queued(0)
+	remember("twin", "A text two agents send at once.")
+	queued(1)
+	remember("twin", "A text two agents send at once.")
+	queued(2)
+	alias("alias", names[0])
+	queued(3)
+	alias("alias again", names[1])
+	queued(4)
+	for i := range 4 {
+		remember("fact", fmt.Sprintf("Fact %d of the group.", i))
+	}
+	queued(8)
+	unlock()
+	wg.Wait()
+	close(results)
+
+	dups := 0
+	for r := range results {
+		switch {
+		case r.what == "alias again":
+			if r.err == nil || !strings.Contains(r.err.Error(), `alias "ops lead" is taken`) {
+				t.Errorf("second alias: %v, want it taken by %s", r.err, names[0])
+			}
+		case r.err != nil:
+			t.Errorf("%s: %v", r.what, r.err)
+		case r.r.Duplicate:
+			dups++
+		}
+	}
+	if dups != 1 {
+		t.Errorf("%d duplicates, want 1 of the twins", dups)
+	}
+	if cat.pins != 2 {
+		t.Errorf("catalog pinned %d times, want once a group (2)", cat.pins)
+	}
+	// The first group's file, then the second group's six: one entry
+	// remembered, one aliased, four facts.
+	if len(cat.changed) != 2 || len(cat.changed[0]) != 1 || len(cat.changed[1]) != 6 {
+		t.Errorf("catalog told of %v, want one call a group: 1 file, then 6", cat.changed)
+	}
+	if ms, err := v.Resolve(ctx, "ops lead"); err != nil || ms != names[0] {
+		t.Errorf(`"ops lead" resolves to %q (%v), want %s`, ms, err, names[0])
+	}
+	checkClean(t, v)
+}
+
+// A group's files are made durable together, each folder once, before the
+// branch moves to the commit that holds them: one sync a group, not two
+// fsyncs a write in turn, and never a commit that a power cut could leave
+// without its files.
+func TestGroupSyncsItsFilesBeforeItsCommit(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	type synced struct {
+		files, dirs []string
+		head        string
+	}
+	var calls []synced
+	defer func(f func(files, dirs []string)) { syncing = f }(syncing)
+	syncing = func(files, dirs []string) {
+		// Called by the one goroutine that makes the commits.
+		calls = append(calls, synced{slices.Clone(files), slices.Clone(dirs), strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD"))})
+	}
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan Remembered, 8)
+	var wg sync.WaitGroup
+	remember := func(text, typ string) {
+		wg.Go(func() {
+			r, err := v.Remember(ctx, RememberOptions{Text: text, Type: typ})
+			if err != nil {
+				t.Error(err)
+			}
+			results <- r
+		})
+	}
+	remember("Alone in the first group.", "note")
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		running := v.writes.running && len(v.writes.pending) == 0
+		v.writes.mu.Unlock()
+		if running {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first write never started")
+		}
+	}
+	for i := range 4 {
+		remember(fmt.Sprintf("Fact %d of the second group.", i), []string{"note", "decision"}[i%2])
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		n := len(v.writes.pending)
+		v.writes.mu.Unlock()
+		if n == 4 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes queued, want 4", n)
+		}
+	}
+	unlock()
+	wg.Wait()
+	close(results)
+
+	if len(calls) != 2 {
+		t.Fatalf("%d syncs, want one a group (2): %v", len(calls), calls)
+	}
+	var second []string
+	for r := range results {
+		file := filepath.Join(v.root, filepath.FromSlash(r.Name+".md"))
+		if !strings.Contains(r.Name, "second-group") {
+			continue
+		}
+		second = append(second, file)
+		if !slices.Contains(calls[1].files, file) || !slices.Contains(calls[1].dirs, filepath.Dir(file)) {
+			t.Errorf("%s or its folder not synced with its group: %v", file, calls[1])
+		}
+		// The branch moved only after the sync.
+		if parent := strings.TrimSpace(runGit(t, v, "rev-parse", r.Commit.Hash+"^")); parent != calls[1].head {
+			t.Errorf("commit %s of %s follows %s, but HEAD was %s when its files were synced", r.Commit.Hash, r.Name, parent, calls[1].head)
+		}
+	}
+	if len(second) != 4 || len(calls[1].files) != 4 || len(calls[1].dirs) != 2 {
+		t.Errorf("second group synced %d files in %d folders (%v), want its 4 files in 2 folders", len(calls[1].files), len(calls[1].dirs), calls[1])
+	}
+	checkClean(t, v)
+}

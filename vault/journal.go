@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -67,6 +69,13 @@ type held struct {
 	// (merges, external edits) are its own to push, so they do not call
 	// onCommit.
 	syncing bool
+
+	// head is HEAD's tree as the journal last looked, kept while HEAD
+	// stays: the writes of a group ask it of one path each.
+	head struct {
+		hash  plumbing.Hash
+		files *treeFiles
+	}
 }
 
 func readJournal(p string) (journal, bool, error) {

@@ -32,7 +32,10 @@ func (v *Vault) journalWrites(changes []change, blobs map[string]plumbing.Hash, 
 	if err != nil {
 		return n, err
 	}
-	tree := v.headFiles(head.hash)
+	if h.head.files == nil || h.head.hash != head.hash {
+		h.head.hash, h.head.files = head.hash, v.headFiles(head.hash)
+	}
+	tree := h.head.files
 	for i, c := range changes {
 		if c.untrack {
 			// Nothing on disk to finish or undo; a commit whose staging

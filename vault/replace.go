@@ -30,7 +30,9 @@ func sameContent(a, b []byte) bool {
 // replaceFile puts data at path, but only if the file there is still
 // expect (nil: no file), so that ctx0 never renames over an edit it did not
 // read. It returns errStale otherwise, leaving the file as it is. It
-// returns the new file's stat.
+// returns the new file's stat. The file is not synced: the write path
+// makes the files of a commit durable together before the commit
+// (syncStaged).
 //
 // The check and the rename cannot be one step, so the window between them
 // is closed from both sides: a new file is linked into place, which fails
@@ -40,7 +42,7 @@ func sameContent(a, b []byte) bool {
 // old file (an `echo >> file` that opened it before the rename), and
 // replaced.settle brings that write back.
 func (v *Vault) replaceFile(path string, data, expect []byte) (os.FileInfo, *replaced, error) {
-	tmp, err := atomicfile.WriteTemp(path, data, 0o644)
+	tmp, err := atomicfile.WriteTempUnsynced(path, data, 0o644)
 	if err != nil {
 		return nil, nil, err
 	}

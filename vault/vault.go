@@ -53,6 +53,10 @@ type Vault struct {
 	held      *held         // the vault lock, while this process holds it
 	writes    writeQueue    // writes waiting for the next group commit
 	recovered []string      // what taking the lock repaired (recoverLocked), for doctor
+
+	// group is the view of the group commit being decided (groupView):
+	// set and read only by the goroutine that runs the writes.
+	group *groupView
 }
 
 // Option adjusts an opened vault.

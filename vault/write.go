@@ -182,7 +182,7 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	}
 	var r Remembered
 	c, err := v.update(ctx, func() (string, []change, error) {
-		dups, err := v.catalog.SameBody(ctx, BodySum(text))
+		dups, err := v.sameBody(ctx, BodySum(text))
 		if err != nil {
 			return "", nil, fmt.Errorf("remember: check duplicates: %w", err)
 		}
@@ -307,7 +307,7 @@ func (v *Vault) checkMeta(m Meta) error {
 
 // checkAliasFree fails if alias already names an entry other than owner.
 func (v *Vault) checkAliasFree(ctx context.Context, alias, owner string) error {
-	ms, err := v.catalog.Lookup(ctx, alias)
+	ms, err := v.lookup(ctx, alias)
 	if err != nil {
 		return fmt.Errorf("check alias %q: %w", alias, err)
 	}

@@ -50,7 +50,32 @@ func Replace(path string, data []byte, perm fs.FileMode) error {
 // Replace, for a caller that puts it in place itself (a link that must not
 // replace anything, a rename after a check) and syncs the folder after.
 // The folder is made if needed. On error nothing is left behind.
-func WriteTemp(path string, data []byte, perm fs.FileMode) (_ string, err error) {
+func WriteTemp(path string, data []byte, perm fs.FileMode) (string, error) {
+	return writeTemp(path, data, perm, true)
+}
+
+// WriteTempUnsynced is WriteTemp without the sync, for a caller that puts
+// many files in place and then makes them durable together, before it
+// reports them written (one fsync each at once, which the file system
+// commits together, rather than one after another).
+func WriteTempUnsynced(path string, data []byte, perm fs.FileMode) (string, error) {
+	return writeTemp(path, data, perm, false)
+}
+
+// SyncFile fsyncs the file at path.
+func SyncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func writeTemp(path string, data []byte, perm fs.FileMode, sync bool) (_ string, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -72,8 +97,10 @@ func WriteTemp(path string, data []byte, perm fs.FileMode) (_ string, err error)
 	if err := f.Chmod(perm); err != nil {
 		return "", err
 	}
-	if err := f.Sync(); err != nil {
-		return "", err
+	if sync {
+		if err := f.Sync(); err != nil {
+			return "", err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return "", err
