@@ -311,6 +311,20 @@ func TestGroupViewAnswersForTheGroup(t *testing.T) {
 			}
 		}
 	}
+	// The writes above are answered before their runner stops: wait for
+	// it, or it would take the first write below into the group of the
+	// second.
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		idle := !v.writes.running && len(v.writes.pending) == 0
+		v.writes.mu.Unlock()
+		if idle {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the writes before the group still run")
+		}
+	}
 	var wg sync.WaitGroup
 	type result struct {
 		what string
