@@ -529,3 +529,21 @@ func TestRetrieveLeavesOutWeakPassages(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeRelative: a session's folder under a home folder is titled from
+// the home on, the owner's name left out; other folders as they are.
+func TestHomeRelative(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/home/omar/src/atlas", "~/src/atlas"},
+		{"/Users/yoavfarhi/dev/pomodoro/gemini", "~/dev/pomodoro/gemini"},
+		{"/home/omar", "/home/omar"},
+		{"/home/omar/", "/home/omar/"},
+		{"/srv/app", "/srv/app"},
+		{"C:\\Users\\omar\\src", "C:\\Users\\omar\\src"},
+		{"", ""},
+	} {
+		if got := homeRelative(c.in); got != c.want {
+			t.Errorf("homeRelative(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -119,7 +119,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			conv:    h.Ref(),
 		}
 		if h.Project != "" {
-			c.title += " in " + h.Project
+			c.title += " in " + homeRelative(h.Project)
 		}
 		r.cands[name] = c
 	}
@@ -290,4 +290,21 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// homeRelative writes a folder under a home folder (/home/NAME, /Users/NAME)
+// as ~/…, as a shell shows it: the owner's name is not a word said in the
+// session, and a question that names a person of that name is not about
+// every session of the machine.
+func homeRelative(dir string) string {
+	for _, home := range []string{"/home/", "/Users/"} {
+		rest, ok := strings.CutPrefix(dir, home)
+		if !ok {
+			continue
+		}
+		if _, under, ok := strings.Cut(rest, "/"); ok && under != "" {
+			return "~/" + under
+		}
+	}
+	return dir
 }
