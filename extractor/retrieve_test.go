@@ -262,6 +262,14 @@ func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	if got := r.said([]sessions.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
 		t.Errorf("said = %q, want the best passage alone, unmarked", got)
 	}
+	// Two hits that quote the same turn (one's reply is the other's
+	// matched turn): the turn is read once, the rest of the other is.
+	asked := hit("user: For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.\nassistant: A board game sounds like a thoughtful gift for «Rosa».")
+	replied := hit("assistant: …A board game sounds like a thoughtful gift for «Rosa».…\nuser: Thanks, I'll wrap the «present» tonight.")
+	got = r.said([]sessions.Hit{asked, replied})
+	if strings.Count(got, "thoughtful gift") != 1 || !strings.Contains(got, "wrap the present tonight") {
+		t.Errorf("said = %q, want the shared turn once and the rest of the second passage", got)
+	}
 	if n := len(byConversation([]sessions.Hit{question, {Conversation: 2}, answer})); n != 2 {
 		t.Errorf("byConversation: %d conversations, want 2", n)
 	}

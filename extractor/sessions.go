@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Sessions searches what was said in past sessions, best match first: the
@@ -190,9 +191,28 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 		}
 	}
 	if adds > 0 {
-		text += "\n" + more
+		// Two hits of a conversation may quote the same turns (the
+		// reply after one hit's matched turn is the other's): a turn
+		// the passage already holds is not quoted again.
+		for _, l := range strings.Split(more, "\n") {
+			if !strings.Contains(text, saidOf(l)) {
+				text += "\n" + l
+			}
+		}
 	}
 	return text
+}
+
+// saidOf is what a line of a passage says: without its speaker's label
+// and the marks of a cut ("…").
+func saidOf(line string) string {
+	for _, role := range []transcript.Role{transcript.User, transcript.Assistant} {
+		if rest, ok := strings.CutPrefix(line, string(role)+": "); ok {
+			line = rest
+			break
+		}
+	}
+	return strings.Trim(line, "…")
 }
 
 // byConversation groups hits by conversation, best first, each with its
