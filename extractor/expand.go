@@ -69,7 +69,7 @@ func (r *retrieval) expand(ctx context.Context) error {
 		return nil
 	}
 	top := r.order[0].score
-	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool {
+	below := func(c *candidate) bool {
 		if c.name == r.first {
 			// One answer for one question: what search ranks first
 			// gives way only to an item that holds what it says.
@@ -82,6 +82,13 @@ func (r *retrieval) expand(ctx context.Context) error {
 			least = linkedScore
 		}
 		return c.score < least*top
+	}
+	// The passage of the best candidate's conversation is the rest of
+	// the source the bundle leads with, however weak by itself: the fix
+	// beside the entry that kept the error.
+	lead := r.order[0].conv
+	r.order = slices.DeleteFunc(r.order, func(c *candidate) bool {
+		return below(c) && (lead == "" || c.conv != lead || c.kind != "session")
 	})
 	return nil
 }

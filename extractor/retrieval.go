@@ -72,8 +72,11 @@ const (
 	projectBoost = 1.2
 	otherProject = 0.85
 	// minScore is the least score an item needs to be in a bundle, as a
-	// share of the best: below it, an entry adds words, not answers.
-	minScore = 0.6
+	// share of the best: below it, an entry adds words, not answers, and
+	// a passage of a past session holds a word or two of the question
+	// said of something else. The budget goes to evidence first: what is
+	// read of such items is read at the cost of the agent's context.
+	minScore = 0.7
 	// expandScore is the least score of a hit whose links are followed,
 	// as a share of the best.
 	expandScore = 0.5

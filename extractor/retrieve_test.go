@@ -262,6 +262,14 @@ func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	if got := r.said([]sessions.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
 		t.Errorf("said = %q, want the best passage alone, unmarked", got)
 	}
+	// Two hits that quote the same turn (one's reply is the other's
+	// matched turn): the turn is read once, the rest of the other is.
+	asked := hit("user: For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.\nassistant: A board game sounds like a thoughtful gift for «Rosa».")
+	replied := hit("assistant: …A board game sounds like a thoughtful gift for «Rosa».…\nuser: Thanks, I'll wrap the «present» tonight.")
+	got = r.said([]sessions.Hit{asked, replied})
+	if strings.Count(got, "thoughtful gift") != 1 || !strings.Contains(got, "wrap the present tonight") {
+		t.Errorf("said = %q, want the shared turn once and the rest of the second passage", got)
+	}
 	if n := len(byConversation([]sessions.Hit{question, {Conversation: 2}, answer})); n != 2 {
 		t.Errorf("byConversation: %d conversations, want 2", n)
 	}
@@ -459,6 +467,91 @@ func TestRetrieveIssueCases(t *testing.T) {
 		_, text, _ := strings.Cut(b.Text(), "\n") // not the question's echo
 		if !strings.Contains(text, c.want) {
 			t.Errorf("%q: the bundle does not hold %q:\n%s", c.q, c.want, b.Text())
+		}
+	}
+}
+
+// TestRetrieveLeavesOutWeakPassages: the budget goes to evidence first. A
+// conversation that holds a word or two of the question said of something
+// else, scoring well under the one that answers, is not quoted beside it.
+func TestRetrieveLeavesOutWeakPassages(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := t.TempDir()
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 9, 0, 0, 0, time.UTC) }
+	convs := []struct {
+		id    string
+		at    time.Time
+		texts []string
+	}{
+		{"s-paddle", day(20), []string{
+			"For Atlas we decided to go with Paddle as the payment service, Ravi agreed after the review.",
+			"Understood, Paddle it is for the payment service of Atlas."}},
+		{"s-logging", day(12), []string{
+			"We should add logging to the payment service client of Atlas before the next release.",
+			"Here is a draft you can adapt: thanks for sending this over, I will take a proper look next week."}},
+		{"s-rename", day(14), []string{
+			"Can you help me rename the handlers in the payment service module? The names are confusing.",
+			"Done. I updated the code and the tests pass locally; let me know if you want a different approach."}},
+		{"s-profile", day(5), []string{
+			"How do I profile memory usage in a long-running service?",
+			"Start with the heap profile of the service under load."}},
+		{"s-squash", day(6), []string{
+			"I keep forgetting how to squash commits, walk me through it again.",
+			"Run an interactive rebase and mark the commits to fold as squash."}},
+		{"s-weather", day(8), []string{
+			"The weather in Bergen is terrible this week, all rain.",
+			"Sorry to hear that; a good week to stay in and write tests."}},
+	}
+	var files []sessions.File
+	for _, s := range convs {
+		p := filepath.Join(dir, s.id+".jsonl")
+		if err := writeFile(p, claudeSession(t, s.id, "/home/hana/src/atlas", s.at, s.texts...)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := sessions.FileAt(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+		t.Fatal(err)
+	}
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "which payment service are we using for Atlas now?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 || !strings.Contains(b.Items[0].Passage, "Paddle") {
+		t.Fatalf("want the conversation that answers first:\n%s", b.Text())
+	}
+	for _, it := range b.Items[1:] {
+		if it.Score < 0.7 {
+			t.Errorf("%s quoted at %.2f of the best:\n%s", it.Name, it.Score, b.Text())
+		}
+	}
+}
+
+// TestHomeRelative: a session's folder under a home folder is titled from
+// the home on, the owner's name left out; other folders as they are.
+func TestHomeRelative(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/home/omar/src/atlas", "~/src/atlas"},
+		{"/Users/yoavfarhi/dev/pomodoro/gemini", "~/dev/pomodoro/gemini"},
+		{"/home/omar", "/home/omar"},
+		{"/home/omar/", "/home/omar/"},
+		{"/srv/app", "/srv/app"},
+		{"C:\\Users\\omar\\src", "C:\\Users\\omar\\src"},
+		{"", ""},
+	} {
+		if got := homeRelative(c.in); got != c.want {
+			t.Errorf("homeRelative(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/transcript"
 )
 
 // Sessions searches what was said in past sessions, best match first: the
@@ -119,7 +120,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			conv:    h.Ref(),
 		}
 		if h.Project != "" {
-			c.title += " in " + h.Project
+			c.title += " in " + homeRelative(h.Project)
 		}
 		r.cands[name] = c
 	}
@@ -190,9 +191,28 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 		}
 	}
 	if adds > 0 {
-		text += "\n" + more
+		// Two hits of a conversation may quote the same turns (the
+		// reply after one hit's matched turn is the other's): a turn
+		// the passage already holds is not quoted again.
+		for _, l := range strings.Split(more, "\n") {
+			if !strings.Contains(text, saidOf(l)) {
+				text += "\n" + l
+			}
+		}
 	}
 	return text
+}
+
+// saidOf is what a line of a passage says: without its speaker's label
+// and the marks of a cut ("…").
+func saidOf(line string) string {
+	for _, role := range []transcript.Role{transcript.User, transcript.Assistant} {
+		if rest, ok := strings.CutPrefix(line, string(role)+": "); ok {
+			line = rest
+			break
+		}
+	}
+	return strings.Trim(line, "…")
 }
 
 // byConversation groups hits by conversation, best first, each with its
@@ -290,4 +310,21 @@ func shortID(id string) string {
 		return id[:8]
 	}
 	return id
+}
+
+// homeRelative writes a folder under a home folder (/home/NAME, /Users/NAME)
+// as ~/…, as a shell shows it: the owner's name is not a word said in the
+// session, and a question that names a person of that name is not about
+// every session of the machine.
+func homeRelative(dir string) string {
+	for _, home := range []string{"/home/", "/Users/"} {
+		rest, ok := strings.CutPrefix(dir, home)
+		if !ok {
+			continue
+		}
+		if _, under, ok := strings.Cut(rest, "/"); ok && under != "" {
+			return "~/" + under
+		}
+	}
+	return dir
 }
