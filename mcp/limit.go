@@ -130,7 +130,7 @@ func (l *clientLimiter) undo(client any, at time.Time) {
 func (l *limiter) allow(ctx context.Context, what string) (at time.Time, err error) {
 	var refused error
 	err = l.update(ctx, func(ts []time.Time) []time.Time {
-		now := l.now()
+		now := time.UnixMilli(l.now().UnixMilli()) // as the file keeps it, so undo finds it
 		if len(ts) >= l.rate.N {
 			retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
 			refused = &rateError{what: what, rate: l.rate, scope: "in this vault, by all clients together", setting: l.setting, retry: retry}
@@ -170,21 +170,34 @@ func (l *limiter) update(ctx context.Context, fn func([]time.Time) []time.Time) 
 		return fmt.Errorf("rate limit: %w", err)
 	}
 	defer lock.Unlock()
-	calls := map[string][]time.Time{}
+	// Times are kept as Unix milliseconds: the file is read and written
+	// on every call, and a list of a window's calls in RFC 3339 cost the
+	// server more than the rest of a remember's bookkeeping.
+	calls := map[string][]int64{}
 	data, err := os.ReadFile(l.path)
 	if err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("rate limit: %w", err)
 	}
-	// A damaged file is counts lost, not a reason to refuse every call.
-	_ = json.Unmarshal(data, &calls)
+	// A damaged file (or one of an older ctx0) is counts lost, not a
+	// reason to refuse every call.
+	if json.Unmarshal(data, &calls) != nil {
+		calls = map[string][]int64{}
+	}
 	now := l.now()
-	// A call from the future (a clock set back) would block for longer
-	// than a window: it is forgotten too.
-	ts := slices.DeleteFunc(calls[l.kind], func(t time.Time) bool {
-		return now.Sub(t) >= l.rate.Per || t.After(now.Add(l.rate.Per))
-	})
+	ts := make([]time.Time, 0, len(calls[l.kind])+1)
+	for _, ms := range calls[l.kind] {
+		// A call from the future (a clock set back) would block for
+		// longer than a window: it is forgotten too.
+		if t := time.UnixMilli(ms); now.Sub(t) < l.rate.Per && !t.After(now.Add(l.rate.Per)) {
+			ts = append(ts, t)
+		}
+	}
 	if ts := fn(ts); len(ts) > 0 {
-		calls[l.kind] = ts
+		ms := make([]int64, len(ts))
+		for i, t := range ts {
+			ms[i] = t.UnixMilli()
+		}
+		calls[l.kind] = ms
 	} else {
 		delete(calls, l.kind)
 	}
