@@ -92,18 +92,15 @@ func (st *stats) add(d *doc, size, versions int) {
 	n.Entries++
 	n.Bytes += size
 	st.ByFolder[f] = n
-	created, updated := d.e.Created(), d.e.Updated()
-	if created.IsZero() {
-		created = updated
-	}
-	if updated.IsZero() {
-		updated = created
-	}
-	if !created.IsZero() && (st.Oldest == nil || created.Before(st.Oldest.Time)) {
-		st.Oldest = &dated{Name: d.name, Time: created}
-	}
-	if !updated.IsZero() && (st.Newest == nil || updated.After(st.Newest.Time)) {
-		st.Newest = &dated{Name: d.name, Time: updated}
+	// The oldest and newest are by when what an entry tells happened, the
+	// date every command shows.
+	if at := d.when(); !at.IsZero() {
+		if st.Oldest == nil || at.Before(st.Oldest.Time) {
+			st.Oldest = &dated{Name: d.name, Time: at}
+		}
+		if st.Newest == nil || at.After(st.Newest.Time) {
+			st.Newest = &dated{Name: d.name, Time: at}
+		}
 	}
 }
 
