@@ -297,11 +297,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	// The conversation the decision was filed from, the one that tells
 	// where Sofia moved, one more that names her, and others.
 	dir := t.TempDir()
-	convs := []struct {
-		id    string
-		at    time.Time
-		texts []string
-	}{
+	convs := []chat{
 		{"s-ci", time.Date(2026, 1, 10, 9, 0, 0, 0, time.UTC), []string{
 			"For Beacon we decided to go with GitHub Actions as the CI, Sofia agreed after the review.",
 			"Understood, GitHub Actions it is for the CI of Beacon."}},
@@ -324,21 +320,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 			"The weather in Bergen is terrible this week, all rain.",
 			"Sorry to hear that; a good week to stay in and write tests."}},
 	}
-	var files []sessions.File
-	for _, s := range convs {
-		p := filepath.Join(dir, s.id+".jsonl")
-		if err := writeFile(p, claudeSession(t, s.id, "/home/felix/src/beacon", s.at, s.texts...)); err != nil {
-			t.Fatal(err)
-		}
-		f, err := sessions.FileAt(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
-		t.Fatal(err)
-	}
+	ingestChats(t, st, dir, "/home/felix/src/beacon", convs)
 	m.Sessions = st
 	b, err := Retrieve(t.Context(), m, Request{Query: "where does Sofia live now?"})
 	if err != nil {
@@ -356,6 +338,35 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	}
 	if !restates("Use Postgres for the billing datab…", "Use Postgres for the billing database, it has the extensions we need.") {
 		t.Error("a title cut within a word is not taken for the passage's first words")
+	}
+}
+
+// chat is one conversation of a test: its session id, when it began, and
+// its texts in turn from the user and the assistant.
+type chat struct {
+	id    string
+	at    time.Time
+	texts []string
+}
+
+// ingestChats writes each chat as a Claude Code session file in dir, of a
+// session run in cwd, and ingests them all, ended, into st.
+func ingestChats(t *testing.T, st *sessions.Store, dir, cwd string, chats []chat) {
+	t.Helper()
+	var files []sessions.File
+	for _, c := range chats {
+		p := filepath.Join(dir, c.id+".jsonl")
+		if err := writeFile(p, claudeSession(t, c.id, cwd, c.at, c.texts...)); err != nil {
+			t.Fatal(err)
+		}
+		f, err := sessions.FileAt(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -484,11 +495,7 @@ func TestRetrieveLeavesOutWeakPassages(t *testing.T) {
 	defer st.Close()
 	dir := t.TempDir()
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 9, 0, 0, 0, time.UTC) }
-	convs := []struct {
-		id    string
-		at    time.Time
-		texts []string
-	}{
+	convs := []chat{
 		{"s-paddle", day(20), []string{
 			"For Atlas we decided to go with Paddle as the payment service, Ravi agreed after the review.",
 			"Understood, Paddle it is for the payment service of Atlas."}},
@@ -508,21 +515,7 @@ func TestRetrieveLeavesOutWeakPassages(t *testing.T) {
 			"The weather in Bergen is terrible this week, all rain.",
 			"Sorry to hear that; a good week to stay in and write tests."}},
 	}
-	var files []sessions.File
-	for _, s := range convs {
-		p := filepath.Join(dir, s.id+".jsonl")
-		if err := writeFile(p, claudeSession(t, s.id, "/home/hana/src/atlas", s.at, s.texts...)); err != nil {
-			t.Fatal(err)
-		}
-		f, err := sessions.FileAt(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	if _, err := st.Ingest(t.Context(), files, sessions.Options{End: true}); err != nil {
-		t.Fatal(err)
-	}
+	ingestChats(t, st, dir, "/home/hana/src/atlas", convs)
 	m.Sessions = st
 	b, err := Retrieve(t.Context(), m, Request{Query: "which payment service are we using for Atlas now?"})
 	if err != nil {
