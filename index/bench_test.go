@@ -82,15 +82,7 @@ func benchQuestions(n int) []string {
 func BenchmarkSearch(b *testing.B) {
 	ctx := b.Context()
 	dir := synthvault.BenchVault(b)
-	v, err := vault.Open(ctx, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(ctx, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	_, ix := openBench(b, dir)
 	done := make(chan error, 1)
 	go func() { done <- ix.Watch(ctx, nil) }()
 	for ix.localWatcher() == nil {
@@ -149,15 +141,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func BenchmarkFullCheck(b *testing.B) {
 	ctx := b.Context()
 	dir := synthvault.BenchVault(b)
-	v, err := vault.Open(ctx, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(ctx, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	_, ix := openBench(b, dir)
 	if _, err := ix.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -215,4 +199,20 @@ func BenchmarkFullCheck(b *testing.B) {
 		slices.Sort(m.d)
 		b.ReportMetric(ms(m.d[len(m.d)/2]), "ms/"+m.name+"-p50")
 	}
+}
+
+// openBench opens the vault at dir and its index for a benchmark, closed
+// when it ends.
+func openBench(b *testing.B, dir string) (*vault.Vault, *Index) {
+	b.Helper()
+	v, err := vault.Open(b.Context(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(b.Context(), v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return v, ix
 }

@@ -2,8 +2,6 @@ package index
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -18,23 +16,8 @@ import (
 // entries (scripts/load.sh measures the same load over HTTP, beside its
 // anchor); -cpuprofile shows where a grouped write's time goes.
 func BenchmarkGroupedRemember(b *testing.B) {
-	dir := os.Getenv("CTX0_BENCH_VAULT")
-	if dir == "" {
-		dir = filepath.Join(b.TempDir(), "vault")
-		if err := synthvault.Generate(dir, 10000, 1000, 1); err != nil {
-			b.Fatal(err)
-		}
-	}
 	ctx := b.Context()
-	v, err := vault.Open(ctx, dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ix, err := Open(ctx, v)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	v, ix := openBench(b, synthvault.BenchVaultOf(b, 10000))
 	v.SetCatalog(ix)
 	const clients, calls = 128, 5
 	round := 0

@@ -12,6 +12,12 @@ import (
 // 2,000 entries in b's temporary folder.
 func BenchVault(b testing.TB) string {
 	b.Helper()
+	return BenchVaultOf(b, 2000)
+}
+
+// BenchVaultOf is BenchVault with n entries when it generates one.
+func BenchVaultOf(b testing.TB, n int) string {
+	b.Helper()
 	if dir := os.Getenv("CTX0_BENCH_VAULT"); dir != "" {
 		return dir
 	}
@@ -19,7 +25,7 @@ func BenchVault(b testing.TB) string {
 		b.Skip("generating a vault needs the git binary")
 	}
 	dir := filepath.Join(b.TempDir(), "vault")
-	if err := Generate(dir, 2000, 1000, 1); err != nil {
+	if err := Generate(dir, n, 1000, 1); err != nil {
 		b.Fatal(err)
 	}
 	return dir
