@@ -28,6 +28,7 @@ func TestGroupCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := strings.TrimSpace(runGit(t, v, "rev-list", "--count", "HEAD"))
+	waitIdle(t, v) // the runner of base's write may outlive its answer
 
 	// Hold the vault lock, as another writer would, while writes queue.
 	unlock, err := v.lock(ctx)
@@ -55,24 +56,10 @@ func TestGroupCommit(t *testing.T) {
 			results <- result{what, name, c, false, err}
 		})
 	}
-	waitQueued := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-			v.writes.mu.Lock()
-			queued, running := len(v.writes.pending), v.writes.running
-			v.writes.mu.Unlock()
-			if queued == n && running {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d writes queued, want %d", queued, n)
-			}
-		}
-	}
 	// The first write is taken at once and waits for the lock; the others
 	// queue behind it for the next commit.
 	remember("first", "The first write, alone in its commit.")
-	waitQueued(0)
+	waitQueued(t, v, 0)
 	for i := range 12 {
 		remember("fact", fmt.Sprintf("Fact %d about the deploy pipeline.", i))
 	}
@@ -84,7 +71,7 @@ func TestGroupCommit(t *testing.T) {
 	set("bad", "pinned", "maybe")
 	set("tags", "tags", "ops, deploy")
 	set("project", "project", "pipeline")
-	waitQueued(20)
+	waitQueued(t, v, 20)
 	unlock()
 	wg.Wait()
 	close(results)
@@ -297,34 +284,10 @@ func TestGroupViewAnswersForTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queued := func(n int) {
-		t.Helper()
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-			v.writes.mu.Lock()
-			got, running := len(v.writes.pending), v.writes.running
-			v.writes.mu.Unlock()
-			if got == n && running {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d writes queued, want %d", got, n)
-			}
-		}
-	}
 	// The writes above are answered before their runner stops: wait for
 	// it, or it would take the first write below into the group of the
 	// second.
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
-		v.writes.mu.Lock()
-		idle := !v.writes.running && len(v.writes.pending) == 0
-		v.writes.mu.Unlock()
-		if idle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the writes before the group still run")
-		}
-	}
+	waitIdle(t, v)
 	var wg sync.WaitGroup
 	type result struct {
 		what string
@@ -345,19 +308,19 @@ func TestGroupViewAnswersForTheGroup(t *testing.T) {
 		})
 	}
 	remember("first", "Alone in the first group, waiting for the lock.")
-	queued(0)
+	waitQueued(t, v, 0)
 	remember("twin", "A text two agents send at once.")
-	queued(1)
+	waitQueued(t, v, 1)
 	remember("twin", "A text two agents send at once.")
-	queued(2)
+	waitQueued(t, v, 2)
 	alias("alias", names[0])
-	queued(3)
+	waitQueued(t, v, 3)
 	alias("alias again", names[1])
-	queued(4)
+	waitQueued(t, v, 4)
 	for i := range 4 {
 		remember("fact", fmt.Sprintf("Fact %d of the group.", i))
 	}
-	queued(8)
+	waitQueued(t, v, 8)
 	unlock()
 	wg.Wait()
 	close(results)
@@ -476,4 +439,36 @@ func TestGroupSyncsItsFilesBeforeItsCommit(t *testing.T) {
 		t.Errorf("second group synced %d files in %d folders (%v), want its 4 files in 2 folders", len(calls[1].files), len(calls[1].dirs), calls[1])
 	}
 	checkClean(t, v)
+}
+
+// waitQueued waits until n writes wait in v's queue behind a group the
+// runner has taken.
+func waitQueued(t *testing.T, v *Vault, n int) {
+	t.Helper()
+	waitWrites(t, v, fmt.Sprintf("%d writes queued", n), func(pending int, running bool) bool { return pending == n && running })
+}
+
+// waitIdle waits until v's write runner has stopped: a write is answered
+// before its runner looks for the next group, so a test that counts the
+// queue must not take that runner for the one its own first write starts.
+func waitIdle(t *testing.T, v *Vault) {
+	t.Helper()
+	waitWrites(t, v, "the write runner idle", func(pending int, running bool) bool { return pending == 0 && !running })
+}
+
+// waitWrites waits until ok holds of v's write queue, failing after a
+// minute.
+func waitWrites(t *testing.T, v *Vault, what string, ok func(pending int, running bool) bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		v.writes.mu.Lock()
+		pending, running := len(v.writes.pending), v.writes.running
+		v.writes.mu.Unlock()
+		if ok(pending, running) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("want %s: %d writes queued, runner running %v", what, pending, running)
+		}
+	}
 }
