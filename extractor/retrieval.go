@@ -144,6 +144,9 @@ type retrieval struct {
 	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
+	// unheld are the question's words when nothing of its time holds
+	// them and what is dated then is listed instead: the summary says so.
+	unheld []string
 	// first is the entry the first search ranks first, as search does:
 	// it is not left out for its score (see expand), only for a better
 	// item that holds what it says (see diversify).
@@ -200,6 +203,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// Nothing of that time holds the words ("what did we decide
 		// last week?"): what is dated then.
 		r.cands = map[string]*candidate{}
+		r.unheld = r.words(r.uncovered(nil))
 		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
