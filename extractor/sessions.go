@@ -116,6 +116,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
 			passage: passage{text: r.said(hs)},
+			judged:  matchedTurn(hs[0]),
 			project: h.Project,
 			conv:    h.Ref(),
 		}
@@ -201,6 +202,18 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 		}
 	}
 	return text
+}
+
+// matchedTurn is the turn a hit was found by, the first of its passage.
+// A conversation is judged by the better of it alone and the whole
+// passage: the turns after it are quoted for the answer they may hold,
+// and, longer, would lower the evidence of a turn that holds the question
+// (a passage is measured as BM25 measures a text, its length counting
+// against it), so that a conversation whose short passage says the
+// question's words of something else went first.
+func matchedTurn(h sessions.Hit) string {
+	first, _, _ := strings.Cut(h.Snippet, "\n")
+	return strings.NewReplacer("«", "", "»", "").Replace(first)
 }
 
 // saidOf is what a line of a passage says: without its speaker's label
