@@ -414,6 +414,7 @@ func (r *retrieval) rank(ctx context.Context) error {
 		r.judge(c)
 	}
 	r.keepWindow(append(list, sessions...))
+	saidLater(sessions)
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
 	if err := r.deepen(ctx); err != nil {

@@ -593,3 +593,45 @@ func TestRetrieveRanksByTheMatchedTurn(t *testing.T) {
 		t.Fatalf("want the conversation of the birthday's dinner first, with the gift:\n%s", b.Text())
 	}
 }
+
+// TestRetrieveLaterTellingFirst: of two conversations that tell the same
+// thing in the same words (a birthday each year, and its gift), the later
+// goes first though the search ranks the earlier's block a little higher:
+// what was said later tells what holds now.
+func TestRetrieveLaterTellingFirst(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Months before now, so that their dates barely count.
+	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
+	told := func(hello, gift string) []string {
+		return []string{
+			hello + "Tomás's birthday was on Saturday, we had a small dinner.",
+			"Sounds nice! Did you find something for her in the end?",
+			"I did, " + gift + ". I hope she likes it.",
+			"I'm sure she will."}
+	}
+	convs := []chat{
+		{"s-pen", day(2), told("", "a fountain pen")},
+		{"s-boots", day(16), told("Morning! ", "a pair of hiking boots")},
+		{"s-parser", day(4), []string{
+			"Tomás thinks we should rewrite the parser, I'm not convinced.",
+			"Measure first, then decide."}},
+		{"s-weather", day(8), []string{
+			"The weather in Bergen is terrible this week, all rain.",
+			"Sorry to hear that; a good week to stay in and write tests."}},
+	}
+	ingestChats(t, st, t.TempDir(), "/home/hana/src/atlas", convs)
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "What did I get Tomás for her birthday?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) < 2 || !strings.Contains(b.Items[0].Passage, "hiking boots") || !strings.Contains(b.Items[1].Passage, "fountain pen") {
+		t.Fatalf("want the later birthday's conversation first, then the earlier:\n%s", b.Text())
+	}
+}
