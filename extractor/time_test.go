@@ -13,6 +13,8 @@ import (
 	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestRetrieveTimeInQuestion checks that a time the question says in words
@@ -250,5 +252,34 @@ func TestSearchNothingAfterNow(t *testing.T) {
 	}
 	if !slices.Contains(names, "decisions/lighthouse-budget-cut") || slices.Contains(names, "decisions/lighthouse-budget-raised") {
 		t.Errorf("%q: found %q, want the decision of before now and not the one after", q, names)
+	}
+}
+
+// TestRetrieveWindowAloneByWhenItHappened: a question of nothing but a
+// time lists what happened then, the latest to happen first, not the
+// latest filed: a fact learned on Monday and filed on Saturday after
+// Friday's note comes after it.
+func TestRetrieveWindowAloneByWhenItHappened(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now)) // now is Sunday 2026-02-01
+	for name, text := range map[string]string{
+		"knowledge/monday.md": "---\ntitle: Harbor rollback\nconversation: \"abc@2026-01-19T09:00:00Z\"\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\nThe harbor rollback script points at the new bucket.\n",
+		"knowledge/friday.md": "---\ntitle: Pier review\nupdated: 2026-01-23T10:00:00Z\n---\nThe pier review moved to March.\n",
+	} {
+		if err := writeFile(filepath.Join(v.Root(), filepath.FromSlash(name)), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, v.Root())
+	m := open(t, v)
+	b, err := Retrieve(t.Context(), m, Request{Query: "what happened last week?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range b.Items {
+		got = append(got, it.Name)
+	}
+	if want := []string{"knowledge/friday", "knowledge/monday"}; !slices.Equal(got, want) {
+		t.Errorf("items %q, want %q:\n%s", got, want, b.Text())
 	}
 }
