@@ -35,6 +35,10 @@ type pendingWrite struct {
 	// state is pendingTaken until the write is decided (pendingStarted)
 	// or its caller stops waiting first (pendingAbandoned).
 	state atomic.Int32
+	// q is set for a write that can go through the queue beside the
+	// vault lock: this process's, which another may commit, or another
+	// process's, taken in from that queue (queue.go).
+	q *queuedWrite
 }
 
 const (
@@ -85,7 +89,15 @@ func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []cha
 	if err := ctx.Err(); err != nil {
 		return Commit{}, v.lockError(ctx)
 	}
-	p := &pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
+	return v.updateWrite(&pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})})
+}
+
+// updateWrite is update of a write made ready by its caller.
+func (v *Vault) updateWrite(p *pendingWrite) (Commit, error) {
+	ctx := p.ctx
+	if err := ctx.Err(); err != nil {
+		return Commit{}, v.lockError(ctx)
+	}
 	q := &v.writes
 	q.mu.Lock()
 	q.pending = append(q.pending, p)
@@ -160,8 +172,25 @@ var errLater = errors.New("a file of this write is in the commit being made")
 func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	ctx, stop := groupContext(group)
 	defer stop()
-	unlock, err := v.lock(ctx)
+	// Each caller hears of its write only once the lock is released and
+	// its journal removed: a process that exits as soon as its write
+	// returns (the CLI) would otherwise leave the journal behind, and the
+	// next command would repair a write that was whole.
+	var results []func()
+	finish := func(p *pendingWrite, c Commit, err error) {
+		if p.q.answer(c, err) {
+			return
+		}
+		results = append(results, func() { p.finish(c, err) })
+	}
+	// The lock, and with it the writes other processes queued beside it;
+	// this process's writes that one of them committed meanwhile are
+	// finished.
+	unlock, group, err := v.lockGroup(ctx, group, finish)
 	if err != nil {
+		for _, r := range results {
+			r()
+		}
 		for _, p := range group {
 			if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 				continue // its caller has gone
@@ -174,20 +203,15 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		return nil
 	}
-	// Each caller hears of its write only once the lock is released and
-	// its journal removed: a process that exits as soon as its write
-	// returns (the CLI) would otherwise leave the journal behind, and the
-	// next command would repair a write that was whole.
-	var results []func()
-	finish := func(p *pendingWrite, c Commit, err error) {
-		results = append(results, func() { p.finish(c, err) })
-	}
 	defer func() {
 		unlock()
 		for _, r := range results {
 			r()
 		}
 	}()
+	if len(group) == 0 {
+		return nil
+	}
 	// The writes' checks (a duplicate, an alias taken) ask the catalog as
 	// the group found it, and see the group's earlier writes in the view;
 	// the catalog hears of all of them once, as the commit is made.
@@ -203,6 +227,8 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		w, err := v.stageWrite(p, touched)
 		switch {
+		case errors.Is(err, errLater) && p.q.putBack():
+			continue
 		case errors.Is(err, errLater):
 			p.state.Store(pendingTaken)
 			later = append(later, p)
@@ -229,7 +255,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
 		}
 	}()
-	msg := groupMessage(ws)
+	msg := queuedTrailers(groupMessage(ws), ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
 	for i, w := range ws {
@@ -239,6 +265,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	queuedCommitted(ws)
 	<-followed
 	if err != nil && h.IsZero() {
 		if obs != nil {
