@@ -1,0 +1,192 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctx0/ctx0/internal/filelock"
+)
+
+// Environment of TestQueueWriterProcess, the test binary run again as a
+// ctx0 process that remembers one text.
+const (
+	queueEnvVault = "CTX0_TEST_QUEUE_VAULT"
+	queueEnvText  = "CTX0_TEST_QUEUE_TEXT"
+	queueEnvDie   = "CTX0_TEST_QUEUE_DIE"  // the step of queueHook to die at
+	queueEnvMark  = "CTX0_TEST_QUEUE_MARK" // made by the one process that dies
+)
+
+// TestQueueWriterProcess is not a test: run by TestQueueAcrossProcesses as
+// another process, it remembers $CTX0_TEST_QUEUE_TEXT in the vault and
+// prints the result as JSON. With $CTX0_TEST_QUEUE_DIE set, the first
+// such process to reach that step while holding writes of others exits
+// there, as a crash would.
+func TestQueueWriterProcess(t *testing.T) {
+	dir := os.Getenv(queueEnvVault)
+	if dir == "" {
+		t.Skip("run by TestQueueAcrossProcesses")
+	}
+	if die := os.Getenv(queueEnvDie); die != "" {
+		queueHook = func(step string) {
+			if step == die && os.Mkdir(os.Getenv(queueEnvMark), 0o755) == nil {
+				os.Exit(3)
+			}
+		}
+	}
+	v, err := Open(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	r, err := v.Remember(context.Background(), RememberOptions{Text: os.Getenv(queueEnvText)})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(r)
+	os.Exit(0)
+}
+
+// Separate processes that remember while another holds the vault lock put
+// their writes in the queue beside it; the first to get the lock commits
+// them all in one commit, and each process gets its own entry. A holder
+// that dies after claiming the queued writes, or after committing them but
+// before answering, loses none and makes none twice: each waiter finds its
+// write in the commit or makes it itself.
+func TestQueueAcrossProcesses(t *testing.T) {
+	if os.Getenv(queueEnvVault) != "" {
+		t.Skip("a writer process")
+	}
+	const writers = 6
+	for _, die := range []string{"", "claimed", "committed"} {
+		t.Run("die="+die, func(t *testing.T) {
+			v := testVault(t)
+			before := strings.Count(runGit(t, v, "log", "--format=%H"), "\n")
+			// This test holds the lock as another process would: every
+			// writer finds it held and queues its write.
+			held, err := filelock.Exclusive(t.Context(), filepath.Join(v.Root(), lockFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mark := filepath.Join(t.TempDir(), "died")
+			type writer struct {
+				text string
+				cmd  *exec.Cmd
+				out  strings.Builder
+			}
+			ws := make([]*writer, writers)
+			for i := range ws {
+				w := &writer{text: fmt.Sprintf("Queued writer %d remembers that the build takes %d minutes.", i, 10+i)}
+				w.cmd = exec.Command(os.Args[0], "-test.run=^TestQueueWriterProcess$")
+				w.cmd.Env = append(os.Environ(), queueEnvVault+"="+v.Root(), queueEnvText+"="+w.text,
+					queueEnvDie+"="+die, queueEnvMark+"="+mark)
+				w.cmd.Stdout = &w.out
+				w.cmd.Stderr = &w.out
+				if err := w.cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				ws[i] = w
+			}
+			waitFiles(t, filepath.Join(v.Root(), queueDir), ".req", writers)
+			if err := held.Unlock(); err != nil {
+				t.Fatal(err)
+			}
+			saved, died := 0, 0
+			names := map[string]bool{}
+			for _, w := range ws {
+				err := w.cmd.Wait()
+				if code := w.cmd.ProcessState.ExitCode(); die != "" && code == 3 {
+					died++
+					continue
+				}
+				if err != nil {
+					t.Fatalf("writer of %q: %v\n%s", w.text, err, w.out.String())
+				}
+				var r Remembered
+				if err := json.Unmarshal([]byte(lastLine(w.out.String())), &r); err != nil {
+					t.Fatalf("writer of %q printed %q: %v", w.text, w.out.String(), err)
+				}
+				if r.Duplicate || r.Name == "" || r.Commit.Hash == "" || names[r.Name] {
+					t.Fatalf("writer of %q: result %+v", w.text, r)
+				}
+				names[r.Name] = true
+				saved++
+				// Its entry is in the commit it was told of, with its text.
+				got := runGit(t, v, "show", r.Commit.Hash+":"+r.Name+".md")
+				if !strings.Contains(got, w.text) {
+					t.Errorf("%s in %s does not hold %q:\n%s", r.Name, r.Commit.Hash, w.text, got)
+				}
+			}
+			if die != "" && died != 1 {
+				t.Fatalf("%d writers died at %q, want 1", died, die)
+			}
+			checkClean(t, v)
+			// Every text that a writer was told is saved is in HEAD once.
+			grep := runGit(t, v, "grep", "-h", "-c", "Queued writer", "HEAD", "--", "knowledge")
+			entries := 0
+			for _, n := range strings.Fields(grep) {
+				var c int
+				fmt.Sscan(n, &c)
+				if c != 2 { // the title and the body
+					t.Errorf("an entry holds the text %d times, want 2 (title and body):\n%s", c, grep)
+				}
+				entries++
+			}
+			if entries < saved || entries > saved+died {
+				t.Errorf("%d entries in HEAD, %d writers told theirs is saved and %d died", entries, saved, died)
+			}
+			for _, w := range ws {
+				// git grep exits 1 when nothing matches: the text of the
+				// writer that died before its write was committed.
+				out, _ := exec.Command("git", "-C", v.Root(), "grep", "-h", "-F", w.text, "HEAD", "--", "knowledge").Output()
+				if n := strings.Count(string(out), "\n"); n > 2 {
+					t.Errorf("%q saved more than once (%d lines)", w.text, n)
+				}
+			}
+			log := runGit(t, v, "log", "--format=%B")
+			n := 0
+			for _, line := range strings.Split(log, "\n") {
+				if strings.HasPrefix(line, "remember ") {
+					n++
+				}
+			}
+			if n != entries {
+				t.Errorf("%d remember lines in git log, want one per entry (%d):\n%s", n, entries, log)
+			}
+			commits := strings.Count(runGit(t, v, "log", "--format=%H"), "\n") - before
+			if die != "claimed" && commits >= entries {
+				t.Errorf("%d commits for %d writes: the queued writes were not grouped", commits, entries)
+			}
+			if left, _ := filepath.Glob(filepath.Join(v.Root(), queueDir, "*")); len(left) > 0 {
+				t.Errorf("left in the queue: %v", left)
+			}
+		})
+	}
+}
+
+// waitFiles waits until dir holds n files named with suffix, failing after
+// a minute.
+func waitFiles(t *testing.T, dir, suffix string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		got, _ := filepath.Glob(filepath.Join(dir, "*"+suffix))
+		if len(got) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d files *%s in %s after a minute, want %d", len(got), suffix, dir, n)
+		}
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
