@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -349,7 +350,15 @@ func (v *Vault) takeQueued(ctx context.Context, group []*pendingWrite) []*pendin
 			q.answer(Commit{}, fmt.Errorf("read queued write %s: %w", id, err))
 			continue
 		case q.req.Remember != nil:
-			p.fn = v.rememberWrite(p.ctx, *q.req.Remember, q.r)
+			// Checked by its waiter; checked again, as anything read from
+			// a file is, for what decides where it goes. (The file's
+			// content is checked on the write path, as every write's is.)
+			plan := *q.req.Remember
+			if err := v.checkMeta(plan.Meta); err != nil || strings.TrimSpace(plan.Text) == "" {
+				q.answer(Commit{}, cmp.Or(err, badRequest(errors.New("remember: nothing to remember: the text is empty"))))
+				continue
+			}
+			p.fn = v.rememberWrite(p.ctx, plan, q.r)
 		default:
 			q.answer(Commit{}, fmt.Errorf("queued write %s: a kind of write this ctx0 does not know", id))
 			continue
