@@ -274,9 +274,8 @@ func (v *Vault) findQueued(id string, base plumbing.Hash) (Commit, bool, error) 
 			return Commit{}, false, fmt.Errorf("read commit %s: %w", h, err)
 		}
 		for _, line := range strings.Split(c.Message, "\n") {
-			f := strings.Fields(strings.TrimPrefix(line, queuedTrailer))
-			if strings.HasPrefix(line, queuedTrailer) && len(f) > 0 && f[0] == id {
-				return Commit{Hash: h.String(), Message: c.Message, Paths: f[1:]}, true, nil
+			if got, paths, ok := parseQueuedLine(line); ok && got == id {
+				return Commit{Hash: h.String(), Message: c.Message, Paths: paths}, true, nil
 			}
 		}
 		if len(c.ParentHashes) == 0 {
@@ -285,6 +284,20 @@ func (v *Vault) findQueued(id string, base plumbing.Hash) (Commit, bool, error) 
 		h = c.ParentHashes[0]
 	}
 	return Commit{}, false, nil
+}
+
+// parseQueuedLine reads a line queuedTrailers wrote: the id of a queued
+// write and its paths.
+func parseQueuedLine(line string) (id string, paths []string, ok bool) {
+	rest, ok := strings.CutPrefix(line, queuedTrailer)
+	if !ok {
+		return "", nil, false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 2 {
+		return "", nil, false
+	}
+	return f[0], f[1:], true
 }
 
 // take is a holder's answer as this process's result: the name goes where

@@ -7,11 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ctx0/ctx0/internal/filelock"
+	"github.com/ctx0/ctx0/internal/proc"
 )
 
 // Environment of TestQueueWriterProcess, the test binary run again as a
@@ -189,4 +191,57 @@ func waitFiles(t *testing.T, dir, suffix string, n int) {
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return lines[len(lines)-1]
+}
+
+// The line a holder writes for a queued write reads back as its id and
+// paths; a line without the trailer reads as none, and no line makes it
+// panic.
+func FuzzParseQueuedLine(f *testing.F) {
+	f.Add("12-345-0011223344556677", "knowledge/a.md knowledge/b.md")
+	f.Add("", "")
+	f.Add("id", "")
+	f.Add("1-2-3 x", "y\tz")
+	f.Fuzz(func(t *testing.T, id, paths string) {
+		line := queuedTrailer + id + " " + paths
+		got, ps, ok := parseQueuedLine(line)
+		want := strings.Fields(id + " " + paths)
+		if ok != (len(want) >= 2) {
+			t.Fatalf("parseQueuedLine(%q) ok=%v, want %v", line, ok, len(want) >= 2)
+		}
+		if ok && (got != want[0] || strings.Join(ps, " ") != strings.Join(want[1:], " ")) {
+			t.Fatalf("parseQueuedLine(%q) = %q %q", line, got, ps)
+		}
+		if _, _, ok := parseQueuedLine(paths); ok && !strings.HasPrefix(paths, queuedTrailer) {
+			t.Fatalf("parseQueuedLine(%q) took a line without the trailer", paths)
+		}
+	})
+}
+
+// queueWaiter reads a request's id as its waiter, or refuses it, without
+// panicking.
+func FuzzQueueWaiter(f *testing.F) {
+	f.Add("12-34-0011223344556677")
+	f.Add("1-2")
+	f.Add("a-b-c")
+	f.Add("-1-18446744073709551616-x")
+	f.Fuzz(func(t *testing.T, id string) {
+		h, ok := queueWaiter(id)
+		if !ok {
+			return
+		}
+		parts := strings.Split(id, "-")
+		pid, _ := strconv.Atoi(parts[0])
+		start, _ := strconv.ParseUint(parts[1], 10, 64)
+		if len(parts) != 3 || h.PID != pid || h.Start != start {
+			t.Fatalf("queueWaiter(%q) = %+v", id, h)
+		}
+	})
+}
+
+// A request's id names the process that queued it, so a holder can tell a
+// request whose waiter has died.
+func TestQueueIDNamesItsWaiter(t *testing.T) {
+	if h, ok := queueWaiter(newQueueID()); !ok || h != proc.Self() {
+		t.Fatalf("queueWaiter(newQueueID()) = %+v, %v; want %+v", h, ok, proc.Self())
+	}
 }
