@@ -55,6 +55,7 @@ var queueHook = func(step string) {}
 // queuedRequest is a write as it waits in the queue: one of its fields.
 type queuedRequest struct {
 	Remember *rememberPlan `json:"remember,omitempty"`
+	Add      *addPlan      `json:"add,omitempty"`
 }
 
 // queuedResult is a holder's answer to a queued write.
@@ -63,7 +64,8 @@ type queuedResult struct {
 	Duplicate bool   `json:"duplicate,omitempty"`
 	Commit    Commit `json:"commit,omitzero"`
 	Err       string `json:"error,omitempty"`
-	Bad       bool   `json:"bad,omitempty"` // Err is the request's own mistake
+	Bad       bool   `json:"bad,omitempty"`    // Err is the request's own mistake
+	Exists    bool   `json:"exists,omitempty"` // Err is ErrExists
 }
 
 // queuedWrite is a pendingWrite's side of the queue. A nil *queuedWrite is
@@ -71,7 +73,7 @@ type queuedResult struct {
 type queuedWrite struct {
 	v   *Vault
 	req queuedRequest
-	r   *Remembered // the write's name, as its fn or its answer says
+	r   *Remembered // the write's name (and a remember's Duplicate), as its fn or its answer says
 	id  string      // "" until queued
 	// remote marks a write taken in from another process's queue.
 	remote bool
@@ -247,8 +249,11 @@ func (q *queuedWrite) settle() (*queuedResult, error) {
 	if len(c.Paths) > 0 {
 		res.Name = strings.TrimSuffix(c.Paths[0], ".md")
 	}
-	if q.req.Remember != nil && len(q.req.Remember.Redacted) > 0 {
+	switch {
+	case q.req.Remember != nil && len(q.req.Remember.Redacted) > 0:
 		res.Commit.Redacted = q.req.Remember.Redacted
+	case q.req.Add != nil && len(q.req.Add.Redacted) > 0:
+		res.Commit.Redacted = q.req.Add.Redacted
 	}
 	return res, nil
 }
@@ -309,12 +314,26 @@ func (q *queuedWrite) take(res *queuedResult) (Commit, error) {
 	if res.Err == "" {
 		return res.Commit, nil
 	}
-	err := errors.New(res.Err)
+	var err error = &queuedError{msg: res.Err}
+	if res.Exists {
+		err = &queuedError{msg: res.Err, is: ErrExists}
+	}
 	if res.Bad {
 		err = badRequest(err)
 	}
 	return res.Commit, err
 }
+
+// queuedError is a holder's error for a queued write, as its waiter
+// returns it: the message, and the sentinel it wrapped, for callers that
+// test for one.
+type queuedError struct {
+	msg string
+	is  error
+}
+
+func (e *queuedError) Error() string { return e.msg }
+func (e *queuedError) Unwrap() error { return e.is }
 
 // takeQueued claims the writes queued by other processes and adds them to
 // group, after its own. A request whose waiter has died is dropped
@@ -372,8 +391,20 @@ func (v *Vault) takeQueued(ctx context.Context, group []*pendingWrite) []*pendin
 				continue
 			}
 			p.fn = v.rememberWrite(p.ctx, plan, q.r)
+		case q.req.Add != nil:
+			plan := *q.req.Add
+			if norm, err := NormalizeName(plan.Name); err != nil || norm != plan.Name || !strings.Contains(norm, "/") {
+				q.answer(Commit{}, badRequest(fmt.Errorf("add %q: not a name as its waiter makes one", plan.Name)))
+				continue
+			}
+			if err := v.checkMeta(plan.Meta); err != nil {
+				q.answer(Commit{}, err)
+				continue
+			}
+			p.fn = v.addWrite(p.ctx, plan, q.r)
 		default:
-			q.answer(Commit{}, fmt.Errorf("queued write %s: a kind of write this ctx0 does not know", id))
+			// A kind of write a newer ctx0 queued: its waiter makes it.
+			q.putBack()
 			continue
 		}
 		group = append(group, p)
@@ -393,7 +424,7 @@ func (q *queuedWrite) answer(c Commit, err error) bool {
 	}
 	res := queuedResult{Name: q.r.Name, Duplicate: q.r.Duplicate, Commit: c}
 	if err != nil {
-		res.Err, res.Bad = err.Error(), IsBadRequest(err)
+		res.Err, res.Bad, res.Exists = err.Error(), IsBadRequest(err), errors.Is(err, ErrExists)
 	}
 	data, merr := json.Marshal(res)
 	if merr == nil && writeQueueFile(q.v.queuePath(q.id, "res"), data) == nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,13 +22,15 @@ import (
 const (
 	queueEnvVault = "CTX0_TEST_QUEUE_VAULT"
 	queueEnvText  = "CTX0_TEST_QUEUE_TEXT"
+	queueEnvAdd   = "CTX0_TEST_QUEUE_ADD"  // add the text as the body of this name, not remember it
 	queueEnvDie   = "CTX0_TEST_QUEUE_DIE"  // the step of queueHook to die at
 	queueEnvMark  = "CTX0_TEST_QUEUE_MARK" // made by the one process that dies
 )
 
 // TestQueueWriterProcess is not a test: run by TestQueueAcrossProcesses as
-// another process, it remembers $CTX0_TEST_QUEUE_TEXT in the vault and
-// prints the result as JSON. With $CTX0_TEST_QUEUE_DIE set, the first
+// another process, it remembers $CTX0_TEST_QUEUE_TEXT in the vault (or
+// adds it as the body of $CTX0_TEST_QUEUE_ADD) and prints the result as
+// JSON. With $CTX0_TEST_QUEUE_DIE set, the first
 // such process to reach that step while holding writes of others exits
 // there, as a crash would.
 func TestQueueWriterProcess(t *testing.T) {
@@ -47,7 +50,13 @@ func TestQueueWriterProcess(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	r, err := v.Remember(context.Background(), RememberOptions{Text: os.Getenv(queueEnvText)})
+	var r Remembered
+	text := os.Getenv(queueEnvText)
+	if name := os.Getenv(queueEnvAdd); name != "" {
+		r.Name, r.Commit, err = v.Add(context.Background(), AddOptions{Name: name, Body: &text})
+	} else {
+		r, err = v.Remember(context.Background(), RememberOptions{Text: text})
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -70,7 +79,7 @@ func TestQueueAcrossProcesses(t *testing.T) {
 	for _, die := range []string{"", "claimed", "committed"} {
 		t.Run("die="+die, func(t *testing.T) {
 			v := testVault(t)
-			before := strings.Count(runGit(t, v, "log", "--format=%H"), "\n")
+			base := strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD"))
 			// This test holds the lock as another process would: every
 			// writer finds it held and queues its write.
 			held, err := filelock.Exclusive(t.Context(), filepath.Join(v.Root(), lockFile))
@@ -89,6 +98,10 @@ func TestQueueAcrossProcesses(t *testing.T) {
 				w.cmd = exec.Command(os.Args[0], "-test.run=^TestQueueWriterProcess$")
 				w.cmd.Env = append(os.Environ(), queueEnvVault+"="+v.Root(), queueEnvText+"="+w.text,
 					queueEnvDie+"="+die, queueEnvMark+"="+mark)
+				if i%2 == 1 {
+					// Every other one adds an entry of its own name.
+					w.cmd.Env = append(w.cmd.Env, fmt.Sprintf("%s=notes/queued-add-%d", queueEnvAdd, i))
+				}
 				w.cmd.Stdout = &w.out
 				w.cmd.Stderr = &w.out
 				if err := w.cmd.Start(); err != nil {
@@ -115,7 +128,7 @@ func TestQueueAcrossProcesses(t *testing.T) {
 				if err := json.Unmarshal([]byte(lastLine(w.out.String())), &r); err != nil {
 					t.Fatalf("writer of %q printed %q: %v", w.text, w.out.String(), err)
 				}
-				if r.Duplicate || r.Name == "" || r.Commit.Hash == "" || names[r.Name] {
+				if r.Duplicate || r.Name == "" || r.Commit.Hash == "" || names[r.Name] || !slices.Contains(r.Commit.Paths, r.Name+".md") {
 					t.Fatalf("writer of %q: result %+v", w.text, r)
 				}
 				names[r.Name] = true
@@ -130,39 +143,33 @@ func TestQueueAcrossProcesses(t *testing.T) {
 				t.Fatalf("%d writers died at %q, want 1", died, die)
 			}
 			checkClean(t, v)
-			// Every text that a writer was told is saved is in HEAD once.
-			grep := runGit(t, v, "grep", "-h", "-c", "Queued writer", "HEAD", "--", "knowledge")
+			// Every text that a writer was told is saved is in one entry
+			// of HEAD; the text of the one that died, in one or none.
 			entries := 0
-			for _, n := range strings.Fields(grep) {
-				var c int
-				fmt.Sscan(n, &c)
-				if c != 2 { // the title and the body
-					t.Errorf("an entry holds the text %d times, want 2 (title and body):\n%s", c, grep)
+			for _, w := range ws {
+				// git grep exits 1 when nothing matches.
+				out, _ := exec.Command("git", "-C", v.Root(), "grep", "-l", "-F", w.text, "HEAD", "--", ".").Output()
+				n := strings.Count(string(out), "\n")
+				if n > 1 || (n == 0 && w.cmd.ProcessState.ExitCode() == 0) {
+					t.Errorf("%q is in %d entries:\n%s", w.text, n, out)
 				}
-				entries++
+				entries += n
 			}
 			if entries < saved || entries > saved+died {
 				t.Errorf("%d entries in HEAD, %d writers told theirs is saved and %d died", entries, saved, died)
 			}
-			for _, w := range ws {
-				// git grep exits 1 when nothing matches: the text of the
-				// writer that died before its write was committed.
-				out, _ := exec.Command("git", "-C", v.Root(), "grep", "-h", "-F", w.text, "HEAD", "--", "knowledge").Output()
-				if n := strings.Count(string(out), "\n"); n > 2 {
-					t.Errorf("%q saved more than once (%d lines)", w.text, n)
-				}
-			}
-			log := runGit(t, v, "log", "--format=%B")
+			// One line in the log for each.
+			log := runGit(t, v, "log", "--format=%B", base+"..HEAD")
 			n := 0
 			for _, line := range strings.Split(log, "\n") {
-				if strings.HasPrefix(line, "remember ") {
+				if strings.HasPrefix(line, "remember ") || strings.HasPrefix(line, "add ") {
 					n++
 				}
 			}
 			if n != entries {
-				t.Errorf("%d remember lines in git log, want one per entry (%d):\n%s", n, entries, log)
+				t.Errorf("%d remember and add lines in git log, want one per entry (%d):\n%s", n, entries, log)
 			}
-			commits := strings.Count(runGit(t, v, "log", "--format=%H"), "\n") - before
+			commits := strings.Count(runGit(t, v, "log", "--format=%H", base+"..HEAD"), "\n")
 			if die != "claimed" && commits >= entries {
 				t.Errorf("%d commits for %d writes: the queued writes were not grouped", commits, entries)
 			}

@@ -96,24 +96,45 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 		body = withNewline(*o.Body)
 	}
 	body, counts := Redact(body)
-	var created string
-	c, err := v.update(ctx, func() (string, []change, error) {
+	plan := addPlan{Name: name, Meta: o.Meta, Body: body, Redacted: counts}
+	var r Remembered
+	p := &pendingWrite{
+		ctx: ctx, fn: v.addWrite(ctx, plan, &r), done: make(chan struct{}),
+		q: v.ownQueued(queuedRequest{Add: &plan}, &r),
+	}
+	c, err := v.updateWrite(p)
+	return r.Name, c, err
+}
+
+// addPlan is an add checked and redacted, ready to be decided under the
+// vault lock, here or by the process holding it (queue.go).
+type addPlan struct {
+	Name     string         `json:"name"` // normalized, with its folder
+	Meta     Meta           `json:"meta"`
+	Body     string         `json:"body"` // redacted
+	Redacted map[string]int `json:"redacted,omitempty"`
+}
+
+// addWrite decides plan's write under the vault lock: the new entry, if
+// its name and aliases are free. r gets the name.
+func (v *Vault) addWrite(ctx context.Context, plan addPlan, r *Remembered) func() (string, []change, error) {
+	return func() (string, []change, error) {
+		name := plan.Name
 		if _, err := os.Stat(v.path(name)); err == nil {
 			return "", nil, fmt.Errorf("add %s: %w", name, ErrExists)
 		}
-		for _, a := range o.Aliases {
+		for _, a := range plan.Meta.Aliases {
 			if err := v.checkAliasFree(ctx, a, name); err != nil {
 				return "", nil, err
 			}
 		}
-		ch, err := v.newEntryChange(name, o.Meta, body, counts)
+		ch, err := v.newEntryChange(name, plan.Meta, plan.Body, plan.Redacted)
 		if err != nil {
 			return "", nil, err
 		}
-		created = name
+		*r = Remembered{Name: name}
 		return "add " + name, []change{ch}, nil
-	})
-	return created, c, err
+	}
 }
 
 // RememberOptions is a quick capture.
