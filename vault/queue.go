@@ -146,12 +146,24 @@ func (v *Vault) lockGroup(ctx context.Context, group []*pendingWrite, finish fun
 	queued := v.enqueue(group)
 	unlock, err = v.lock(ctx)
 	if err != nil {
-		// A request a holder has claimed already may still be committed:
-		// like a write whose caller stops waiting while it is decided.
+		// Every caller has stopped waiting: withdraw the requests. One a
+		// holder has claimed already is being made, as a write whose
+		// caller stops waiting while it is decided; its answer is read
+		// (and its files removed) once the holder lets go of the lock.
+		claimed := false
 		for _, q := range queued {
-			os.Remove(v.queuePath(q.id, "req"))
+			if os.Remove(v.queuePath(q.id, "req")) != nil {
+				claimed = true
+			} else {
+				q.id = ""
+			}
 		}
-		return nil, group, err
+		if !claimed || ctx.Err() == nil {
+			return nil, group, err
+		}
+		if unlock, err = v.lock(context.WithoutCancel(ctx)); err != nil {
+			return nil, group, err
+		}
 	}
 	kept := group[:0:0]
 	for _, p := range group {
@@ -174,9 +186,9 @@ func (v *Vault) lockGroup(ctx context.Context, group []*pendingWrite, finish fun
 		c, err := p.q.take(res)
 		finish(p, c, err)
 	}
-	if len(kept) == 0 {
-		// Nothing of this process's to write: the lock goes to the next
-		// waiter at once.
+	if len(kept) == 0 || ctx.Err() != nil {
+		// Nothing of this process's to write (or nobody waits for it):
+		// the lock goes to the next waiter at once.
 		return unlock, nil, nil
 	}
 	return unlock, v.takeQueued(ctx, kept), nil

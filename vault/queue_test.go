@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -251,4 +252,42 @@ func TestQueueIDNamesItsWaiter(t *testing.T) {
 	if h, ok := queueWaiter(newQueueID()); !ok || h != proc.Self() {
 		t.Fatalf("queueWaiter(newQueueID()) = %+v, %v; want %+v", h, ok, proc.Self())
 	}
+}
+
+// A write whose caller stops waiting while it is queued is withdrawn from
+// the queue: no holder makes it, and nothing is left beside the lock.
+func TestQueuedWriteWithdrawn(t *testing.T) {
+	v := testVault(t)
+	// Held through a file of its own, as by another process: v's writes
+	// find it held and queue.
+	held, err := filelock.Exclusive(t.Context(), filepath.Join(v.Root(), lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.Remember(ctx, RememberOptions{Text: "A write nobody waits for any more."})
+		done <- err
+	}()
+	dir := filepath.Join(v.Root(), queueDir)
+	waitFiles(t, dir, ".req", 1)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Remember after its context ended: %v, want context.Canceled", err)
+	}
+	waitIdle(t, v)
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+		t.Errorf("left in the queue: %v", left)
+	}
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Remember(t.Context(), RememberOptions{Text: "A write after the lock is let go."}); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := exec.Command("git", "-C", v.Root(), "grep", "-l", "nobody waits", "HEAD").Output(); len(out) > 0 {
+		t.Errorf("the withdrawn write was made: %s", out)
+	}
+	checkClean(t, v)
 }
