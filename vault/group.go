@@ -23,6 +23,8 @@ import (
 // caller gets its own result with the commit that holds its write. Two
 // writes of one file never share a commit: the later one waits for the
 // next, so the journal and the merge see one change per file.
+// The remembers and adds of other processes that find the lock held join
+// the group through the queue beside the lock (queue.go).
 
 // pendingWrite is one call of update waiting for its commit.
 type pendingWrite struct {
