@@ -291,3 +291,60 @@ func TestQueuedWriteWithdrawn(t *testing.T) {
 	}
 	checkClean(t, v)
 }
+
+// A queued write that fails fails alone, and its waiter gets the error as
+// the holder made it: two handles of the vault (as two processes) add the
+// same name while the lock is held; one holder makes both writes, the
+// first succeeds and the other's waiter gets ErrExists.
+func TestQueuedErrorReachesItsWaiter(t *testing.T) {
+	v := testVault(t)
+	other, err := Open(t.Context(), v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := filelock.Exclusive(t.Context(), filepath.Join(v.Root(), lockFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		name string
+		c    Commit
+		err  error
+	}
+	got := make(chan result, 2)
+	for i, h := range []*Vault{v, other} {
+		go func() {
+			body := fmt.Sprintf("Written by handle %d.", i)
+			name, c, err := h.Add(t.Context(), AddOptions{Name: "notes/same", Body: &body})
+			got <- result{name, c, err}
+		}()
+	}
+	waitFiles(t, filepath.Join(v.Root(), queueDir), ".req", 2)
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	var ok, exists int
+	var hashes []string
+	for range 2 {
+		r := <-got
+		switch {
+		case r.err == nil && r.name == "notes/same":
+			ok++
+			hashes = append(hashes, r.c.Hash)
+		case errors.Is(r.err, ErrExists):
+			exists++
+		default:
+			t.Fatalf("Add: %q, %v", r.name, r.err)
+		}
+	}
+	if ok != 1 || exists != 1 {
+		t.Fatalf("%d adds made, %d refused as existing; want 1 and 1", ok, exists)
+	}
+	if head := strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD")); hashes[0] != head {
+		t.Errorf("the add was told of commit %s, HEAD is %s", hashes[0], head)
+	}
+	if left, _ := filepath.Glob(filepath.Join(v.Root(), queueDir, "*")); len(left) > 0 {
+		t.Errorf("left in the queue: %v", left)
+	}
+	checkClean(t, v)
+}
