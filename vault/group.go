@@ -88,9 +88,6 @@ func (q *writeQueue) take() []*pendingWrite {
 // what keeps two writers from picking the same new name or overwriting
 // each other's edit.
 func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []change, err error)) (Commit, error) {
-	if err := ctx.Err(); err != nil {
-		return Commit{}, v.lockError(ctx)
-	}
 	return v.updateWrite(&pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})})
 }
 
@@ -190,9 +187,6 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	// finished.
 	unlock, group, err := v.lockGroup(ctx, group, finish)
 	if err != nil {
-		for _, r := range results {
-			r()
-		}
 		for _, p := range group {
 			if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
 				continue // its caller has gone
