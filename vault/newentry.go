@@ -178,7 +178,9 @@ func redactMeta(m *Meta, counts map[string]int) {
 // newEntryChange is the change that creates entry name with m and body,
 // redacted here once: body must already be redacted (its counts in
 // counts), m's fields are redacted now, and the write path does not parse
-// the rendered entry again to redact it.
+// the rendered entry again to redact it. The entry's bytes do not depend
+// on name: a caller may build the change before it names the entry, and
+// set its path then.
 func (v *Vault) newEntryChange(name string, m Meta, body string, counts map[string]int) (change, error) {
 	counts = maps.Clone(counts) // fn may run again: count once
 	if counts == nil {

@@ -180,6 +180,15 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if err := v.checkMeta(meta); err != nil {
 		return Remembered{}, err
 	}
+	// The entry does not depend on its name: it is built, and its blob
+	// stored, here in the caller's goroutine, beside the other writers,
+	// rather than by the group's leader, which decides writes in turn.
+	slug := cmp.Or(SlugFromTitle(meta.Title), "memory")
+	ch, err := v.newEntryChange("", meta, text+"\n", redacted)
+	if err != nil {
+		return Remembered{}, err
+	}
+	v.preStore(ch.data)
 	var r Remembered
 	c, err := v.update(ctx, func() (string, []change, error) {
 		dups, err := v.sameBody(ctx, BodySum(text))
@@ -191,14 +200,12 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 			r = Remembered{Name: dups[0], Duplicate: true}
 			return "", nil, nil
 		}
-		name, err := v.freeName(v.folderFor(o.Type) + "/" + cmp.Or(SlugFromTitle(meta.Title), "memory"))
+		name, err := v.freeName(v.folderFor(o.Type) + "/" + slug)
 		if err != nil {
 			return "", nil, err
 		}
-		ch, err := v.newEntryChange(name, meta, text+"\n", redacted)
-		if err != nil {
-			return "", nil, err
-		}
+		ch := ch
+		ch.path = entryPath(name)
 		r.Name = name
 		return "remember " + name + "\n\n" + meta.Title, []change{ch}, nil
 	})
