@@ -48,13 +48,14 @@ func NewEntry(m Meta, now time.Time, body string) (*entry.Entry, error) {
 		{entry.FieldLinks, m.Links, len(m.Links) == 0},
 		{FieldConversation, m.Conversation, m.Conversation == ""},
 	}
+	set := make([]entry.Field, 0, len(fields))
 	for _, f := range fields {
-		if f.skip {
-			continue
+		if !f.skip {
+			set = append(set, entry.Field{Key: f.key, Value: f.val})
 		}
-		if err := e.Set(f.key, f.val); err != nil {
-			return nil, fmt.Errorf("set %s: %w", f.key, err)
-		}
+	}
+	if err := e.SetFields(set); err != nil {
+		return nil, err
 	}
 	e.SetBody(body)
 	return e, nil
