@@ -496,6 +496,7 @@ func TestRememberStoresBeforeQueueing(t *testing.T) {
 		}
 		return n
 	}
+	waitIdle(t, v) // no runner of an earlier write is mistaken for this one's
 	unlock, err := v.lock(ctx)
 	if err != nil {
 		t.Fatal(err)
