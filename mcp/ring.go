@@ -78,20 +78,27 @@ func (r *ringFile) reset(n int, keep []int64) error {
 	}
 	r.n, r.head = int64(n), 0
 	size := int64(ringHeader) + 8*r.n
-	if fi, err := r.f.Stat(); err != nil {
+	fi, err := r.f.Stat()
+	if err != nil {
 		return err
-	} else if fi.Size() < size {
+	}
+	old := fi.Size()
+	if old < size {
 		if err := r.f.Truncate(size); err != nil {
 			return err
 		}
 	}
-	// Every slot is written whether in keep or not, in chunks: a longer
-	// ring's calls must not stay behind as this one's.
+	// Every slot the file held is written, in chunks, whether in keep or
+	// not: an older ring's calls must not stay behind as this one's. The
+	// slots past the old end read as zeros already.
 	const chunk = 4096
 	b := make([]byte, 8*min(r.n, chunk))
 	first := r.n - int64(len(keep)) // the slot of keep[0]
 	for start := int64(0); start < r.n; start += chunk {
 		end := min(start+chunk, r.n)
+		if ringHeader+8*start >= old && end <= first {
+			continue
+		}
 		clear(b)
 		for i := start; i < end; i++ {
 			if i >= first {
