@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -143,14 +144,17 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	if len(suspectFolders) == 0 && len(suspectNames) == 0 {
 		return rep, nil
 	}
-	got, err := ix.update(ctx, suspectFolders, suspectNames, nil)
+	got, err := ix.update(ctx, suspectFolders, suspectNames, nil, nil)
 	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
 	return got, err
 }
 
 // update brings the given folders and entries up to date, and records the
 // given folder mtimes, under the write lock.
-func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp) (Report, error) {
+//
+// seen, if not nil, hears of each entry file read and indexed, as it was
+// read, once the index holds it.
+func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo)) (Report, error) {
 	unlock, err := lockFile(ctx, ix.writeLock(), false)
 	if err != nil {
 		return Report{}, err
@@ -160,7 +164,7 @@ func (ix *Index) update(ctx context.Context, folders, names []string, stamps []f
 	if err != nil {
 		return Report{}, err
 	}
-	return ix.reconcile(ctx, db, folders, names, stamps)
+	return ix.reconcile(ctx, db, folders, names, stamps, seen)
 }
 
 // loadFolders reads the folders table.
@@ -472,7 +476,7 @@ type change struct {
 // the given entries' files, and records stamps, the mtimes of folders whose
 // changes the caller knows to be among names (the watcher). The write lock
 // is held.
-func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp) (rep Report, err error) {
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo)) (rep Report, err error) {
 	now := ix.now()
 	known, err := loadFolders(ctx, db)
 	if err != nil {
@@ -569,6 +573,13 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
 		return apply(ctx, tx, changes, listed, drops, &rep)
 	})
+	if err == nil && seen != nil {
+		for _, c := range changes {
+			if c.rec != nil && c.rec.file != nil {
+				seen(c.rec.name, c.rec.file)
+			}
+		}
+	}
 	return rep, err
 }
 

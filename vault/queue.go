@@ -402,7 +402,7 @@ func (v *Vault) takeQueued(ctx context.Context, group []*pendingWrite) []*pendin
 				q.answer(Commit{}, cmp.Or(err, badRequest(errors.New("remember: nothing to remember: the text is empty"))))
 				continue
 			}
-			p.fn = v.rememberWrite(p.ctx, plan, q.r)
+			p.fn = v.rememberWrite(p.ctx, plan, nil, q.r)
 		case q.req.Add != nil:
 			plan := *q.req.Add
 			if norm, err := NormalizeName(plan.Name); err != nil || norm != plan.Name || !strings.Contains(norm, "/") {

@@ -202,9 +202,17 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 		return Remembered{}, err
 	}
 	plan := rememberPlan{Text: text, Redacted: redacted, Meta: meta}
+	// The entry does not depend on its name: it is built, and its blob
+	// stored, here in the caller's goroutine, beside the other writers,
+	// rather than by the group's leader, which decides writes in turn.
+	ch, err := v.newEntryChange("", meta, text+"\n", redacted)
+	if err != nil {
+		return Remembered{}, err
+	}
+	v.preStore(ch.data)
 	var r Remembered
 	p := &pendingWrite{
-		ctx: ctx, fn: v.rememberWrite(ctx, plan, &r), done: make(chan struct{}),
+		ctx: ctx, fn: v.rememberWrite(ctx, plan, &ch, &r), done: make(chan struct{}),
 		q: v.ownQueued(queuedRequest{Remember: &plan}, &r),
 	}
 	c, err := v.updateWrite(p)
@@ -222,9 +230,10 @@ type rememberPlan struct {
 }
 
 // rememberWrite decides plan's write under the vault lock: the entry that
-// already holds the text, or a new entry under a free name. r gets the
-// name.
-func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, r *Remembered) func() (string, []change, error) {
+// already holds the text, or a new entry under a free name. built is the
+// entry made before queueing, nil for a write taken from the queue, which
+// is made here. r gets the name.
+func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, built *change, r *Remembered) func() (string, []change, error) {
 	return func() (string, []change, error) {
 		dups, err := v.sameBody(ctx, BodySum(plan.Text))
 		if err != nil {
@@ -240,10 +249,15 @@ func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, r *Remembe
 		if err != nil {
 			return "", nil, err
 		}
-		ch, err := v.newEntryChange(name, meta, plan.Text+"\n", plan.Redacted)
-		if err != nil {
-			return "", nil, err
+		if built == nil {
+			ch, err := v.newEntryChange("", meta, plan.Text+"\n", plan.Redacted)
+			if err != nil {
+				return "", nil, err
+			}
+			built = &ch
 		}
+		ch := *built
+		ch.path = entryPath(name)
 		*r = Remembered{Name: name}
 		return "remember " + name + "\n\n" + meta.Title, []change{ch}, nil
 	}
