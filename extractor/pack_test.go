@@ -112,3 +112,25 @@ func TestRetrieveLeavesOutWhatHoldsOnlyItsName(t *testing.T) {
 		}
 	}
 }
+
+// TestTextSaysASessionOnce checks that a bundle's text names a past
+// session once: a later passage of it points to the first.
+func TestTextSaysASessionOnce(t *testing.T) {
+	b := Bundle{Query: "where does Kenji live now?", Items: []Item{
+		{Kind: "session", Title: "claude-code session synth-p2 in ~/src/cinder", Source: "ctx0 conversation show 72", Passage: "user: Kenji moved to Valencia."},
+		{Kind: "session", Title: "codex session 019a7ae6 in ~/src/other", Source: "ctx0 conversation show 3", Passage: "user: Kenji called."},
+		{Kind: "session", Title: "claude-code session synth-p2 in ~/src/cinder", Source: "ctx0 conversation show 70", Passage: "user: Kenji moved to Marseille."},
+		{Kind: "entry", Title: "claude-code session synth-p2 in ~/src/cinder", Source: "notes/x.md", Passage: "An entry titled alike."},
+	}}
+	text := b.Text()
+	for _, want := range []string{
+		"[1] claude-code session synth-p2 in ~/src/cinder ctx0 conversation show 72\n",
+		"[2] codex session 019a7ae6 in ~/src/other ctx0 conversation show 3\n",
+		"[3] same session as [1] ctx0 conversation show 70\n",
+		"[4] claude-code session synth-p2 in ~/src/cinder notes/x.md\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+}
