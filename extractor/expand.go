@@ -77,7 +77,8 @@ func (r *retrieval) expand(ctx context.Context) error {
 		}
 		if (c.named || c.reached) && c.typ != "contact" && r.onlyNamed(c) {
 			// In for its name ("MoonMind", said by the question or a
-			// hit), it holds no other word of the question: its
+			// hit) or a hit's link, it holds no other word of the
+			// question besides what its title holds: its
 			// overview costs the tokens of evidence and answers
 			// nothing the question asks of it. A person's entry is
 			// what is known of them, asked of in words it need not

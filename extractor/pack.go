@@ -163,21 +163,21 @@ func compact(title, passage string) string {
 	return passage
 }
 
-// repeats reports whether line says the title again: of its words (at
-// least three), all but one are the title's (a label such as "Error:" or
-// a heading's mark aside).
+// repeats reports whether line says the title again: its words (at
+// least three) are all the title's, but for a first one that labels it
+// ("Error:" of a fix titled by the error; a heading's mark is no word).
+// A line that differs in any other word ("1:3" for "1:2") tells more.
 func repeats(title []string, line string) bool {
 	ws := words.Split(strings.ToLower(line))
 	if len(ws) < 3 {
 		return false
 	}
-	other := 0
-	for _, w := range ws {
-		if !slices.Contains(title, w) {
-			other++
+	for i, w := range ws {
+		if i > 0 && !slices.Contains(title, w) {
+			return false
 		}
 	}
-	return other <= 1
+	return true
 }
 
 // settle sets what a bundle says of its items: sources, summary, the

@@ -28,6 +28,7 @@ func TestCompact(t *testing.T) {
 			"Remove the queue separation and have a codex queue\nLearned 2025-11-13 in [[episodes/2025-11/2025-11-13]] (project [[projects/moonmind]]).",
 			"Remove the queue separation and have a codex queue"},
 		{"short lines kept", "Espresso ratio", "## Ratio\n18 g in.", "## Ratio\n18 g in."},
+		{"a line that differs in a word kept", "Espresso ratio is 1:2", "Espresso ratio is 1:3\nLearned 2025-11-13 in [[episodes/2025-11/2025-11-13]].", "Espresso ratio is 1:3"},
 		{"a line that tells more kept", "Espresso ratio", "The espresso ratio is 1:2, 18 g in and 36 g out.", "The espresso ratio is 1:2, 18 g in and 36 g out."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
