@@ -128,7 +128,13 @@ func (b *Bundle) Text() string {
 		case len(it.Lines) == 2:
 			src += fmt.Sprintf(":%d-%d", it.Lines[0], it.Lines[1])
 		}
-		fmt.Fprintf(&w, "[%d] %s", i+1, it.Title)
+		title := it.Title
+		if j := sameSession(b.Items[:i], it); j >= 0 {
+			// Said once: the title of a session is its agent, id
+			// and folder, a dozen tokens that tell nothing new.
+			title = fmt.Sprintf("same session as [%d]", j+1)
+		}
+		fmt.Fprintf(&w, "[%d] %s", i+1, title)
 		if len(meta) > 0 {
 			fmt.Fprintf(&w, " (%s)", strings.Join(meta, ", "))
 		}
@@ -143,4 +149,18 @@ func (b *Bundle) Text() string {
 		fmt.Fprintf(&w, "\nAsked %d times: save it as a learned query with `%s`.\n", b.Suggest.Asked, b.Suggest.Command)
 	}
 	return w.String()
+}
+
+// sameSession returns the index of the first of before that is a passage
+// of the same past session as it, or -1.
+func sameSession(before []Item, it Item) int {
+	if it.Kind != "session" {
+		return -1
+	}
+	for j, p := range before {
+		if p.Kind == "session" && p.Title == it.Title {
+			return j
+		}
+	}
+	return -1
 }

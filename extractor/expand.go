@@ -75,6 +75,17 @@ func (r *retrieval) expand(ctx context.Context) error {
 			// gives way only to an item that holds what it says.
 			return false
 		}
+		if (c.named || c.reached) && c.typ != "contact" && r.onlyNamed(c) {
+			// In for its name ("MoonMind", said by the question or a
+			// hit) or a hit's link, it holds no other word of the
+			// question besides what its title holds: its
+			// overview costs the tokens of evidence and answers
+			// nothing the question asks of it. A person's entry is
+			// what is known of them, asked of in words it need not
+			// say ("how does Sarah like to be contacted?": "prefers
+			// Slack"), and is judged by its score alone.
+			return true
+		}
 		least := minScore
 		if c.from > 0 {
 			// Reached from a hit, it scores at most linkedShare of it:
@@ -91,6 +102,22 @@ func (r *retrieval) expand(ctx context.Context) error {
 		return below(c) && (lead == "" || c.conv != lead || c.kind != "session")
 	})
 	return nil
+}
+
+// onlyNamed reports whether the question asks more than c's title holds
+// and c's passage holds none of it: all it holds of the question is its
+// name.
+func (r *retrieval) onlyNamed(c *candidate) bool {
+	title := r.match.matched(c.title)
+	if len(title) == len(r.t.stems) {
+		return false // the question asks of it and nothing else ("who is Sarah?")
+	}
+	for _, i := range r.match.matched(c.passage.text) {
+		if !slices.Contains(title, i) {
+			return false
+		}
+	}
+	return true
 }
 
 // follow adds the entry name, reached from p, unless it is a candidate
@@ -119,6 +146,7 @@ func (r *retrieval) follow(ctx context.Context, p *candidate, name, why string, 
 		return nil
 	}
 	r.cands[name] = c
+	c.reached = true
 	c.from = p.score * linkedShare
 	c.why = append(c.why, why)
 	r.judge(c)

@@ -111,6 +111,9 @@ func (r *retrieval) item(c *candidate, top float64) Item {
 		Kind: c.kind, Name: c.name, Title: c.title, Type: c.typ, Date: c.date, Conversation: c.conv,
 		Passage: c.passage.text, Source: c.source, held: c.held, named: c.named, vector: c.vector,
 	}
+	if c.kind == "entry" {
+		it.Passage = compact(c.title, it.Passage)
+	}
 	if top > 0 {
 		it.Score = math.Round(c.score/top*100) / 100
 	}
@@ -130,6 +133,51 @@ func (r *retrieval) item(c *candidate, top float64) Item {
 	}
 	it.Why = strings.Join(why, "; ")
 	return it
+}
+
+// compact returns passage without the lines that repeat what the item's
+// line says: its title again (a heading, the first line of a decision,
+// the "Error:" of a fix titled by it), and where it was learned (the
+// item's line has the date and the file; "Learned 2025-11-13 in
+// [[episodes/…]]" is chrome). The budget goes to what the passage holds
+// besides. A passage that only says its title again says it (an entry
+// is never quoted by its heading alone, nor by nothing).
+func compact(title, passage string) string {
+	head := words.Split(strings.ToLower(title))
+	var said, kept []string
+	for _, l := range strings.Split(passage, "\n") {
+		switch {
+		case provenance(l):
+		case repeats(head, l):
+			said = append(said, l)
+		default:
+			kept = append(kept, l)
+		}
+	}
+	switch {
+	case len(kept) > 0:
+		return strings.Join(kept, "\n")
+	case len(said) > 0:
+		return strings.Join(said, "\n") // a statement that is its title
+	}
+	return passage
+}
+
+// repeats reports whether line says the title again: its words (at
+// least three) are all the title's, but for a first one that labels it
+// ("Error:" of a fix titled by the error; a heading's mark is no word).
+// A line that differs in any other word ("1:3" for "1:2") tells more.
+func repeats(title []string, line string) bool {
+	ws := words.Split(strings.ToLower(line))
+	if len(ws) < 3 {
+		return false
+	}
+	for i, w := range ws {
+		if i > 0 && !slices.Contains(title, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // settle sets what a bundle says of its items: sources, summary, the
@@ -427,10 +475,13 @@ func stemSet(text string) map[string]bool {
 }
 
 // spoken is what c's passage says: a past session's without the speakers'
-// labels that start its lines, which are not words said.
+// labels that start its lines, an entry's without where it was learned,
+// which are not words said.
 func spoken(c *candidate) string {
 	if c.kind != "session" {
-		return c.passage.text
+		// Where it was learned is chrome, not what it says (see compact).
+		lines := slices.DeleteFunc(strings.Split(c.passage.text, "\n"), provenance)
+		return strings.Join(lines, "\n")
 	}
 	lines := strings.Split(c.passage.text, "\n")
 	for i, l := range lines {

@@ -100,6 +100,9 @@ type candidate struct {
 	score  float64
 	mult   float64 // what its date, window and project multiply its base by
 	why    []string
+	// reached is set for an entry no search found, only a hit's link or
+	// the name a hit says.
+	reached bool
 
 	read    bool
 	body    string    // title and body, for the terms' weights

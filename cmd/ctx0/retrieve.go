@@ -40,8 +40,10 @@ func (a *app) newRetrieveCmd() *cobra.Command {
 		Short: "Answer a question from memory: the passages that matter, within a token budget",
 		Long: `Answer a question from the vault with a context bundle: a short summary, the
 passages that answer it (not whole files), each on one line of title, date
-and source file and lines, and how confident the answer is (--json adds
-each item's score and why it was picked). A past session is quoted by its
+and source file and lines (a past session named once: a later passage of it
+says "same session as [n]"), and how confident the answer is (--json adds
+each item's score and why it was picked). An entry is quoted without what
+its line says already: its title again, where it was learned. A past session is quoted by its
 turns, each with its speaker: the one that holds the question's words and
 the reply to it (after the tool calls made on the way), and a question the
 assistant asked with the user's answer; the conversation that ranks first
@@ -53,7 +55,8 @@ thing as well, the later goes first. It fits --budget tokens
 Offline it searches the entries and the past sessions (ctx0 ingest) and
 ranks their passages on one score, the passage that answers first whichever
 holds it; follows links from the best hits to the entries and the people and
-projects they name; favours recent episodes and entries of the current
+projects they name (a project in for its name alone, holding no other word
+of the question, is left out); favours recent episodes and entries of the current
 project; and leaves out passages that repeat another. An entry the librarian
 filed from a session and that session's passages are one source, quoted
 once: by the entry when it holds every word of the question the passage
