@@ -43,6 +43,7 @@ entries=$(find "$vault" -name '*.md' -not -path '*/.*' | wc -l)
 echo "vault $vault: $entries files; load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The watcher's report lines, each stamped by this shell as it is read.
+: >"$work/watch.err"
 "$work/ctx0" --vault "$vault" index --watch 2>"$work/watch.err" > >(
 	while IFS= read -r line; do
 		stamp t
