@@ -159,6 +159,9 @@ func (r *retrieval) settle(b *Bundle) {
 	// Pairs of characters are how a run is searched, not words anyone
 	// asked for: only whole words are listed as not found.
 	b.Uncovered = r.words(slices.DeleteFunc(r.uncovered(held), func(i int) bool { return r.t.run[i] >= 0 }))
+	if len(r.unheld) > 0 {
+		b.Uncovered = r.unheld
+	}
 	b.Confidence = 0
 	if len(r.t.words) > 0 && len(b.Items) > 0 {
 		b.Confidence = math.Round((0.5*best+0.3*r.share(held)+0.2*named)*100) / 100
@@ -232,7 +235,7 @@ func (r *retrieval) extract(b *Bundle) string {
 	if r.summary != "" {
 		return r.summary
 	}
-	if len(r.t.words) == 0 && r.label == "" {
+	if len(r.t.words) == 0 && r.label == "" && r.asked.IsZero() {
 		return "The question has no words to search for."
 	}
 	var titles []string
@@ -251,8 +254,10 @@ func (r *retrieval) extract(b *Bundle) string {
 	switch {
 	case entries == 0 && sessions == 0 && r.overBudget > 0:
 		return fmt.Sprintf("Found %s, but none fits in %d tokens; ask with a larger budget.", words.Plural(r.overBudget, "passage", "passages"), b.Budget)
+	case entries == 0 && sessions == 0 && len(r.unheld) > 0:
+		return fmt.Sprintf("Nothing in the vault or in past sessions dated %s mentions %s, and nothing else is dated then.", r.askedPast(), clip(strings.Join(r.unheld, ", "), maxHeadMissing))
 	case entries == 0 && sessions == 0 && !r.asked.IsZero():
-		return fmt.Sprintf("Nothing in the vault or in past sessions matches of %s.", r.askedPast())
+		return fmt.Sprintf("Nothing in the vault or in past sessions is dated %s.", r.askedPast())
 	case entries == 0 && sessions == 0:
 		return "Nothing in the vault or in past sessions matches."
 	case entries == 0 && len(r.folded) > 0:
@@ -271,7 +276,10 @@ func (r *retrieval) extract(b *Bundle) string {
 			s += fmt.Sprintf(" Also %s.", words.Plural(sessions, "passage of a past session", "passages of past sessions"))
 		}
 	}
-	if len(b.Uncovered) > 0 {
+	switch {
+	case len(r.unheld) > 0:
+		s = fmt.Sprintf("Nothing dated %s mentions %s; listed instead is what is dated then. %s", r.askedPast(), clip(strings.Join(r.unheld, ", "), maxHeadMissing), s)
+	case len(b.Uncovered) > 0:
 		s += fmt.Sprintf(" Nothing found mentions %s.", clip(strings.Join(b.Uncovered, ", "), maxHeadMissing))
 	}
 	return s

@@ -105,6 +105,7 @@ type candidate struct {
 	body    string    // title and body, for the terms' weights
 	blocks  []passage // the body's passages
 	passage passage   // the one quoted
+	judged  string    // judged by too, besides its passage: a past session's matched turn (see wordEvidence)
 	held    []int     // the question's terms its title and passage hold
 
 	// conv is the Ref of the conversation the quoted passage was said in
@@ -144,6 +145,9 @@ type retrieval struct {
 	folded []string
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
+	// unheld are the question's words when nothing of its time holds
+	// them and what is dated then is listed instead: the summary says so.
+	unheld []string
 	// first is the entry the first search ranks first, as search does:
 	// it is not left out for its score (see expand), only for a better
 	// item that holds what it says (see diversify).
@@ -200,6 +204,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// Nothing of that time holds the words ("what did we decide
 		// last week?"): what is dated then.
 		r.cands = map[string]*candidate{}
+		r.unheld = r.words(r.uncovered(nil))
 		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {
@@ -413,6 +418,7 @@ func (r *retrieval) rank(ctx context.Context) error {
 		r.judge(c)
 	}
 	r.keepWindow(append(list, sessions...))
+	saidLater(sessions)
 	sessions = r.keepSessions(sessions)
 	r.order = r.sorted()[:len(list)+len(sessions)]
 	if err := r.deepen(ctx); err != nil {
@@ -543,7 +549,18 @@ func (r *retrieval) evidence(c *candidate) float64 {
 	return max(r.wordEvidence(c), c.vector)
 }
 
+// wordEvidence is the evidence of c's words: of its passage, or of what
+// it is judged by besides when that holds more (a past session's matched
+// turn, see conversations).
 func (r *retrieval) wordEvidence(c *candidate) float64 {
+	if c.judged != "" {
+		return max(r.textEvidence(c, c.judged), r.textEvidence(c, c.passage.text))
+	}
+	return r.textEvidence(c, c.passage.text)
+}
+
+// textEvidence is the evidence of body, quoted under c's title.
+func (r *retrieval) textEvidence(c *candidate, body string) float64 {
 	total := 0.0
 	for _, x := range r.w {
 		total += x
@@ -556,14 +573,14 @@ func (r *retrieval) wordEvidence(c *candidate) float64 {
 	// in passing would outweigh a passage that answers. A short sentence
 	// kept whole as the title (a fact's) is the entry's heading.
 	heading := c.title
-	if restates(heading, c.passage.text) {
+	if restates(heading, body) {
 		heading = ""
 	}
-	text := heading + "\n" + c.passage.text
+	text := heading + "\n" + body
 	norm := 1 - evidenceB + evidenceB*float64(Tokens(text))/evidenceLen
 	title := r.match.counts(heading)
 	e := 0.0
-	for i, tf := range r.match.counts(c.passage.text) {
+	for i, tf := range r.match.counts(body) {
 		// A word of the title counts as much as titleWeight words of the
 		// passage, as in the index's ranking.
 		if tf := float64(tf) + titleWeight*float64(title[i]); tf > 0 {

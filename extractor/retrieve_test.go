@@ -548,3 +548,90 @@ func TestHomeRelative(t *testing.T) {
 		}
 	}
 }
+
+// TestRetrieveRanksByTheMatchedTurn: a conversation ranks by the best of
+// its matched turn alone and its passage with the reply: a turn that holds
+// the question (Felix's birthday) ranks its conversation however much of
+// the exchange after it is quoted for the answer, and goes before another
+// conversation whose shorter passage holds as much of the question.
+func TestRetrieveRanksByTheMatchedTurn(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Months before now, so that their dates barely count.
+	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
+	convs := []chat{
+		{"s-pen", day(20), []string{
+			"Felix's birthday was on Saturday, we had a small dinner.",
+			"Sounds nice! Did you find something for her in the end?",
+			"I did, a fountain pen with her initials on the cap, from the little shop near the station that sells notebooks, ink and old maps of the city, run by a man who repairs pens too. I hope she likes it.",
+			"I'm sure she will."}},
+		{"s-mat", day(10), []string{
+			"For Felix's birthday I ended up buying a yoga mat after looking in half the shops in town for something she would use every day, I hope she likes it.",
+			"A yoga mat sounds like a thoughtful present; she talked about starting again since the spring, and a good mat makes the first weeks easier."}},
+		{"s-parser", day(4), []string{
+			"Felix thinks we should rewrite the parser, I'm not convinced.",
+			"Measure first, then decide."}},
+		{"s-profile", day(5), []string{
+			"How do I profile memory usage in a long-running service?",
+			"Start with the heap profile of the service under load."}},
+		{"s-weather", day(8), []string{
+			"The weather in Bergen is terrible this week, all rain.",
+			"Sorry to hear that; a good week to stay in and write tests."}},
+	}
+	ingestChats(t, st, t.TempDir(), "/home/hana/src/atlas", convs)
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "What did I get Felix for her birthday?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) == 0 || !strings.Contains(b.Items[0].Passage, "fountain pen") {
+		t.Fatalf("want the conversation of the birthday's dinner first, with the gift:\n%s", b.Text())
+	}
+}
+
+// TestRetrieveLaterTellingFirst: of two conversations that tell the same
+// thing in the same words (a birthday each year, and its gift), the later
+// goes first though the search ranks the earlier's block a little higher:
+// what was said later tells what holds now.
+func TestRetrieveLaterTellingFirst(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// Months before now, so that their dates barely count.
+	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
+	told := func(hello, gift string) []string {
+		return []string{
+			hello + "Tomás's birthday was on Saturday, we had a small dinner.",
+			"Sounds nice! Did you find something for her in the end?",
+			"I did, " + gift + ". I hope she likes it.",
+			"I'm sure she will."}
+	}
+	convs := []chat{
+		{"s-pen", day(2), told("", "a fountain pen")},
+		{"s-boots", day(16), told("Morning! ", "a pair of hiking boots")},
+		{"s-parser", day(4), []string{
+			"Tomás thinks we should rewrite the parser, I'm not convinced.",
+			"Measure first, then decide."}},
+		{"s-weather", day(8), []string{
+			"The weather in Bergen is terrible this week, all rain.",
+			"Sorry to hear that; a good week to stay in and write tests."}},
+	}
+	ingestChats(t, st, t.TempDir(), "/home/hana/src/atlas", convs)
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "What did I get Tomás for her birthday?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Items) < 2 || !strings.Contains(b.Items[0].Passage, "hiking boots") || !strings.Contains(b.Items[1].Passage, "fountain pen") {
+		t.Fatalf("want the later birthday's conversation first, then the earlier:\n%s", b.Text())
+	}
+}

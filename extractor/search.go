@@ -23,7 +23,7 @@ func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridRes
 	if rest, w, ok := q.Plan.Timed(q.Since, q.Until); ok {
 		// "what did we decide last week about billing": billing,
 		// among the entries of last week; when none is, the words
-		// alone.
+		// alone, among what happened before now.
 		tq := q
 		tq.Text, tq.Plan, tq.Since, tq.Until = rest.Text(), rest, w.Since, w.Until
 		s := &searcher{m: m, about: tq.Text}
@@ -32,6 +32,7 @@ func Search(ctx context.Context, m Memory, q index.Query) (res []index.HybridRes
 			return res, s.hybrid, err
 		}
 	}
+	q.Until = pastUntil(q.Plan, q.Until, m.now())
 	s := &searcher{m: m, about: q.Text}
 	res, err = s.search(ctx, q)
 	return res, s.hybrid, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,6 +117,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
 			passage: passage{text: r.said(hs)},
+			judged:  matchedTurn(hs[0]),
 			project: h.Project,
 			conv:    h.Ref(),
 		}
@@ -203,6 +205,18 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 	return text
 }
 
+// matchedTurn is the turn a hit was found by, the first of its passage.
+// A conversation is judged by the better of it alone and the whole
+// passage: the turns after it are quoted for the answer they may hold,
+// and, longer, would lower the evidence of a turn that holds the question
+// (a passage is measured as BM25 measures a text, its length counting
+// against it), so that a conversation whose short passage says the
+// question's words of something else went first.
+func matchedTurn(h sessions.Hit) string {
+	first, _, _ := strings.Cut(h.Snippet, "\n")
+	return strings.NewReplacer("«", "", "»", "").Replace(first)
+}
+
 // saidOf is what a line of a passage says: without its speaker's label
 // and the marks of a cut ("…").
 func saidOf(line string) string {
@@ -230,6 +244,51 @@ func byConversation(hits []sessions.Hit) [][]sessions.Hit {
 		out[i] = append(out[i], h)
 	}
 	return out
+}
+
+// laterTie is how close to an earlier conversation's passage a later one
+// that holds the same words of the question must score to go before it
+// (see saidLater): as good, but for the search's rank of its block.
+const laterTie = 0.95
+
+// saidLater puts a passage of a past session just before the passage of
+// an earlier conversation that holds no word of the question it does not
+// and scores less than 1/laterTie of it: told again later, what was said
+// of the same thing tells what holds now (the gift of the latest birthday,
+// the town moved to last). Between two such passages the score tells
+// nothing else: the search's rank of a block weighs its other words and
+// its length, and the recency boost, counted from now, barely tells apart
+// conversations days apart months ago. Each passage is compared with the
+// others' scores as judged, so a chain of them does not lift the last.
+func saidLater(cs []*candidate) {
+	byDate := slices.Clone(cs)
+	slices.SortStableFunc(byDate, func(a, b *candidate) int { return a.date.Compare(b.date) })
+	judged := make([]float64, len(byDate))
+	for i, c := range byDate {
+		judged[i] = c.score
+	}
+	for i, c := range byDate {
+		if judged[i] <= 0 || c.date.IsZero() {
+			continue
+		}
+		for j, d := range byDate[:i] {
+			if judged[j] <= c.score || judged[i] < laterTie*judged[j] || !d.date.Before(c.date) || !holdsAll(c.held, d.held) {
+				continue
+			}
+			c.score = math.Nextafter(judged[j], math.Inf(1))
+			c.why = append(c.why, "said after "+d.name)
+		}
+	}
+}
+
+// holdsAll reports whether a holds every term of b.
+func holdsAll(a, b []int) bool {
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepSessions keeps the sessionHits best judged of the conversations'

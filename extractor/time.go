@@ -63,7 +63,23 @@ func SearchSessions(ctx context.Context, s Sessions, q sessions.Query, now time.
 			return hits, err
 		}
 	}
+	q.Until = pastUntil(q.Plan, q.Until, now)
 	return s.Search(ctx, q)
+}
+
+// pastUntil bounds until at now for a question whose words ask about the
+// past ("last week", "in July"): whatever else it finds, nothing that
+// happened after now answers it (a replay with --now, an entry filed
+// since). A question that says no time, or a time to come, keeps until.
+func pastUntil(p *query.Plan, until, now time.Time) time.Time {
+	w := p.Window()
+	if w.IsZero() || !w.Since.Before(now) {
+		return until
+	}
+	if until.IsZero() || now.Before(until) {
+		return now
+	}
+	return until
 }
 
 // dateEvents dates the events the question places its time by ("since the

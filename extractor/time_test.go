@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/sessions"
+	"github.com/ctx0/ctx0/vault"
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // TestRetrieveTimeInQuestion checks that a time the question says in words
@@ -145,7 +148,7 @@ func TestRetrieveNothingAfterNow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(b.Items) == 0 && !strings.Contains(b.Summary, "of "+when.Window{Since: c.since, Until: c.until}.String()) {
+		if len(b.Items) == 0 && !strings.Contains(b.Summary, "dated "+when.Window{Since: c.since, Until: c.until}.String()) {
 			t.Errorf("%q: nothing found, and the summary does not say of when:\n%s", c.q, b.Text())
 		}
 		for _, it := range b.Items {
@@ -154,6 +157,29 @@ func TestRetrieveNothingAfterNow(t *testing.T) {
 			} else if !it.Date.IsZero() && (it.Date.Before(c.since) || !it.Date.Before(c.until)) {
 				t.Errorf("%q: item %s dated %s, outside %s to %s", c.q, it.Name, it.Date.Format(time.DateOnly), c.since.Format(time.DateOnly), c.until.Format(time.DateOnly))
 			}
+		}
+	}
+}
+
+// TestRetrieveWordsNothingOfItsTimeHolds checks that a question whose
+// words nothing of its time holds says so, naming the time and the words,
+// and is not sure of what it lists instead: "what did Sarah say last
+// week?" is not a question without words.
+func TestRetrieveWordsNothingOfItsTimeHolds(t *testing.T) {
+	m := fixture(t) // now is Sunday 2026-02-01
+	for _, c := range []struct{ q, summary string }{
+		{"what did Sarah say in July 2025?", "Nothing in the vault or in past sessions dated 2025-07 mentions sarah, and nothing else is dated then."},
+		{"what did Sarah say about the harbor last week?", "Nothing dated 2026-01-19 to 2026-01-25 mentions sarah, harbor; listed instead is what is dated then."},
+	} {
+		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.Summary, c.summary) {
+			t.Errorf("%q: summary %q, want it to start %q", c.q, b.Summary, c.summary)
+		}
+		if b.Level != "low" {
+			t.Errorf("%q: confidence %s (%.2f) for what does not hold the question's words", c.q, b.Level, b.Confidence)
 		}
 	}
 }
@@ -197,5 +223,63 @@ func TestRetrieveDatesRelativeTimesInPassages(t *testing.T) {
 	}
 	if !strings.Contains(bu.Text(), "yesterday (2026-01-13)") {
 		t.Errorf("the passage does not date its yesterday:\n%s", bu.Text())
+	}
+}
+
+// TestSearchNothingAfterNow checks that a search whose words ask about the
+// past finds, when nothing of that time holds its other words, what the
+// words alone find before now, and nothing after it.
+func TestSearchNothingAfterNow(t *testing.T) {
+	m := fixture(t) // now is Sunday 2026-02-01
+	for name, created := range map[string]string{
+		"decisions/lighthouse-budget-cut.md":    "2026-01-05T10:00:00Z",
+		"decisions/lighthouse-budget-raised.md": "2026-03-10T10:00:00Z",
+	} {
+		body := "---\ntitle: Lighthouse budget\ntype: decision\ncreated: " + created + "\nupdated: " + created + "\n---\nThe lighthouse budget was settled.\n"
+		if err := writeFile(filepath.Join(m.Vault.Root(), filepath.FromSlash(name)), []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, m.Vault.Root())
+	q := "what did we decide about the lighthouse budget last week?"
+	res, _, err := Search(t.Context(), m, index.Query{Text: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range res {
+		names = append(names, r.Name)
+	}
+	if !slices.Contains(names, "decisions/lighthouse-budget-cut") || slices.Contains(names, "decisions/lighthouse-budget-raised") {
+		t.Errorf("%q: found %q, want the decision of before now and not the one after", q, names)
+	}
+}
+
+// TestRetrieveWindowAloneByWhenItHappened: a question of nothing but a
+// time lists what happened then, the latest to happen first, not the
+// latest filed: a fact learned on Monday and filed on Saturday after
+// Friday's note comes after it.
+func TestRetrieveWindowAloneByWhenItHappened(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now)) // now is Sunday 2026-02-01
+	for name, text := range map[string]string{
+		"knowledge/monday.md": "---\ntitle: Harbor rollback\nconversation: \"abc@2026-01-19T09:00:00Z\"\ncreated: 2026-01-31T10:00:00Z\nupdated: 2026-01-31T10:00:00Z\n---\nThe harbor rollback script points at the new bucket.\n",
+		"knowledge/friday.md": "---\ntitle: Pier review\nupdated: 2026-01-23T10:00:00Z\n---\nThe pier review moved to March.\n",
+	} {
+		if err := writeFile(filepath.Join(v.Root(), filepath.FromSlash(name)), []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, v.Root())
+	m := open(t, v)
+	b, err := Retrieve(t.Context(), m, Request{Query: "what happened last week?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range b.Items {
+		got = append(got, it.Name)
+	}
+	if want := []string{"knowledge/friday", "knowledge/monday"}; !slices.Equal(got, want) {
+		t.Errorf("items %q, want %q:\n%s", got, want, b.Text())
 	}
 }

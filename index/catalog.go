@@ -139,7 +139,7 @@ func (ix *Index) Changed(ctx context.Context, paths []string) error {
 		return nil
 	}
 	start := ix.now()
-	rep, err := ix.update(ctx, nil, names, nil)
+	rep, err := ix.update(ctx, nil, names, nil, ix.noteWritten)
 	if err != nil {
 		return fmt.Errorf("index %d changed files: %w", len(names), err)
 	}
@@ -171,7 +171,7 @@ func (ix *Index) restale(ctx context.Context, db *sql.DB, names []string) (stale
 	if len(changed) == 0 {
 		return false, nil
 	}
-	rep, err := ix.update(ctx, nil, changed, nil)
+	rep, err := ix.update(ctx, nil, changed, nil, nil)
 	return rep.Changes() > 0, err
 }
 

@@ -292,7 +292,7 @@ func (ix *Index) verifyContent(ctx context.Context, d *Diagnosis) (int, error) {
 	if err := ix.unsettle(ctx, names); err != nil {
 		return len(files), fmt.Errorf("doctor: %w", err)
 	}
-	_, err = ix.update(ctx, nil, names, nil)
+	_, err = ix.update(ctx, nil, names, nil, nil)
 	return len(files), err
 }
 

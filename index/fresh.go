@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -145,20 +146,23 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	}
 	// The full check stats every file of a folder it lists; the others
 	// compare its names and inode numbers with the index first.
-	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, level != CheckFull)
+	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, nil, level != CheckFull)
 	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
 	return got, err
 }
 
 // update brings the given folders and entries up to date, and records the
 // given folder mtimes, under the write lock.
-func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp) (Report, error) {
-	return ix.updateListing(ctx, folders, names, stamps, false)
+//
+// seen, if not nil, hears of each entry file read and indexed, as it was
+// read, once the index holds it.
+func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo)) (Report, error) {
+	return ix.updateListing(ctx, folders, names, stamps, seen, false)
 }
 
 // updateListing is update, listing folders by their names and inode
 // numbers first when byNames is set (see reconcile).
-func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, byNames bool) (Report, error) {
+func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
 	unlock, err := lockFile(ctx, ix.writeLock(), false)
 	if err != nil {
 		return Report{}, err
@@ -168,7 +172,7 @@ func (ix *Index) updateListing(ctx context.Context, folders, names []string, sta
 	if err != nil {
 		return Report{}, err
 	}
-	return ix.reconcile(ctx, db, folders, names, stamps, byNames)
+	return ix.reconcile(ctx, db, folders, names, stamps, seen, byNames)
 }
 
 // loadFolders reads the folders table.
@@ -492,7 +496,7 @@ type change struct {
 // only its unsettled rows are compared. A settled file edited in place
 // keeps both, and is found by the full check or the watcher, as the
 // folder's mtime would not have shown it either.
-func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, byNames bool) (rep Report, err error) {
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
 	now := ix.now()
 	known, err := loadFolders(ctx, db)
 	if err != nil {
@@ -612,6 +616,13 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
 		return apply(ctx, tx, changes, listed, drops, &rep)
 	})
+	if err == nil && seen != nil {
+		for _, c := range changes {
+			if c.rec != nil && c.rec.file != nil {
+				seen(c.rec.name, c.rec.file)
+			}
+		}
+	}
 	return rep, err
 }
 

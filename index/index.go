@@ -59,6 +59,11 @@ type shared struct {
 	// syncs reaches this index's own running watcher, if Watch runs:
 	// readers in the same process sync with it without a second watch.
 	syncs chan syncRequest
+	// written holds the entry files this process's write path has just
+	// indexed (Changed), as they were when read, while its watcher runs:
+	// the watcher skips the event of each that is still that file (see
+	// takeWritten).
+	written map[string]os.FileInfo
 }
 
 type retired struct {

@@ -74,7 +74,10 @@ func (ix *Index) ensure(ctx context.Context, object string, stmts []string) erro
 
 // Latest returns the entries that l selects, the most recently changed
 // first (updated, else created, else the file's mtime), as search lists
-// them but with no score and no snippet. Files that do not parse are left
+// them but with no score and no snippet. A listing of a time (Since or
+// Until) lists the latest to happen first, by the date it selects by: a
+// fact filed today from a session of last Monday comes after one of last
+// Friday. Files that do not parse are left
 // out. The extractor lists pinned and latest entries, and globs names,
 // with it.
 func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
@@ -124,8 +127,12 @@ func (ix *Index) Latest(ctx context.Context, l Listing) ([]Result, error) {
 	if !l.All {
 		b.WriteString(" AND superseded_by = '' AND archived = ''")
 	}
+	order := "recency"
+	if !l.Since.IsZero() || !l.Until.IsZero() {
+		order = happenedAt("")
+	}
 	rows, err := db.QueryContext(ctx, `SELECT `+summaryColumns+`
-		FROM entries WHERE problem = ''`+b.String()+` ORDER BY recency DESC, name LIMIT ? OFFSET ?`, append(args, l.Limit, max(l.Offset, 0))...)
+		FROM entries WHERE problem = ''`+b.String()+` ORDER BY `+order+` DESC, name LIMIT ? OFFSET ?`, append(args, l.Limit, max(l.Offset, 0))...)
 	if err != nil {
 		return nil, fmt.Errorf("list latest entries: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
@@ -46,5 +47,33 @@ func TestLatestPages(t *testing.T) {
 	}
 	if !slices.Equal(paged, whole) {
 		t.Errorf("pages %v, whole listing %v", paged, whole)
+	}
+}
+
+// TestLatestInATimeByWhenItHappened: a listing of a time lists the latest
+// to happen first, not the latest filed: a fact learned on Monday and filed
+// on Wednesday of the next week comes after Friday's note, and a limit of
+// one keeps Friday's.
+func TestLatestInATimeByWhenItHappened(t *testing.T) {
+	_, ix := searchVault(t, map[string]string{
+		"knowledge/monday.md":    "---\ntitle: Monday\nconversation: \"abc@2026-01-19T09:00:00Z\"\ncreated: 2026-01-28T10:00:00Z\nupdated: 2026-01-28T10:00:00Z\n---\nLearned on Monday.\n",
+		"knowledge/wednesday.md": "---\ntitle: Wednesday\nupdated: 2026-01-21T10:00:00Z\n---\nWritten on Wednesday.\n",
+		"knowledge/friday.md":    "---\ntitle: Friday\nupdated: 2026-01-23T10:00:00Z\n---\nWritten on Friday.\n",
+	})
+	since, until := time.Date(2026, 1, 19, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 26, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		limit int
+		want  []string
+	}{
+		{10, []string{"knowledge/friday", "knowledge/wednesday", "knowledge/monday"}},
+		{1, []string{"knowledge/friday"}},
+	} {
+		l, err := ix.Latest(t.Context(), Listing{Since: since, Until: until, Limit: tc.limit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(l); !slices.Equal(got, tc.want) {
+			t.Errorf("limit %d: %q, want %q", tc.limit, got, tc.want)
+		}
 	}
 }

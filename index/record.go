@@ -45,6 +45,9 @@ type record struct {
 	settled bool
 	hash    string
 	problem string // why the file did not parse; "" if it did
+	// file is the file as read, when it did not change while read; nil
+	// when it might have.
+	file fs.FileInfo
 
 	title, typ, project, source string
 	tags, aliases               []string
@@ -107,7 +110,11 @@ func readRaw(root, name string, now time.Time) (*record, []byte, error) {
 		return nil, nil, errGone
 	}
 	// A file that changed while we read it is read again next time.
-	r.settled = stampOf(after) == r.stamp && r.stamp.settledAt(now) && int64(len(data)) == r.stamp.size
+	same := stampOf(after) == r.stamp && int64(len(data)) == r.stamp.size && os.SameFile(before, after)
+	r.settled = same && r.stamp.settledAt(now)
+	if same {
+		r.file = before
+	}
 	sum := sha256.Sum256(data)
 	r.hash = hex.EncodeToString(sum[:])
 	return r, data, nil

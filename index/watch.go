@@ -76,6 +76,7 @@ func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
 	defer func() {
 		ix.mu.Lock()
 		ix.syncs = nil
+		ix.written = nil
 		ix.mu.Unlock()
 	}()
 	stop, err := ix.serve(ctx)
@@ -226,7 +227,9 @@ func (w *watcher) flush(ctx context.Context) error {
 			parents[vault.Folder(rel)] = true
 		}
 		if name, ok := vault.NameOf(rel); ok {
-			names = append(names, name)
+			if !w.ix.takeWritten(name, op) {
+				names = append(names, name)
+			}
 			continue
 		}
 		// A folder created, moved or removed: list it (a gone folder's
@@ -247,7 +250,7 @@ func (w *watcher) flush(ctx context.Context) error {
 		}
 	}
 	start := now
-	rep, err := w.ix.update(ctx, folders, names, stamps)
+	rep, err := w.ix.update(ctx, folders, names, stamps, nil)
 	if err != nil {
 		return err
 	}
@@ -297,4 +300,41 @@ func (w *watcher) addTree(rel string) error {
 		w.dirs[r] = true
 		return nil
 	})
+}
+
+// maxWritten bounds Index.written: files whose events never come (a
+// watcher that stopped following a folder) are forgotten with the rest.
+const maxWritten = 4096
+
+// noteWritten records that the write path had name's file indexed, as fi
+// (see update's seen), when a watcher runs in this process to hear of it.
+func (ix *Index) noteWritten(name string, fi fs.FileInfo) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.syncs == nil {
+		return
+	}
+	if ix.written == nil || len(ix.written) >= maxWritten {
+		ix.written = map[string]os.FileInfo{}
+	}
+	ix.written[name] = fi
+}
+
+// takeWritten tells whether the watcher may skip the events op of name's
+// file, and forgets the file's record: the write path indexed this very
+// file. That holds only for an event of a file put there by a rename
+// (Create: how the write path puts every file in place) that is still the
+// file indexed, the same inode of the same size and mtime. A person's edit
+// after ours is another file (an editor's rename), or a write in place,
+// which sends a Write event: either is indexed again.
+func (ix *Index) takeWritten(name string, op fsnotify.Op) bool {
+	ix.mu.Lock()
+	fi, ok := ix.written[name]
+	delete(ix.written, name)
+	ix.mu.Unlock()
+	if !ok || op != fsnotify.Create {
+		return false
+	}
+	cur, err := os.Lstat(fileOf(ix.root, name))
+	return err == nil && cur.Mode().IsRegular() && os.SameFile(fi, cur) && cur.Size() == fi.Size() && cur.ModTime().Equal(fi.ModTime())
 }

@@ -2,11 +2,12 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,25 +32,35 @@ type Rate struct {
 // calls than remembering facts, but a client looping on writes is stopped.
 var DefaultWriteRate = Rate{N: 30, Per: time.Minute}
 
-// rateFile keeps the times of the calls that count against the limits, in
-// the vault's local state. The limits hold per vault: a client that opens
-// new sessions, or a server that is restarted or runs beside another, is
+// rateFile is the start of the names of the files that keep the times of
+// the calls that count against the limits, one file per kind, in the
+// vault's local state. The limits hold per vault: a client that opens new
+// sessions, or a server that is restarted or runs beside another, is
 // counted with the rest.
-const rateFile = "mcp-rate.json"
+const rateFile = "mcp-rate-"
 
 // limiter counts the calls of one kind made to a vault, by any session of
 // any server process, in a sliding window.
+//
+// Its file is a ring of the times of the last N calls counted (see
+// ringFile): a call is taken when the oldest of them has left the window,
+// so a call reads one time and writes one, whatever N, and the file is
+// never truncated or replaced (either makes ext4 flush it, which cost the
+// server milliseconds a call under many clients). Every call still goes
+// through the file, under its lock, so that a second server process on
+// the vault counts against the same limit, exactly.
 type limiter struct {
-	kind    string // the key in rateFile
+	kind    string
 	rate    Rate
 	setting string // the config key that sets rate, if one does
 	now     func() time.Time
-	path    string // rateFile of the vault
+	path    string // the ring file of the vault
 	mu      sync.Mutex
 }
 
 func newLimiter(kind string, r Rate, root string, now func() time.Time) *limiter {
-	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(sessions.StateDir), rateFile)}
+	name := rateFile + strings.ReplaceAll(kind, " ", "-")
+	return &limiter{kind: kind, rate: r, now: now, path: filepath.Join(root, filepath.FromSlash(sessions.StateDir), name)}
 }
 
 // rateError says a call was refused, by which limit, and when the next one
@@ -128,21 +139,31 @@ func (l *clientLimiter) undo(client any, at time.Time) {
 // allow counts a call, or refuses it. It returns the time the call was
 // counted at, for undo.
 func (l *limiter) allow(ctx context.Context, what string) (at time.Time, err error) {
-	var refused error
-	err = l.update(ctx, func(ts []time.Time) []time.Time {
+	err = l.update(ctx, func(r *ringFile) error {
 		now := time.UnixMilli(l.now().UnixMilli()) // as the file keeps it, so undo finds it
-		if len(ts) >= l.rate.N {
-			retry := max(l.rate.Per-now.Sub(ts[len(ts)-l.rate.N]), time.Second)
-			refused = &rateError{what: what, rate: l.rate, scope: "in this vault, by all clients together", setting: l.setting, retry: retry}
-			return ts
+		oldest, err := r.oldest()
+		if err != nil {
+			return err
+		}
+		if l.inWindow(oldest, now) {
+			retry := max(l.rate.Per-now.Sub(time.UnixMilli(oldest)), time.Second)
+			return &rateError{what: what, rate: l.rate, scope: "in this vault, by all clients together", setting: l.setting, retry: retry}
 		}
 		at = now
-		return append(ts, now)
+		return r.push(now.UnixMilli())
 	})
-	if err == nil {
-		err = refused
-	}
 	return at, err
+}
+
+// inWindow tells whether a call counted at ms (Unix milliseconds, 0 for
+// none) counts at now. A call from the future (a clock set back) would
+// block for longer than a window: it is forgotten too.
+func (l *limiter) inWindow(ms int64, now time.Time) bool {
+	if ms == 0 {
+		return false
+	}
+	t := time.UnixMilli(ms)
+	return now.Sub(t) < l.rate.Per && !t.After(now.Add(l.rate.Per))
 }
 
 // undo forgets the call counted at at, for a call that was refused for
@@ -151,18 +172,15 @@ func (l *limiter) allow(ctx context.Context, what string) (at time.Time, err err
 // The undo is made even when ctx has ended (often the very reason the call
 // failed); the lock it waits for is only ever held for a read and a write.
 func (l *limiter) undo(ctx context.Context, at time.Time) {
-	_ = l.update(context.WithoutCancel(ctx), func(ts []time.Time) []time.Time {
-		if i := slices.IndexFunc(ts, at.Equal); i >= 0 {
-			return slices.Delete(ts, i, i+1)
-		}
-		return ts
+	_ = l.update(context.WithoutCancel(ctx), func(r *ringFile) error {
+		return r.remove(at.UnixMilli())
 	})
 }
 
-// update changes the recorded calls of l's kind under the file's lock,
-// waiting for it until ctx ends, after forgetting those that left the
-// window.
-func (l *limiter) update(ctx context.Context, fn func([]time.Time) []time.Time) error {
+// update runs fn on l's ring file under the file's lock, waiting for it
+// until ctx ends. A ring of another size (the limit was changed) is made
+// again of the calls still in the window.
+func (l *limiter) update(ctx context.Context, fn func(*ringFile) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lock, err := filelock.Exclusive(ctx, l.path+".lock")
@@ -170,43 +188,32 @@ func (l *limiter) update(ctx context.Context, fn func([]time.Time) []time.Time) 
 		return fmt.Errorf("rate limit: %w", err)
 	}
 	defer lock.Unlock()
-	// Times are kept as Unix milliseconds: the file is read and written
-	// on every call, and a list of a window's calls in RFC 3339 cost the
-	// server more than the rest of a remember's bookkeeping.
-	calls := map[string][]int64{}
-	data, err := os.ReadFile(l.path)
-	if err != nil && !os.IsNotExist(err) {
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
 		return fmt.Errorf("rate limit: %w", err)
 	}
-	// A damaged file (or one of an older ctx0) is counts lost, not a
-	// reason to refuse every call.
-	if json.Unmarshal(data, &calls) != nil {
-		calls = map[string][]int64{}
-	}
-	now := l.now()
-	ts := make([]time.Time, 0, len(calls[l.kind])+1)
-	for _, ms := range calls[l.kind] {
-		// A call from the future (a clock set back) would block for
-		// longer than a window: it is forgotten too.
-		if t := time.UnixMilli(ms); now.Sub(t) < l.rate.Per && !t.After(now.Add(l.rate.Per)) {
-			ts = append(ts, t)
+	defer f.Close()
+	r := &ringFile{f: f}
+	if !r.readHeader(l.rate.N) {
+		// A new, damaged or resized ring: a damaged one is counts lost,
+		// not a reason to refuse every call.
+		now := l.now()
+		var keep []int64
+		for _, ms := range r.times() {
+			if l.inWindow(ms, now) {
+				keep = append(keep, ms)
+			}
+		}
+		if err := r.reset(l.rate.N, keep); err != nil {
+			return fmt.Errorf("rate limit %s: %w", l.path, err)
 		}
 	}
-	if ts := fn(ts); len(ts) > 0 {
-		ms := make([]int64, len(ts))
-		for i, t := range ts {
-			ms[i] = t.UnixMilli()
+	if err := fn(r); err != nil {
+		var re *rateError
+		if errors.As(err, &re) {
+			return err
 		}
-		calls[l.kind] = ms
-	} else {
-		delete(calls, l.kind)
-	}
-	if data, err = json.Marshal(calls); err != nil {
-		return fmt.Errorf("rate limit: %w", err)
-	}
-	// Written in place: only holders of the lock read it.
-	if err := os.WriteFile(l.path, data, 0o644); err != nil {
-		return fmt.Errorf("rate limit: %w", err)
+		return fmt.Errorf("rate limit %s: %w", l.path, err)
 	}
 	return nil
 }

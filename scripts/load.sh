@@ -14,7 +14,9 @@
 # alternating remember with search and retrieve, under the default rate
 # limits. The throughput loads raise remember.per_vault_per_minute, since
 # they measure the write path, not the limit. LOADS picks some by name
-# (mcp128 mcp16 proc8 proc32 proc64 mixed16).
+# (mcp128 mcp16 proc8 proc32 proc64 mixed16). BEFORE=path/to/ctx0 runs the
+# process loads with that binary too (a build of an earlier commit), so a
+# change is measured against what it changes in the same run.
 set -euo pipefail
 n=${1:-10000}
 runs=${2:-1}
@@ -99,11 +101,19 @@ mcpload() { # CLIENTS CALLS TAG [mix]
 }
 
 procload() { # CLIENTS CALLS TAG
+	if [ -n "${BEFORE:-}" ]; then
+		fresh "$work/v" raised
+		out=$("$work/loadgen" proc -clients "$1" -n "$2" -- "$BEFORE" --vault "$work/v" remember \
+			"Process {c} learned fact {i} in $3b run: token $3b-{c}-{i}.")
+		echo "  before: $out"
+		check "$work/v" "$3b" "$(sed 's/.*saves=\([0-9]*\).*/\1/' <<<"$out")"
+	fi
 	fresh "$work/v" raised
 	out=$("$work/loadgen" proc -clients "$1" -n "$2" -- "$work/ctx0" --vault "$work/v" remember \
 		"Process {c} learned fact {i} in $3 run: token $3-{c}-{i}.")
 	echo "  ctx0:   $out"
 	check "$work/v" "$3" "$(sed 's/.*saves=\([0-9]*\).*/\1/' <<<"$out")"
+	echo "    commits: $(($(git -C "$work/v" rev-list --count HEAD) - $(git -C "$work/base" rev-list --count HEAD) - 1)) for $1 x $2 processes"
 }
 
 echo "entries=$n runs=$runs $(nproc) cores, commit $(git -C "$root" rev-parse --short HEAD)"

@@ -250,3 +250,33 @@ func TestTurnsQuoteWhatAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnsQuoteTheConclusion: a passage that quotes the exchange after
+// the matched turn (Follow, as retrieve's first conversation is quoted)
+// ends with the assistant's last words before the user speaks again when
+// the exchange goes on past the turns quoted: over a real Cursor
+// transcript, the summary that names the PR after many steps of tool calls.
+func TestTurnsQuoteTheConclusion(t *testing.T) {
+	s, _ := testStore(t)
+	cursor, err := FindFiles(t.Context(), filepath.Join("..", "transcript", "testdata", "cursor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(t, s, append(publishedFiles(t), cursor...), Options{})
+	q := "which PR added CLAUDE.md to the luke repo?"
+	hits, err := s.Search(t.Context(), Query{Text: q, PassageOnly: true, Turns: true, Snippet: 192, Follow: 6, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || !strings.Contains(hits[0].Snippet, "PR #38") {
+		t.Errorf("%q: first passage %+v, want it to hold %q", q, hits, "PR #38")
+	}
+	// A passage of the reply alone is as it was.
+	hits, err = s.Search(t.Context(), Query{Text: q, PassageOnly: true, Turns: true, Snippet: 96, Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || strings.Count(hits[0].Snippet, "\n") > 2 {
+		t.Errorf("%q: passage of the reply alone %+v, want at most three turns", q, hits)
+	}
+}

@@ -59,6 +59,18 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 		follow++
 	}
 	next = next[:min(len(next), follow)]
+	var last *turn
+	if follow > 1 {
+		// The exchange's last words, when it goes on past the turns
+		// quoted: an agent's summary of what it did ("Done. Here's
+		// what landed: … PR #38") after many steps.
+		if last, err = s.conclusion(ctx, h.Conversation, best); err != nil {
+			return err
+		}
+		if last != nil && (len(next) == 0 || last.id <= next[len(next)-1].id || strings.HasSuffix(next[len(next)-1].text, last.text)) {
+			last = nil
+		}
+	}
 	share := n
 	if len(next) > 0 {
 		share = n / 2
@@ -69,6 +81,11 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 	first := cutAround(best.text, marker, share)
 	text := string(best.role) + ": " + first
 	left := n - min(share, count(first))
+	end := 0 // what is kept for the exchange's last words
+	if last != nil {
+		end = left / 2
+		left -= end
+	}
 	for i, t := range next {
 		if left < minTurn {
 			break
@@ -81,8 +98,42 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 		text += "\n" + string(t.role) + ": " + q
 		left -= count(q)
 	}
+	if last != nil {
+		text += "\n" + string(last.role) + ": " + cutAround(last.text, marker, end+left)
+	}
 	h.Snippet = text
 	return nil
+}
+
+// conclusionLimit bounds how many messages conclusion looks at past a
+// turn.
+const conclusionLimit = 200
+
+// conclusion returns the last message the assistant says something in
+// after t before the user speaks again (after a user's message, once the
+// assistant replied), within conclusionLimit messages; nil if none.
+func (s *Store) conclusion(ctx context.Context, conversation int64, t turn) (*turn, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
+		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
+		conversation, t.at, t.at, t.id, conclusionLimit)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+	}
+	defer rows.Close()
+	var last *turn
+	for rows.Next() {
+		r, err := scanTurn(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+		}
+		switch {
+		case r.role == transcript.User && r.says && (last != nil || t.role != transcript.User):
+			return last, nil
+		case r.role == transcript.Assistant && r.says:
+			last = &r
+		}
+	}
+	return last, rows.Err()
 }
 
 // minTurn is the least share of a passage, in tokens, worth quoting a

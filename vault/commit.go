@@ -295,8 +295,8 @@ func syncStaged(ss []*staged) error {
 // its journal records, and brings back what other programs wrote to the
 // files meanwhile.
 func (s *staged) abandon(v *Vault) {
-	if v.held != nil && len(v.held.j.Writes) > s.journaled {
-		v.held.j.Writes = v.held.j.Writes[:s.journaled]
+	if v.held != nil {
+		v.held.dropWrites(s.journaled)
 	}
 	s.undo()
 	s.settle()
@@ -320,7 +320,7 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 		// The record of these writes is kept only when the commit stands
 		// but git's staging area lags: the next command stages them.
 		if err == nil && v.held != nil && len(ss) > 0 {
-			v.held.j.Writes = v.held.j.Writes[:ss[0].journaled]
+			v.held.dropWrites(ss[0].journaled)
 		}
 		// Writes other programs made to the replaced files are brought
 		// back once the commit is staged.

@@ -23,6 +23,8 @@ import (
 // caller gets its own result with the commit that holds its write. Two
 // writes of one file never share a commit: the later one waits for the
 // next, so the journal and the merge see one change per file.
+// The remembers and adds of other processes that find the lock held join
+// the group through the queue beside the lock (queue.go).
 
 // pendingWrite is one call of update waiting for its commit.
 type pendingWrite struct {
@@ -35,6 +37,10 @@ type pendingWrite struct {
 	// state is pendingTaken until the write is decided (pendingStarted)
 	// or its caller stops waiting first (pendingAbandoned).
 	state atomic.Int32
+	// q is set for a write that can go through the queue beside the
+	// vault lock: this process's, which another may commit, or another
+	// process's, taken in from that queue (queue.go).
+	q *queuedWrite
 }
 
 const (
@@ -82,10 +88,15 @@ func (q *writeQueue) take() []*pendingWrite {
 // what keeps two writers from picking the same new name or overwriting
 // each other's edit.
 func (v *Vault) update(ctx context.Context, fn func() (msg string, changes []change, err error)) (Commit, error) {
+	return v.updateWrite(&pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})})
+}
+
+// updateWrite is update of a write made ready by its caller.
+func (v *Vault) updateWrite(p *pendingWrite) (Commit, error) {
+	ctx := p.ctx
 	if err := ctx.Err(); err != nil {
 		return Commit{}, v.lockError(ctx)
 	}
-	p := &pendingWrite{ctx: ctx, fn: fn, done: make(chan struct{})}
 	q := &v.writes
 	q.mu.Lock()
 	q.pending = append(q.pending, p)
@@ -160,7 +171,21 @@ var errLater = errors.New("a file of this write is in the commit being made")
 func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	ctx, stop := groupContext(group)
 	defer stop()
-	unlock, err := v.lock(ctx)
+	// Each caller hears of its write only once the lock is released and
+	// its journal removed: a process that exits as soon as its write
+	// returns (the CLI) would otherwise leave the journal behind, and the
+	// next command would repair a write that was whole.
+	var results []func()
+	finish := func(p *pendingWrite, c Commit, err error) {
+		if p.q.answer(c, err) {
+			return
+		}
+		results = append(results, func() { p.finish(c, err) })
+	}
+	// The lock, and with it the writes other processes queued beside it;
+	// this process's writes that one of them committed meanwhile are
+	// finished.
+	unlock, group, err := v.lockGroup(ctx, group, finish)
 	if err != nil {
 		for _, p := range group {
 			if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
@@ -174,20 +199,15 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		return nil
 	}
-	// Each caller hears of its write only once the lock is released and
-	// its journal removed: a process that exits as soon as its write
-	// returns (the CLI) would otherwise leave the journal behind, and the
-	// next command would repair a write that was whole.
-	var results []func()
-	finish := func(p *pendingWrite, c Commit, err error) {
-		results = append(results, func() { p.finish(c, err) })
-	}
 	defer func() {
 		unlock()
 		for _, r := range results {
 			r()
 		}
 	}()
+	if len(group) == 0 {
+		return nil
+	}
 	// The writes' checks (a duplicate, an alias taken) ask the catalog as
 	// the group found it, and see the group's earlier writes in the view;
 	// the catalog hears of all of them once, as the commit is made.
@@ -203,6 +223,8 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		}
 		w, err := v.stageWrite(p, touched)
 		switch {
+		case errors.Is(err, errLater) && p.q.putBack():
+			continue
 		case errors.Is(err, errLater):
 			p.state.Store(pendingTaken)
 			later = append(later, p)
@@ -229,7 +251,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 			indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
 		}
 	}()
-	msg := groupMessage(ws)
+	msg := queuedTrailers(groupMessage(ws), ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
 	for i, w := range ws {
@@ -239,6 +261,7 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		ss[i] = w.s
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
+	queuedCommitted(ws)
 	<-followed
 	if err != nil && h.IsZero() {
 		if obs != nil {

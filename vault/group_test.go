@@ -472,3 +472,48 @@ func waitWrites(t *testing.T, v *Vault, what string, ok func(pending int, runnin
 		}
 	}
 }
+
+// A remember builds its entry and stores its blob before it queues for the
+// vault lock, beside the other writers, so that the group's leader, which
+// decides writes in turn, only names and places it. It is still decided
+// under the lock, and the vault is whole after.
+func TestRememberStoresBeforeQueueing(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	loose := func() int {
+		t.Helper()
+		n := 0
+		dirs, err := filepath.Glob(filepath.Join(v.gitDir, "objects", "[0-9a-f][0-9a-f]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range dirs {
+			files, err := os.ReadDir(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += len(files)
+		}
+		return n
+	}
+	waitIdle(t, v) // no runner of an earlier write is mistaken for this one's
+	unlock, err := v.lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := loose()
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.Remember(ctx, RememberOptions{Text: "Stored while another writer holds the vault."})
+		done <- err
+	}()
+	waitQueued(t, v, 0) // taken by the runner, which waits for the lock
+	if after := loose(); after != before+1 {
+		t.Errorf("%d loose objects while the write waits for the lock, want %d (its blob)", after, before+1)
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	checkClean(t, v)
+}

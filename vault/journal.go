@@ -30,10 +30,11 @@ import (
 // that folder is ignored by git in every vault.
 const journalFile = ".ctx0/state/journal"
 
-// The journal is one JSON object, replaced by a rename so a reader sees
-// the old one or the new one. It is not fsynced: it guards against a killed
-// process, whose writes the kernel keeps, and a crash of the machine that
-// loses it loses no more than the same crash did before the journal.
+// The journal is JSON lines: the first holds the holder and the records
+// so far, each later one the records added since (see held.save). It is
+// not fsynced: it guards against a killed process, whose writes the kernel
+// keeps, and a crash of the machine that loses it loses no more than the
+// same crash did before the journal.
 type journal struct {
 	Holder   string         `json:"holder"`
 	Writes   []journalWrite `json:"writes,omitempty"`
@@ -69,6 +70,13 @@ type held struct {
 	// (merges, external edits) are its own to push, so they do not call
 	// onCommit.
 	syncing bool
+	// onDisk is how many records of j the journal file holds, in order;
+	// rewrite is set when one of those was changed or dropped since.
+	onDisk struct {
+		saved         bool
+		writes, locks int
+		rewrite       bool
+	}
 
 	// head is HEAD's tree as the journal last looked, kept while HEAD
 	// stays: the writes of a group ask it of one path each.
@@ -86,29 +94,95 @@ func readJournal(p string) (journal, bool, error) {
 	if err != nil {
 		return journal{}, false, fmt.Errorf("read lock journal: %w", err)
 	}
-	var j journal
-	if json.Unmarshal(data, &j) != nil {
-		// A journal cut short: the holder died writing it, before it
-		// touched what the new record would have named.
-		return journal{}, true, nil
-	}
-	return j, true, nil
+	return parseJournal(data), true, nil
 }
 
-// save writes the journal.
+// parseJournal reads a journal's lines: the first, then the records each
+// later one adds. A line cut short is the last one, and its holder died
+// writing it, before it touched what the line would have named: it and
+// anything after it are left out.
+func parseJournal(data []byte) journal {
+	var j journal
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var rec journal
+		if json.Unmarshal(line, &rec) != nil {
+			break
+		}
+		if i == 0 {
+			j.Holder = rec.Holder
+		}
+		j.Writes = append(j.Writes, rec.Writes...)
+		j.GitLocks = append(j.GitLocks, rec.GitLocks...)
+	}
+	return j
+}
+
+// save writes the journal. While the holder only adds records, each save
+// appends a line with the new ones: a group commit journals each of its
+// writes before it touches the file, and rewriting every record each time
+// made the group's journal quadratic, and each rename over the old file
+// waited for the file system to flush it (ext4 does so for a file replaced
+// by rename). A record changed or dropped since it was saved makes the
+// file written whole again, replaced by a rename so that a reader sees
+// the old one or the new one.
 func (h *held) save() error {
-	data, err := json.Marshal(h.j)
+	d := &h.onDisk
+	if !d.saved || d.rewrite || len(h.j.Writes) < d.writes || len(h.j.GitLocks) < d.locks {
+		data, err := json.Marshal(h.j)
+		if err != nil {
+			return err
+		}
+		tmp := h.path + ".new"
+		if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+			return fmt.Errorf("write lock journal: %w", err)
+		}
+		if err := os.Rename(tmp, h.path); err != nil {
+			return fmt.Errorf("write lock journal: %w", err)
+		}
+		d.saved, d.rewrite, d.writes, d.locks = true, false, len(h.j.Writes), len(h.j.GitLocks)
+		return nil
+	}
+	rec := journal{Writes: h.j.Writes[d.writes:], GitLocks: h.j.GitLocks[d.locks:]}
+	if len(rec.Writes) == 0 && len(rec.GitLocks) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	tmp := h.path + ".new"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	f, err := os.OpenFile(h.path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
 		return fmt.Errorf("write lock journal: %w", err)
 	}
-	if err := os.Rename(tmp, h.path); err != nil {
+	// One write: a process killed during it leaves the line whole or
+	// not at all, and a line cut short is read as never written.
+	_, err = f.Write(append(data, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		// What the file holds now is unknown: write it whole next time.
+		d.rewrite = true
 		return fmt.Errorf("write lock journal: %w", err)
 	}
+	d.writes, d.locks = len(h.j.Writes), len(h.j.GitLocks)
 	return nil
+}
+
+// dropWrites forgets the write records from the n-th on (their writes were
+// put back, or committed and staged); the file keeps them until the next
+// save writes it whole, as it did before saves appended.
+func (h *held) dropWrites(n int) {
+	if n >= len(h.j.Writes) {
+		return
+	}
+	h.j.Writes = h.j.Writes[:n]
+	if n < h.onDisk.writes {
+		h.onDisk.rewrite = true
+	}
 }
 
 // done removes the journal: the holder finished.

@@ -48,13 +48,14 @@ func NewEntry(m Meta, now time.Time, body string) (*entry.Entry, error) {
 		{entry.FieldLinks, m.Links, len(m.Links) == 0},
 		{FieldConversation, m.Conversation, m.Conversation == ""},
 	}
+	set := make([]entry.Field, 0, len(fields))
 	for _, f := range fields {
-		if f.skip {
-			continue
+		if !f.skip {
+			set = append(set, entry.Field{Key: f.key, Value: f.val})
 		}
-		if err := e.Set(f.key, f.val); err != nil {
-			return nil, fmt.Errorf("set %s: %w", f.key, err)
-		}
+	}
+	if err := e.SetFields(set); err != nil {
+		return nil, err
 	}
 	e.SetBody(body)
 	return e, nil
@@ -178,7 +179,9 @@ func redactMeta(m *Meta, counts map[string]int) {
 // newEntryChange is the change that creates entry name with m and body,
 // redacted here once: body must already be redacted (its counts in
 // counts), m's fields are redacted now, and the write path does not parse
-// the rendered entry again to redact it.
+// the rendered entry again to redact it. The entry's bytes do not depend
+// on name: a caller may build the change before it names the entry, and
+// set its path then.
 func (v *Vault) newEntryChange(name string, m Meta, body string, counts map[string]int) (change, error) {
 	counts = maps.Clone(counts) // fn may run again: count once
 	if counts == nil {

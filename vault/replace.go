@@ -203,6 +203,7 @@ func (v *Vault) noteMerged(changes []change, merged []plumbing.Hash, blobs map[s
 			for j := range v.held.j.Writes {
 				if v.held.j.Writes[j].Path == changes[i].path {
 					v.held.j.Writes[j].Post = h.String()
+					v.held.onDisk.rewrite = true
 				}
 			}
 		}

@@ -96,24 +96,45 @@ func (v *Vault) Add(ctx context.Context, o AddOptions) (string, Commit, error) {
 		body = withNewline(*o.Body)
 	}
 	body, counts := Redact(body)
-	var created string
-	c, err := v.update(ctx, func() (string, []change, error) {
+	plan := addPlan{Name: name, Meta: o.Meta, Body: body, Redacted: counts}
+	var r Remembered
+	p := &pendingWrite{
+		ctx: ctx, fn: v.addWrite(ctx, plan, &r), done: make(chan struct{}),
+		q: v.ownQueued(queuedRequest{Add: &plan}, &r),
+	}
+	c, err := v.updateWrite(p)
+	return r.Name, c, err
+}
+
+// addPlan is an add checked and redacted, ready to be decided under the
+// vault lock, here or by the process holding it (queue.go).
+type addPlan struct {
+	Name     string         `json:"name"` // normalized, with its folder
+	Meta     Meta           `json:"meta"`
+	Body     string         `json:"body"` // redacted
+	Redacted map[string]int `json:"redacted,omitempty"`
+}
+
+// addWrite decides plan's write under the vault lock: the new entry, if
+// its name and aliases are free. r gets the name.
+func (v *Vault) addWrite(ctx context.Context, plan addPlan, r *Remembered) func() (string, []change, error) {
+	return func() (string, []change, error) {
+		name := plan.Name
 		if _, err := os.Stat(v.path(name)); err == nil {
 			return "", nil, fmt.Errorf("add %s: %w", name, ErrExists)
 		}
-		for _, a := range o.Aliases {
+		for _, a := range plan.Meta.Aliases {
 			if err := v.checkAliasFree(ctx, a, name); err != nil {
 				return "", nil, err
 			}
 		}
-		ch, err := v.newEntryChange(name, o.Meta, body, counts)
+		ch, err := v.newEntryChange(name, plan.Meta, plan.Body, plan.Redacted)
 		if err != nil {
 			return "", nil, err
 		}
-		created = name
+		*r = Remembered{Name: name}
 		return "add " + name, []change{ch}, nil
-	})
-	return created, c, err
+	}
 }
 
 // RememberOptions is a quick capture.
@@ -180,30 +201,66 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if err := v.checkMeta(meta); err != nil {
 		return Remembered{}, err
 	}
+	plan := rememberPlan{Text: text, Redacted: redacted, Meta: meta}
+	// The entry does not depend on its name: it is built, and its blob
+	// stored, here in the caller's goroutine, beside the other writers,
+	// rather than by the group's leader, which decides writes in turn.
+	ch, err := v.newEntryChange("", meta, text+"\n", redacted)
+	if err != nil {
+		return Remembered{}, err
+	}
+	v.preStore(ch.data)
 	var r Remembered
-	c, err := v.update(ctx, func() (string, []change, error) {
-		dups, err := v.sameBody(ctx, BodySum(text))
+	p := &pendingWrite{
+		ctx: ctx, fn: v.rememberWrite(ctx, plan, &ch, &r), done: make(chan struct{}),
+		q: v.ownQueued(queuedRequest{Remember: &plan}, &r),
+	}
+	c, err := v.updateWrite(p)
+	r.Commit = c
+	return r, err
+}
+
+// rememberPlan is a remember checked and redacted, ready to be decided
+// under the vault lock: by this process, or by the one holding the lock,
+// which takes it from the queue beside the lock (queue.go).
+type rememberPlan struct {
+	Text     string         `json:"text"` // redacted
+	Redacted map[string]int `json:"redacted,omitempty"`
+	Meta     Meta           `json:"meta"`
+}
+
+// rememberWrite decides plan's write under the vault lock: the entry that
+// already holds the text, or a new entry under a free name. built is the
+// entry made before queueing, nil for a write taken from the queue, which
+// is made here. r gets the name.
+func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, built *change, r *Remembered) func() (string, []change, error) {
+	return func() (string, []change, error) {
+		dups, err := v.sameBody(ctx, BodySum(plan.Text))
 		if err != nil {
 			return "", nil, fmt.Errorf("remember: check duplicates: %w", err)
 		}
 		if len(dups) > 0 {
 			slices.Sort(dups)
-			r = Remembered{Name: dups[0], Duplicate: true}
+			*r = Remembered{Name: dups[0], Duplicate: true}
 			return "", nil, nil
 		}
-		name, err := v.freeName(v.folderFor(o.Type) + "/" + cmp.Or(SlugFromTitle(meta.Title), "memory"))
+		meta := plan.Meta
+		name, err := v.freeName(v.folderFor(meta.Type) + "/" + cmp.Or(SlugFromTitle(meta.Title), "memory"))
 		if err != nil {
 			return "", nil, err
 		}
-		ch, err := v.newEntryChange(name, meta, text+"\n", redacted)
-		if err != nil {
-			return "", nil, err
+		if built == nil {
+			ch, err := v.newEntryChange("", meta, plan.Text+"\n", plan.Redacted)
+			if err != nil {
+				return "", nil, err
+			}
+			built = &ch
 		}
-		r.Name = name
+		ch := *built
+		ch.path = entryPath(name)
+		*r = Remembered{Name: name}
 		return "remember " + name + "\n\n" + meta.Title, []change{ch}, nil
-	})
-	r.Commit = c
-	return r, err
+	}
 }
 
 // Write replaces an entry's body, keeping its frontmatter.

@@ -45,7 +45,9 @@ each item's score and why it was picked). A past session is quoted by its
 turns, each with its speaker: the one that holds the question's words and
 the reply to it (after the tool calls made on the way), and a question the
 assistant asked with the user's answer; the conversation that ranks first
-is quoted by more of the exchange that follows. It fits --budget tokens
+is quoted by more of the exchange that follows, to the assistant's last
+words before the user speaks again. Of two conversations that tell the same
+thing as well, the later goes first. It fits --budget tokens
 (counted high, so it fits a model's count too).
 
 Offline it searches the entries and the past sessions (ctx0 ingest) and

@@ -185,6 +185,7 @@ func Run(ctx context.Context, ds Dataset, o Options) (*Report, error) {
 	rep.AnswerRetrieve, rep.AnswerTurns, rep.AnswerSession = before.answer, before.answerTurns, before.answerSession
 	rep.AnswerRetrieveFiled, rep.AnswerTurnsFiled = after.answer, after.answerTurns
 	rep.AnswerMisses, rep.AnswerMissesSessions = after.answerMisses, before.answerMisses
+	rep.FirstMissesSessions = before.firstMisses
 	for i, f := range after.firsts {
 		if g := before.firsts[i]; g.evidence != f.evidence {
 			rep.FirstChanged = append(rep.FirstChanged, fmt.Sprintf("%q: from the evidence %v → %v; without entries %s %.2f, with them %s %.2f",
@@ -237,6 +238,9 @@ type answers struct {
 	// firsts are retrieve's first item per question, in order, and
 	// whether it is from the evidence.
 	firsts []first
+	// firstMisses are the questions whose first item is not from the
+	// evidence, with the first item and the evidence's best.
+	firstMisses []string
 	// answer recall of retrieve's bundle, of plain BM25 over single
 	// turns at as many tokens, and of BM25's top whole session.
 	answer, answerTurns, answerSession AnswerRecall
@@ -454,6 +458,13 @@ func ask(ctx context.Context, root string, ds Dataset, filed bool) (*answers, er
 			f.item += fmt.Sprintf(" (then %s %.2f)", b.Items[1].Name, b.Items[1].Score)
 		}
 		a.firsts = append(a.firsts, f)
+		if len(b.Items) > 0 && !f.evidence {
+			ev := "none"
+			if i := slices.IndexFunc(b.Items, isEvidence); i >= 0 {
+				ev = fmt.Sprintf("%s %.2f at %d", b.Items[i].Name, b.Items[i].Score, i+1)
+			}
+			a.firstMisses = append(a.firstMisses, fmt.Sprintf("%q (evidence %q): first %s %.2f; evidence item %s", q.Text, q.Sessions, b.Items[0].Name, b.Items[0].Score, ev))
+		}
 		if !slices.ContainsFunc(b.Items, isEvidence) {
 			var items []string
 			for _, it := range b.Items {

@@ -209,7 +209,12 @@ type Report struct {
 	// top session do; AnswerMissesSessions, the same of the bundles
 	// without the entries.
 	AnswerMisses, AnswerMissesSessions []string
-	// ShowAnswerMisses prints AnswerMisses with the report.
+	// FirstMissesSessions are the questions whose first item of
+	// retrieve, without the entries, is not from the evidence: to
+	// compare two runs question by question.
+	FirstMissesSessions []string
+	// ShowAnswerMisses prints AnswerMisses, AnswerMissesSessions and
+	// FirstMissesSessions with the report.
 	ShowAnswerMisses bool
 }
 
@@ -262,6 +267,12 @@ func (r *Report) Write(w io.Writer) {
 			}
 			fmt.Fprintf(w, "\n`retrieve`, %s, answer not in the bundle and in BM25's turns at as many tokens or its top session (%d):\n\n", m.name, len(m.misses))
 			for _, x := range m.misses {
+				fmt.Fprintf(w, "- %s\n", x)
+			}
+		}
+		if len(r.FirstMissesSessions) > 0 {
+			fmt.Fprintf(w, "\n`retrieve`, sessions only, first item not from the evidence (%d of %d):\n\n", len(r.FirstMissesSessions), r.Questions)
+			for _, x := range r.FirstMissesSessions {
 				fmt.Fprintf(w, "- %s\n", x)
 			}
 		}
