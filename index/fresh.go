@@ -144,7 +144,9 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	if len(suspectFolders) == 0 && len(suspectNames) == 0 {
 		return rep, nil
 	}
-	got, err := ix.update(ctx, suspectFolders, suspectNames, nil, nil)
+	// The full check stats every file of a folder it lists; the others
+	// compare its names and inode numbers with the index first.
+	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, nil, level != CheckFull)
 	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
 	return got, err
 }
@@ -155,6 +157,12 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 // seen, if not nil, hears of each entry file read and indexed, as it was
 // read, once the index holds it.
 func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo)) (Report, error) {
+	return ix.updateListing(ctx, folders, names, stamps, seen, false)
+}
+
+// updateListing is update, listing folders by their names and inode
+// numbers first when byNames is set (see reconcile).
+func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
 	unlock, err := lockFile(ctx, ix.writeLock(), false)
 	if err != nil {
 		return Report{}, err
@@ -164,7 +172,7 @@ func (ix *Index) update(ctx context.Context, folders, names []string, stamps []f
 	if err != nil {
 		return Report{}, err
 	}
-	return ix.reconcile(ctx, db, folders, names, stamps, seen)
+	return ix.reconcile(ctx, db, folders, names, stamps, seen, byNames)
 }
 
 // loadFolders reads the folders table.
@@ -409,6 +417,7 @@ type entryRow struct {
 	id      int64
 	name    string
 	stamp   stamp
+	ino     uint64
 	settled bool
 	hash    string
 	problem string
@@ -417,7 +426,7 @@ type entryRow struct {
 
 // loadRows reads what the checks know of the entries named.
 func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entryRow, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime, settled, hash, problem, recency FROM entries
+	rows, err := db.QueryContext(ctx, `SELECT id, name, size, mtime, settled, hash, problem, recency, ino FROM entries
 		WHERE name IN (SELECT value FROM json_each(?))`, jsonList(names))
 	if err != nil {
 		return nil, err
@@ -426,9 +435,11 @@ func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entry
 	out := map[string]entryRow{}
 	for rows.Next() {
 		var r entryRow
-		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &r.hash, &r.problem, &r.recency); err != nil {
+		var ino int64
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &r.hash, &r.problem, &r.recency, &ino); err != nil {
 			return nil, err
 		}
+		r.ino = uint64(ino)
 		out[r.name] = r
 	}
 	return out, rows.Err()
@@ -440,13 +451,13 @@ func loadRows(ctx context.Context, db *sql.DB, names []string) (map[string]entry
 // with its folder): a folder of thousands of entries costs a few pages,
 // not a row fetch per entry.
 func loadUnder(ctx context.Context, db *sql.DB, f string, deep bool) (map[string]entryRow, error) {
-	q := `SELECT id, name, size, mtime, settled FROM entries WHERE folder = ''`
+	q := `SELECT id, name, size, mtime, settled, ino FROM entries WHERE folder = ''`
 	if f != "" {
 		// '0' follows '/'; a name with a '/' after the folder's is in a subfolder.
-		q = `SELECT id, name, size, mtime, settled FROM entries INDEXED BY entries_stamps
+		q = `SELECT id, name, size, mtime, settled, ino FROM entries INDEXED BY entries_stamps
 			WHERE name >= ?1 || '/' AND name < ?1 || '0' AND (?2 OR instr(substr(name, length(?1) + 2), '/') = 0)`
 	} else if deep {
-		q = `SELECT id, name, size, mtime, settled FROM entries`
+		q = `SELECT id, name, size, mtime, settled, ino FROM entries`
 	}
 	rows, err := db.QueryContext(ctx, q, f, deep)
 	if err != nil {
@@ -456,9 +467,11 @@ func loadUnder(ctx context.Context, db *sql.DB, f string, deep bool) (map[string
 	out := map[string]entryRow{}
 	for rows.Next() {
 		var r entryRow
-		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled); err != nil {
+		var ino int64
+		if err := rows.Scan(&r.id, &r.name, &r.stamp.size, &r.stamp.mtime, &r.settled, &ino); err != nil {
 			return nil, err
 		}
+		r.ino = uint64(ino)
 		out[r.name] = r
 	}
 	return out, rows.Err()
@@ -476,7 +489,14 @@ type change struct {
 // the given entries' files, and records stamps, the mtimes of folders whose
 // changes the caller knows to be among names (the watcher). The write lock
 // is held.
-func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo)) (rep Report, err error) {
+//
+// With byNames, a folder whose entry files have the names and inode
+// numbers the index holds (listNames) is taken as it is, without a stat
+// per file: no file was added, removed, renamed or replaced by a rename;
+// only its unsettled rows are compared. A settled file edited in place
+// keeps both, and is found by the full check or the watcher, as the
+// folder's mtime would not have shown it either.
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
 	now := ix.now()
 	known, err := loadFolders(ctx, db)
 	if err != nil {
@@ -497,9 +517,19 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		if under(drops, f) {
 			continue
 		}
-		l, err := listFolder(ctx, ix.root, f, now)
-		if err != nil {
-			return rep, err
+		var (
+			l    listing
+			same bool
+		)
+		if byNames {
+			if l, same, err = listNames(ctx, db, ix.root, f, now); err != nil {
+				return rep, err
+			}
+		}
+		if !same {
+			if l, err = listFolder(ctx, ix.root, f, now); err != nil {
+				return rep, err
+			}
 		}
 		if l.gone {
 			if f == "" {
@@ -509,21 +539,34 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			continue
 		}
 		listed = append(listed, l.stamp)
-		sum, err := loadSum(ctx, db, f)
-		if err != nil {
-			return rep, err
+		if same {
+			// Its rows written too recently to trust (an entry a write
+			// just made) are compared by content all the same, as the
+			// listing with stats does.
+			unsettled, err := loadUnsettled(ctx, db, f)
+			if err != nil {
+				return rep, err
+			}
+			for _, r := range unsettled {
+				verify[r.name] = true
+			}
+		} else {
+			sum, err := loadSum(ctx, db, f)
+			if err != nil {
+				return rep, err
+			}
+			// An entry still listed is read again only if its stamp moved
+			// (a file replaced by rename is a new file, with a new
+			// mtime), one that appeared or went always.
+			changed, err := l.changed(ctx, db, f, sum)
+			if err != nil {
+				return rep, err
+			}
+			for _, n := range changed {
+				verify[n] = true
+			}
+			statted += len(l.names)
 		}
-		// An entry still listed is read again only if its stamp moved (a
-		// file replaced by rename is a new file, with a new mtime), one
-		// that appeared or went always.
-		changed, err := l.changed(ctx, db, f, sum)
-		if err != nil {
-			return rep, err
-		}
-		for _, n := range changed {
-			verify[n] = true
-		}
-		statted += len(l.names)
 		sub := map[string]bool{}
 		for _, s := range l.folders {
 			sub[s] = true

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,5 +134,96 @@ func TestUnsettledRowWithSameBytesIsRestamped(t *testing.T) {
 	}
 	if a, b := after["knowledge/kilo"], before["knowledge/kilo"]; !a.settled || a.recency != b.recency || a.id != b.id {
 		t.Errorf("after the window: %+v, want %+v settled, its recency kept", a, b)
+	}
+}
+
+// TestFolderCheckByNamesBesideRemember covers the folder check that a
+// write makes, which compares a folder's names and inode numbers with the
+// index instead of statting each file. After a remember alone it stats
+// nothing but the entry just written; beside a remember, another program
+// adds a file (whose text the remember then finds as a duplicate),
+// removes one, renames one, replaces one by a rename and edits one in
+// place: the first four are in the index after the write's check, and the
+// edit in place after the full check, as the folder check promises.
+func TestFolderCheckByNamesBesideRemember(t *testing.T) {
+	ctx := t.Context()
+	v := vaulttest.New(t)
+	const files = 40
+	for i := range files {
+		writeFile(t, v, fmt.Sprintf("knowledge/f%02d.md", i), fmt.Sprintf("---\ntitle: f%02d\n---\nAbout word%02d.\n", i, i))
+	}
+	ix := openIndex(t, v, nil)
+	ix.now = func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := ix.check(ctx, CheckFull); err != nil {
+		t.Fatal(err)
+	}
+	ix.now = time.Now
+
+	first, err := v.Remember(ctx, vault.RememberOptions{Text: "The first fact stands alone.", Type: "fact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vault.Folder(first.Name) != "knowledge" {
+		t.Fatalf("remembered %s, want it in knowledge/", first.Name)
+	}
+	rep, err := ix.check(ctx, CheckFolders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Checked > 1 || rep.Changes() != 0 {
+		t.Errorf("folder check after a remember alone = %+v, want at most the new entry compared and nothing changed", rep)
+	}
+
+	dir := filepath.Join(v.Root(), "knowledge")
+	writeFile(t, v, "knowledge/added.md", "The xray fact came from another program.\n")
+	if err := os.Remove(filepath.Join(dir, "f03.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(dir, "f04.md"), filepath.Join(dir, "renamed.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, v, "knowledge/.f05.md.swp", "---\ntitle: f05\n---\nAbout yankee.\n")
+	if err := os.Rename(filepath.Join(dir, ".f05.md.swp"), filepath.Join(dir, "f05.md")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "f06.md"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("Now about zebra.\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	dup, err := v.Remember(ctx, vault.RememberOptions{Text: "The xray fact came from another program.", Type: "fact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dup.Duplicate || dup.Name != "knowledge/added" {
+		t.Errorf("remember of the added file's text = %+v, want a duplicate of knowledge/added", dup)
+	}
+	second, err := v.Remember(ctx, vault.RememberOptions{Text: "The second fact stands alone.", Type: "fact"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for q, want := range map[string][]string{
+		"xray":   {"knowledge/added"},
+		"word03": {},
+		"word04": {"knowledge/renamed"},
+		"yankee": {"knowledge/f05"},
+		"word05": {},
+		"second": {second.Name},
+	} {
+		if got := names(findUnchecked(t, ix, q)); !slices.Equal(got, want) {
+			t.Errorf("after the remember, search %s = %q, want %q", q, got, want)
+		}
+	}
+	if _, err := ix.check(ctx, CheckFull); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(findUnchecked(t, ix, "zebra")); !slices.Equal(got, []string{"knowledge/f06"}) {
+		t.Errorf("after the full check, search zebra = %q, want knowledge/f06", got)
 	}
 }

@@ -41,6 +41,7 @@ func (s stamp) settledAt(now time.Time) bool {
 type record struct {
 	name    string
 	stamp   stamp
+	ino     uint64 // the file's inode number, 0 where the system has none
 	settled bool
 	hash    string
 	problem string // why the file did not parse; "" if it did
@@ -85,7 +86,7 @@ func readRaw(root, name string, now time.Time) (*record, []byte, error) {
 		// above it that is a link: not an entry.
 		return nil, nil, errGone
 	}
-	r := &record{name: name, stamp: stampOf(before)}
+	r := &record{name: name, stamp: stampOf(before), ino: inodeOf(before)}
 	if before.Size() > entry.MaxSize {
 		r.problem = fmt.Sprintf("%v (%d bytes, limit %d)", entry.ErrTooLarge, before.Size(), entry.MaxSize)
 		r.hash = fmt.Sprintf("size:%d", before.Size())

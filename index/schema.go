@@ -2,7 +2,7 @@ package index
 
 // schemaVersion is stored in PRAGMA user_version. An index of another
 // version is rebuilt, not migrated: it is derived from the files.
-const schemaVersion = 5
+const schemaVersion = 6
 
 // schemaTables creates the index. Every table is derived from the files.
 var schemaTables = []string{
@@ -34,7 +34,8 @@ var schemaTables = []string{
 		size          INTEGER NOT NULL,
 		mtime         INTEGER NOT NULL, -- nanoseconds
 		settled       INTEGER NOT NULL, -- 0: the file was read too soon after a change to trust size and mtime alone
-		problem       TEXT NOT NULL
+		problem       TEXT NOT NULL,
+		ino           INTEGER NOT NULL -- the file's inode number as read, 0 where the system has none
 	)`,
 	// aliases resolve names; they are not search terms.
 	`CREATE TABLE aliases (entry_id INTEGER NOT NULL, alias TEXT NOT NULL, fold TEXT NOT NULL)`,
@@ -62,8 +63,10 @@ var schemaTables = []string{
 	// folder_sums holds, for every folder that holds or held entries, the
 	// XOR of stampSum over its entries, kept by the writer: the full check
 	// compares it with the same sum of the files it stats, and reads the
-	// stamps of a folder's entries only when the two differ.
-	`CREATE TABLE folder_sums (path TEXT PRIMARY KEY, sum INTEGER NOT NULL) WITHOUT ROWID`,
+	// stamps of a folder's entries only when the two differ. names is the
+	// XOR of nameSum (name and inode number) over them: the folder check
+	// compares it with the folder's listing alone (see listNames).
+	`CREATE TABLE folder_sums (path TEXT PRIMARY KEY, sum INTEGER NOT NULL, names INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	// Snippets are made in Go, which reads text as this tokenizer does
 	// (index/query/text.go): a change of tokenizer changes both.
@@ -109,7 +112,7 @@ var schemaIndexes = []string{
 	`CREATE INDEX entries_folder ON entries(folder)`,
 	// What the checks read of the entries of a folder (whose names lie
 	// together), narrow enough to scan fast.
-	`CREATE INDEX entries_stamps ON entries(name, size, mtime, settled)`,
+	`CREATE INDEX entries_stamps ON entries(name, size, mtime, settled, ino)`,
 	// The few rows whose stamps a check cannot trust alone, by folder.
 	`CREATE INDEX entries_unsettled ON entries(folder) WHERE settled = 0`,
 	// What search leaves out unless asked (see Query.filter). A query can

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"io/fs"
 	"os"
@@ -137,4 +138,47 @@ func listFolder(ctx context.Context, root, f string, now time.Time) (listing, er
 		statIn(abs, l.files[lo:hi], l.stamps[lo:hi], l.ok[lo:hi])
 	})
 	return l, ctx.Err()
+}
+
+// listNames lists the folder f by its names, inode numbers and types alone
+// (readDirents: no stat per file) and reports whether its entry files are
+// those the index holds, by their folder's sum of nameSum (folder_sums).
+// When they are not, or the system gives no inode numbers or types, same
+// is false and the caller lists the folder with listFolder.
+func listNames(ctx context.Context, db *sql.DB, root, f string, now time.Time) (l listing, same bool, err error) {
+	abs := filepath.Join(root, filepath.FromSlash(f))
+	l = listing{stamp: folderStamp{path: f}}
+	fi, err := os.Lstat(abs)
+	if err != nil || !fi.IsDir() || vault.CheckPath(root, f) != nil {
+		return l, false, nil // listFolder says what it is
+	}
+	s := stampOf(fi)
+	l.stamp.mtime, l.stamp.settled = s.mtime, s.settledAt(now)
+	files, ok, err := readDirents(abs)
+	if err != nil || !ok {
+		return l, false, nil
+	}
+	var sum uint64
+	for _, d := range files {
+		if strings.HasPrefix(d.name, ".") {
+			continue
+		}
+		rel := path.Join(f, d.name)
+		if d.dir {
+			l.folders = append(l.folders, rel)
+			continue
+		}
+		if name, ok := vault.NameOf(rel); ok && d.reg {
+			sum ^= nameSum(name, d.ino)
+		}
+	}
+	var want int64
+	err = db.QueryRowContext(ctx, `SELECT names FROM folder_sums WHERE path = ?`, f).Scan(&want)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err != nil {
+		return l, false, err
+	}
+	return l, sum == uint64(want), ctx.Err()
 }

@@ -15,8 +15,8 @@ import (
 // The statements of a writer.
 const (
 	insEntry = `INSERT INTO entries(name, slug, folder, title, title_fold, type, tags, project, pinned, source,
-		created, updated, archived, superseded_by, recency, happened, frontmatter, body_sum, hash, size, mtime, settled, problem)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+		created, updated, archived, superseded_by, recency, happened, frontmatter, body_sum, hash, size, mtime, settled, problem, ino)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	insFTS    = `INSERT INTO fts(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
 	insHead   = `INSERT INTO fts_head(rowid, name, title, tags) VALUES (?, ?, ?, ?)`
 	insRecent = `INSERT INTO fts_recent(rowid, name, title, tags, body) VALUES (?, ?, ?, ?, ?)`
@@ -31,12 +31,15 @@ const (
 	delAliases  = `DELETE FROM aliases WHERE entry_id = ?`
 	delTags     = `DELETE FROM tags WHERE entry_id = ?`
 	delLinks    = `DELETE FROM links WHERE from_id = ?`
-	setStamp    = `UPDATE entries SET size = ?, mtime = ?, settled = ?, recency = ? WHERE id = ?`
+	setStamp    = `UPDATE entries SET size = ?, mtime = ?, settled = ?, recency = ?, ino = ? WHERE id = ?`
 	unsettleRow = `UPDATE entries SET settled = 0 WHERE id = ?`
 	// xorSum XORs ?2 into the sum of the folder ?1: (a|b) & ~(a&b) is a
 	// XOR in SQLite's operators, and cannot overflow.
 	xorSum = `INSERT INTO folder_sums(path, sum) VALUES (?1, ?2)
 		ON CONFLICT(path) DO UPDATE SET sum = (sum | ?2) & ~(sum & ?2)`
+	// xorNames does the same to the folder's sum of names and inodes.
+	xorNames = `INSERT INTO folder_sums(path, sum, names) VALUES (?1, 0, ?2)
+		ON CONFLICT(path) DO UPDATE SET names = (names | ?2) & ~(names & ?2)`
 )
 
 // writer writes entries in one transaction with prepared statements, each
@@ -77,7 +80,7 @@ func (w *writer) close() {
 func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error) {
 	res, err := w.exec(ctx, insEntry, r.name, vault.Slug(r.name), vault.Folder(r.name), r.title, fold(r.title),
 		r.typ, r.tagsJSON(), r.project, r.pinned, r.source, r.created, r.updated, r.archived, r.supersededBy,
-		r.recency, r.happened, r.front, r.bodySum, r.hash, r.stamp.size, r.stamp.mtime, r.settled, r.problem)
+		r.recency, r.happened, r.front, r.bodySum, r.hash, r.stamp.size, r.stamp.mtime, r.settled, r.problem, int64(r.ino))
 	if err != nil {
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
@@ -86,6 +89,9 @@ func (w *writer) put(ctx context.Context, r *record, recent bool) (int64, error)
 		return 0, fmt.Errorf("index %s: %w", vault.EntryPath(r.name), err)
 	}
 	if err := w.xor(ctx, r.name, stampSum(r.name, r.stamp, r.settled)); err != nil {
+		return 0, err
+	}
+	if err := w.xorNames(ctx, r.name, nameSum(r.name, r.ino)); err != nil {
 		return 0, err
 	}
 	name, title, tags := query.Segment(vault.Slug(r.name)), query.Segment(r.title), query.Segment(strings.Join(r.tags, " "))
@@ -125,6 +131,9 @@ func (w *writer) remove(ctx context.Context, row entryRow) error {
 			return fmt.Errorf("remove entry %d from the index: %w", row.id, err)
 		}
 	}
+	if err := w.xorNames(ctx, row.name, nameSum(row.name, row.ino)); err != nil {
+		return err
+	}
 	return w.xor(ctx, row.name, stampSum(row.name, row.stamp, row.settled))
 }
 
@@ -132,8 +141,15 @@ func (w *writer) remove(ctx context.Context, row entryRow) error {
 // as read again in rec: a new size or mtime (and so, for an entry without
 // dates, a new recency), or a row that has become settled.
 func (w *writer) restamp(ctx context.Context, row entryRow, rec *record) error {
-	if _, err := w.exec(ctx, setStamp, rec.stamp.size, rec.stamp.mtime, rec.settled, rec.recency, row.id); err != nil {
+	if _, err := w.exec(ctx, setStamp, rec.stamp.size, rec.stamp.mtime, rec.settled, rec.recency, int64(rec.ino), row.id); err != nil {
 		return fmt.Errorf("update entry %d in the index: %w", row.id, err)
+	}
+	if rec.ino != row.ino {
+		// The same bytes in another file (a write that renamed a new
+		// file over it).
+		if err := w.xorNames(ctx, row.name, nameSum(row.name, row.ino)^nameSum(row.name, rec.ino)); err != nil {
+			return err
+		}
 	}
 	return w.xor(ctx, row.name, stampSum(row.name, row.stamp, row.settled)^stampSum(row.name, rec.stamp, rec.settled))
 }
@@ -153,6 +169,28 @@ func (w *writer) xor(ctx context.Context, name string, sum uint64) error {
 		return fmt.Errorf("index %s: %w", vault.EntryPath(name), err)
 	}
 	return nil
+}
+
+// xorNames XORs sum into the names sum of the entry name's folder.
+func (w *writer) xorNames(ctx context.Context, name string, sum uint64) error {
+	if _, err := w.exec(ctx, xorNames, vault.Folder(name), int64(sum)); err != nil {
+		return fmt.Errorf("index %s: %w", vault.EntryPath(name), err)
+	}
+	return nil
+}
+
+// nameSum hashes what the folder check compares of an entry: its name and
+// its file's inode number. A file added, removed, renamed or replaced by a
+// rename (a new file, so a new inode) changes its folder's sum of them; a
+// file edited in place does not, as it does not change its folder's mtime.
+func nameSum(name string, ino uint64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], ino)
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(b[:])
+	return h.Sum64()
 }
 
 // stampSum hashes what the full check compares of an entry: its name, its

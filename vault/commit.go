@@ -328,9 +328,6 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 			s.settle()
 		}
 	}()
-	if err := syncStaged(ss); err != nil {
-		return plumbing.ZeroHash, err
-	}
 	// git's staging area is locked before the branch moves, as `git commit`
 	// does, so that a commit is never made that cannot then be staged.
 	indexLockPath := filepath.Join(v.gitDir, "index.lock")
@@ -340,11 +337,59 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 	}
 	defer releaseLockFile(indexLock, indexLockPath)
 
+	// The waits on the disk overlap: the files' and their folders' fsyncs
+	// and the new staging area's (written and synced into index.lock, not
+	// yet in place) run while the trees and the commit are made and the
+	// branch's new value is written and synced. Only then, in order, does
+	// the branch move (once the files are durable: a commit never stands
+	// without them) and the staging area follow it.
+	synced := make(chan error, 1)
+	go func() { synced <- syncStaged(ss) }()
+	var updates []gitindex.Update
+	for _, s := range ss {
+		updates = append(updates, s.updates...)
+	}
+	type prepared struct {
+		p   *gitindex.Prepared
+		err error
+	}
+	staging := make(chan prepared, 1)
+	go func() {
+		locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
+		p, err := gitindex.PrepareWithLock(ctx, v.gitDir, updates, locked)
+		staging <- prepared{p, err}
+	}()
+	var syncErr error
+	syncDone := false
+	filesDurable := func() error {
+		if !syncDone {
+			syncErr, syncDone = <-synced, true
+		}
+		return syncErr
+	}
+	defer func() {
+		// Nothing runs on past the commit: an abandoned write's files are
+		// put back only once their fsyncs are over.
+		filesDurable()
+	}()
+	var pending prepared
+	defer func() {
+		if pending.p == nil && pending.err == nil {
+			pending = <-staging
+		}
+	}()
+
+	var moved plumbing.ReferenceName
 	for attempt := 0; ; attempt++ {
-		commit, err = v.commitOnHead(ctx, msg, plan)
+		commit, moved, err = v.commitOnHead(ctx, msg, plan, filesDurable)
 		if !errors.Is(err, errRefMoved) || attempt == 5 {
 			break
 		}
+	}
+	if err == nil {
+		// A commit with nothing to change moves no branch: the files
+		// must be durable all the same before the write is reported.
+		err = filesDurable()
 	}
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -353,18 +398,53 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 	if v.onCommit != nil && (v.held == nil || !v.held.syncing) {
 		v.onCommit(v)
 	}
-	var updates []gitindex.Update
-	for _, s := range ss {
-		updates = append(updates, s.updates...)
+	pending = <-staging
+	ierr := pending.err
+	if ierr == nil {
+		ierr = pending.p.Commit()
 	}
-	locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
-	if ierr := gitindex.ApplyWithLock(ctx, v.gitDir, updates, locked); ierr != nil {
+	if ierr != nil {
 		// The commit stands, and so do the files. Only git's staging area
 		// is behind; the journal keeps the record, so the next ctx0
 		// command brings it up to date.
 		return commit, fmt.Errorf("%w (commit %s was made and its files are in place; the next ctx0 command stages them)", ierr, commit.String()[:10])
 	}
+	// The renames of the branch and of the staging area are made durable
+	// together: the write is reported only once its commit survives a
+	// power cut.
+	if err := v.syncRenames(moved, pending.p.Changed()); err != nil {
+		return commit, fmt.Errorf("%w (commit %s was made)", err, commit.String()[:10])
+	}
 	return commit, nil
+}
+
+// syncRenames makes durable the renames that put a commit in place: the
+// branch's (its folder; none when no branch moved) and, when changed, git's
+// staging area's (the git dir). Both folders are synced at once, so that
+// the file system commits them together.
+func (v *Vault) syncRenames(moved plumbing.ReferenceName, indexChanged bool) error {
+	dirs := map[string]bool{}
+	if moved != "" {
+		dirs[filepath.Dir(filepath.Join(v.gitDir, filepath.FromSlash(moved.String())))] = true
+	}
+	if indexChanged {
+		dirs[v.gitDir] = true
+	}
+	errs := make(chan error, len(dirs))
+	for d := range dirs {
+		go func() {
+			if err := atomicfile.SyncDir(d); err != nil {
+				errs <- fmt.Errorf("sync folder %s: %w", d, err)
+				return
+			}
+			errs <- nil
+		}()
+	}
+	var all []error
+	for range dirs {
+		all = append(all, <-errs)
+	}
+	return errors.Join(all...)
 }
 
 // releaseLockFile closes f, the git lock file p, and removes p, unless it
@@ -480,20 +560,22 @@ func (v *Vault) writeWorkTree(changes []change, blobs map[string]plumbing.Hash, 
 }
 
 // commitOnHead moves the branch to the commit plan makes of the current
-// HEAD, if nobody else moved it meanwhile.
-func (v *Vault) commitOnHead(ctx context.Context, msg string, plan planFunc) (plumbing.Hash, error) {
+// HEAD, if nobody else moved it meanwhile, once durable (if not nil) says
+// what the commit holds has reached the disk; it returns the commit and
+// the reference it moved.
+func (v *Vault) commitOnHead(ctx context.Context, msg string, plan planFunc, durable func() error) (plumbing.Hash, plumbing.ReferenceName, error) {
 	head, err := v.head()
 	if err != nil {
-		return plumbing.ZeroHash, err
+		return plumbing.ZeroHash, "", err
 	}
 	next, err := plan(head)
 	if err != nil || next.IsZero() {
-		return head.hash, err
+		return head.hash, "", err
 	}
-	if err := v.updateRef(ctx, head, next, v.signature(), msg); err != nil {
-		return plumbing.ZeroHash, err
+	if err := v.updateRef(ctx, head, next, v.signature(), msg, durable); err != nil {
+		return plumbing.ZeroHash, "", err
 	}
-	return next, nil
+	return next, head.ref, nil
 }
 
 func (v *Vault) signature() object.Signature {
@@ -741,8 +823,9 @@ func (v *Vault) head() (headState, error) {
 }
 
 // updateRef moves head.ref from head.hash to next, if it still holds
-// head.hash, and logs the move in the reflog.
-func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Hash, who object.Signature, msg string) error {
+// head.hash, and logs the move in the reflog. durable, if not nil, is
+// waited for before the move (see writeRef).
+func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Hash, who object.Signature, msg string, durable func() error) error {
 	err := v.writeRef(ctx, head.ref, next, func() error {
 		cur, err := v.head()
 		if err != nil {
@@ -752,7 +835,7 @@ func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Has
 			return errRefMoved
 		}
 		return nil
-	})
+	}, durable)
 	if err != nil {
 		return err
 	}
@@ -766,7 +849,11 @@ func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Has
 // into the lock file, fsync, and rename it over the ref. go-git's own
 // CheckAndSetReference truncates the ref file in place under flock, which
 // git does not honour and which a crash can leave empty.
-func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next plumbing.Hash, check func() error) (err error) {
+//
+// durable, if not nil, is waited for between the fsync and the rename: a
+// caller whose commit must not stand before its files are on disk syncs
+// them meanwhile, and its error leaves the ref as it was.
+func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next plumbing.Hash, check func() error, durable func() error) (err error) {
 	refPath := filepath.Join(v.gitDir, filepath.FromSlash(ref.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
@@ -793,6 +880,11 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
+	}
+	if durable != nil {
+		if err := durable(); err != nil {
+			return err
+		}
 	}
 	if err := os.Rename(lockPath, refPath); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)

@@ -369,7 +369,7 @@ func TestGroupSyncsItsFilesBeforeItsCommit(t *testing.T) {
 	var calls []synced
 	defer func(f func(files, dirs []string)) { syncing = f }(syncing)
 	syncing = func(files, dirs []string) {
-		// Called by the one goroutine that makes the commits.
+		// Called once a commit, each call over before the next begins.
 		calls = append(calls, synced{slices.Clone(files), slices.Clone(dirs), strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD"))})
 	}
 	unlock, err := v.lock(ctx)

@@ -383,7 +383,7 @@ func TestRepairUntracksLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.updateRef(ctx, head, c, v.signature(), "old"); err != nil {
+	if err := v.updateRef(ctx, head, c, v.signature(), "old", nil); err != nil {
 		t.Fatal(err)
 	}
 	problems, err := v.CheckGit(ctx)

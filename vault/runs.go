@@ -286,7 +286,7 @@ func (v *Vault) createRef(ctx context.Context, ref plumbing.ReferenceName, h plu
 			return fmt.Errorf("create %s: it exists", ref)
 		}
 		return nil
-	})
+	}, nil)
 	if err != nil {
 		return err
 	}

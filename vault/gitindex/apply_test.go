@@ -335,3 +335,39 @@ func testExtension(t *testing.T, sig string, wantErr error) {
 		assertNoLock(t, r)
 	}
 }
+
+// TestPrepareLeavesIndexUntilCommit: a prepared index waits, whole, in
+// index.lock, the index itself untouched, until Commit renames it into
+// place; git then sees the path staged. A caller that prepares it beside
+// other work (the branch moving) can still order the two.
+func TestPrepareLeavesIndexUntilCommit(t *testing.T) {
+	r := newRepo(t)
+	r.commitFiles("base", "a.md", "a\n")
+	before := r.readIndex()
+	u := stageUpdate(t, r, "b.md", "b\n")
+	p, err := PrepareWithLock(t.Context(), r.gitDir(), []Update{u}, WaitLock(time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertUnchanged(t, r, before)
+	if !p.Changed() {
+		t.Error("Changed() = false for a new path")
+	}
+	locked, err := os.ReadFile(r.indexPath() + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	assertNoLock(t, r)
+	if !bytes.Equal(r.readIndex(), locked) {
+		t.Error("the index in place is not the one prepared in index.lock")
+	}
+	if got := r.git("ls-files", "--stage", "b.md"); !strings.Contains(got, u.Hash.String()) {
+		t.Errorf("git ls-files --stage b.md = %q, want blob %s", got, u.Hash)
+	}
+	if got := strings.TrimSpace(r.git("status", "--porcelain")); got != "A  b.md" {
+		t.Errorf("git status = %q, want b.md added", got)
+	}
+}

@@ -106,7 +106,61 @@ type Locker func(ctx context.Context, lockPath string) (*os.File, error)
 // ApplyWithLock is Apply with the lock file created by lock, for a caller
 // that records which lock files it creates, so that one left by a killed
 // process can be told from a running git command's.
-func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) (err error) {
+func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) error {
+	p, err := PrepareWithLock(ctx, gitDir, updates, lock)
+	if err != nil {
+		return err
+	}
+	return p.Commit()
+}
+
+// Prepared is a new index written and synced into git's lock file,
+// index.lock, but not yet in place: the index is unchanged until Commit.
+// A caller that must order the index after another durable step (the
+// branch moving) prepares it beside that step, and commits it after.
+type Prepared struct {
+	f                   *os.File // the lock file, open until Commit
+	lockPath, indexPath string
+	changed             bool
+}
+
+// Commit puts the prepared index in place by renaming the lock file over
+// it (when nothing changed, it only releases the lock). It is not synced
+// with its folder: a caller that must know the rename survives a power cut
+// syncs the git dir.
+func (p *Prepared) Commit() (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("update git index %s: %w", p.indexPath, err)
+		}
+	}()
+	if p.f == nil {
+		return nil
+	}
+	err = p.f.Close()
+	p.f = nil
+	if !p.changed || err != nil {
+		if rmErr := os.Remove(p.lockPath); err == nil {
+			err = rmErr
+		}
+		return err
+	}
+	if err := os.Rename(p.lockPath, p.indexPath); err != nil {
+		os.Remove(p.lockPath)
+		return err
+	}
+	return nil
+}
+
+// Changed tells whether Commit replaces the index (false: the updates
+// changed nothing).
+func (p *Prepared) Changed() bool { return p.changed }
+
+// PrepareWithLock does what ApplyWithLock does short of the rename: it
+// takes the lock with lock, writes the new index into it and fsyncs it,
+// so that the rename Commit makes never exposes a half-written index. On
+// error the lock file is removed and the index is left as it was.
+func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) (_ *Prepared, err error) {
 	indexPath := filepath.Join(gitDir, "index")
 	defer func() {
 		if err != nil {
@@ -114,31 +168,29 @@ func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Lo
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 	if len(updates) == 0 {
-		return nil
+		return &Prepared{indexPath: indexPath}, nil
 	}
 	ops, err := prepareOps(updates)
 	if err != nil {
-		return err
+		return nil, err
 	}
 
 	lockPath := indexPath + ".lock"
 	f, err := lock(ctx, lockPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
-			if f != nil {
-				f.Close()
-			}
+			f.Close()
 			os.Remove(lockPath)
 		}
 	}()
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
 
 	var ix *indexFile
@@ -148,7 +200,7 @@ func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Lo
 		defer release()
 	case errors.Is(err, fs.ErrNotExist):
 	default:
-		return err
+		return nil, err
 	}
 	var changed bool
 	err = readMapped(func() (err error) {
@@ -162,27 +214,14 @@ func ApplyWithLock(ctx context.Context, gitDir string, updates []Update, lock Lo
 		return err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if !changed {
-		// Nothing to change: release the lock, leave the index alone.
-		err = f.Close()
-		f = nil
-		if rmErr := os.Remove(lockPath); err == nil {
-			err = rmErr
+	if changed {
+		if err := f.Sync(); err != nil {
+			return nil, err
 		}
-		return err
 	}
-
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	err = f.Close()
-	f = nil
-	if err != nil {
-		return err
-	}
-	return os.Rename(lockPath, indexPath)
+	return &Prepared{f: f, lockPath: lockPath, indexPath: indexPath, changed: changed}, nil
 }
 
 // lockIndex creates lockPath exclusively, retrying with backoff while another
