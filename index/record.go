@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -86,7 +87,7 @@ func readRaw(root, name string, now time.Time) (*record, []byte, error) {
 		// above it that is a link: not an entry.
 		return nil, nil, errGone
 	}
-	r := &record{name: name, stamp: stampOf(before), ino: inodeOf(before)}
+	r := &record{name: name, stamp: stampOf(before), ino: inode.Of(before)}
 	if before.Size() > entry.MaxSize {
 		r.problem = fmt.Sprintf("%v (%d bytes, limit %d)", entry.ErrTooLarge, before.Size(), entry.MaxSize)
 		r.hash = fmt.Sprintf("size:%d", before.Size())

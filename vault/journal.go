@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -223,7 +224,7 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 		defer os.Remove(f.Name()) // the name only: p keeps the file
 		rec := journalLock{Path: v.gitLockRel(p), Tmp: v.gitLockRel(f.Name()), At: time.Now().UnixNano()}
 		if fi, err := f.Stat(); err == nil {
-			rec.Ino = inode(fi)
+			rec.Ino = inode.Of(fi)
 		}
 		h.j.GitLocks = append(h.j.GitLocks, rec)
 		if err := h.save(); err != nil {
@@ -255,7 +256,7 @@ func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration)
 				}
 				rec := journalLock{Path: v.gitLockRel(p), At: time.Now().UnixNano()}
 				if fi, err := f.Stat(); err == nil {
-					rec.Ino = inode(fi)
+					rec.Ino = inode.Of(fi)
 				}
 				h.j.GitLocks = append(h.j.GitLocks, rec)
 				if err := h.save(); err != nil {
@@ -319,7 +320,7 @@ func (v *Vault) removeDeadGitLocks(locks []journalLock) []string {
 		m := fi.ModTime()
 		var ours bool
 		if l.Ino != 0 {
-			ours = inode(fi) == l.Ino && !m.Before(at.Add(-time.Second)) && m.Before(at.Add(time.Minute))
+			ours = inode.Of(fi) == l.Ino && !m.Before(at.Add(-time.Second)) && m.Before(at.Add(time.Minute))
 		} else {
 			ours = !m.Before(at.Add(-time.Second)) && m.Before(at.Add(2*time.Second))
 		}

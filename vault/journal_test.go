@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctx0/ctx0/internal/inode"
 )
 
 // A holder that only adds records appends them: the file is the same one
@@ -34,8 +36,8 @@ func TestJournalAppends(t *testing.T) {
 			t.Fatal(err)
 		}
 		if i == 0 {
-			ino = inode(fi)
-		} else if inode(fi) != ino {
+			ino = inode.Of(fi)
+		} else if inode.Of(fi) != ino {
 			t.Fatalf("save %d replaced the journal file instead of appending to it", i)
 		}
 		got, found, err := readJournal(p)

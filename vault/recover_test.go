@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/internal/proc"
 )
 
@@ -56,7 +57,7 @@ func leaveGitLock(t *testing.T, v *Vault, rel string) journalLock {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return journalLock{Path: rel, Ino: inode(fi), At: fi.ModTime().UnixNano()}
+	return journalLock{Path: rel, Ino: inode.Of(fi), At: fi.ModTime().UnixNano()}
 }
 
 func reopen(t *testing.T, v *Vault) *Vault {
@@ -107,7 +108,7 @@ func TestPersonsGitLockIsNotTakenForADeadWriters(t *testing.T) {
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if fi, _ := os.Stat(p); inode(fi) == rec.Ino {
+	if fi, _ := os.Stat(p); inode.Of(fi) == rec.Ino {
 		t.Skip("the file system reused the inode at once")
 	}
 	leaveJournal(t, v, journal{Holder: deadHolder(t).String(), GitLocks: []journalLock{rec}})
