@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -101,4 +102,16 @@ func jsonOf(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return append(b, '\n')
+}
+
+// openSessions opens the past sessions' store of m's vault at now, closed
+// when the test ends.
+func openSessions(t testing.TB, m Memory) *sessions.Store {
+	t.Helper()
+	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -17,11 +17,7 @@ const transcripts = "../transcript/testdata"
 // m searching them, and the session id of each conversation.
 func withSessions(t *testing.T, m Memory) (Memory, map[string]string) {
 	t.Helper()
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSessions(t, m)
 	for _, d := range []string{"claude-code", "codex"} {
 		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
 		if err != nil {

@@ -93,11 +93,7 @@ func TestRetrieveBudgetTooSmall(t *testing.T) {
 // that one they cover is not.
 func TestRetrieveFallsBackOnSessions(t *testing.T) {
 	m := fixture(t)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	f, err := sessions.FileAt(filepath.Join(transcripts, "claude-code", "spotter-tool_heavy-v2.1.38.jsonl"))
 	if err != nil {
 		t.Skipf("the shared transcripts: %v", err)
@@ -289,11 +285,7 @@ func TestRetrieveTitleCutFromFirstSentence(t *testing.T) {
 	}
 	settle(t, v.Root())
 	m := open(t, v)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	// The conversation the decision was filed from, the one that tells
 	// where Sofia moved, one more that names her, and others.
 	dir := t.TempDir()
@@ -415,11 +407,7 @@ func TestRetrieveQuotesMoreOfTheBestConversation(t *testing.T) {
 			settle(t, v.Root())
 		}
 		m := open(t, v)
-		st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
+		st := openSessions(t, m)
 		var files []sessions.File
 		for _, name := range []string{"codex/rollout-2025-11-12T17-48-11-019a7ae6-1945-7c63-98f2-210adb922af9.jsonl", "codex/rollout-2025-10-31T19-02-58-c61729d4-da6d-46a4-9a29-ec2c614e5e23.jsonl", "claude-code/kiliman-test2-v1.0.57.jsonl"} {
 			f, err := sessions.FileAt(filepath.Join(transcripts, filepath.FromSlash(name)))
@@ -450,11 +438,7 @@ func TestRetrieveQuotesMoreOfTheBestConversation(t *testing.T) {
 func TestRetrieveIssueCases(t *testing.T) {
 	v := vaulttest.New(t, vault.WithClock(now))
 	m := open(t, v)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	for _, d := range []string{"claude-code", "codex", "gemini", "cursor"} {
 		files, err := sessions.FindFiles(t.Context(), filepath.Join(transcripts, d))
 		if err != nil {
@@ -488,11 +472,7 @@ func TestRetrieveIssueCases(t *testing.T) {
 func TestRetrieveLeavesOutWeakPassages(t *testing.T) {
 	v := vaulttest.New(t, vault.WithClock(now))
 	m := open(t, v)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	dir := t.TempDir()
 	day := func(d int) time.Time { return time.Date(2026, 1, d, 9, 0, 0, 0, time.UTC) }
 	convs := []chat{
@@ -557,11 +537,7 @@ func TestHomeRelative(t *testing.T) {
 func TestRetrieveRanksByTheMatchedTurn(t *testing.T) {
 	v := vaulttest.New(t, vault.WithClock(now))
 	m := open(t, v)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	// Months before now, so that their dates barely count.
 	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
 	convs := []chat{
@@ -601,11 +577,7 @@ func TestRetrieveRanksByTheMatchedTurn(t *testing.T) {
 func TestRetrieveLaterTellingFirst(t *testing.T) {
 	v := vaulttest.New(t, vault.WithClock(now))
 	m := open(t, v)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openSessions(t, m)
 	// Months before now, so that their dates barely count.
 	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
 	told := func(hello, gift string) []string {

@@ -188,11 +188,7 @@ func TestRetrieveWordsNothingOfItsTimeHolds(t *testing.T) {
 // passage shows beside "yesterday" the day it named when it was said.
 func TestRetrieveDatesRelativeTimesInPassages(t *testing.T) {
 	m := fixture(t)
-	st, err := sessions.Open(t.Context(), m.Vault.Root(), sessions.WithClock(now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openSessions(t, m)
 	dir := t.TempDir()
 	var b strings.Builder
 	for i, l := range []struct{ role, text string }{
