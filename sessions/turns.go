@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -105,6 +106,18 @@ func (s *Store) turnsPassage(ctx context.Context, block int64, marker *query.Mar
 	return nil
 }
 
+// after returns the messages of conversation that come after t, in order,
+// at most limit of them.
+func (s *Store) after(ctx context.Context, conversation int64, t turn, limit int) (*sql.Rows, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
+		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
+		conversation, t.at, t.at, t.id, limit)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+	}
+	return rows, nil
+}
+
 // conclusionLimit bounds how many messages conclusion looks at past a
 // turn.
 const conclusionLimit = 200
@@ -113,11 +126,9 @@ const conclusionLimit = 200
 // after t before the user speaks again (after a user's message, once the
 // assistant replied), within conclusionLimit messages; nil if none.
 func (s *Store) conclusion(ctx context.Context, conversation int64, t turn) (*turn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
-		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
-		conversation, t.at, t.at, t.id, conclusionLimit)
+	rows, err := s.after(ctx, conversation, t, conclusionLimit)
 	if err != nil {
-		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var last *turn
@@ -154,11 +165,9 @@ const followLimit = 12
 // ("Which option?" / "B") is quoted too, and what follows it. Tool calls
 // made last, with nothing said after them, are a turn of their own.
 func (s *Store) follow(ctx context.Context, conversation int64, t turn) ([]turn, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+turnColumns+` FROM messages
-		WHERE conversation = ? AND (at > ? OR at = ? AND id > ?) ORDER BY at, id LIMIT ?`,
-		conversation, t.at, t.at, t.id, followLimit)
+	rows, err := s.after(ctx, conversation, t, followLimit)
 	if err != nil {
-		return nil, fmt.Errorf("read conversation %d: %w", conversation, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []turn

@@ -240,22 +240,13 @@ func (r *Report) Write(w io.Writer) {
 	fmt.Fprintln(w)
 	r.writeAnswerRecall(w)
 	if len(r.Misses) > 0 {
-		fmt.Fprintf(w, "\nEntries search, answer not in the first 5 (%d of %d):\n\n", len(r.Misses), r.EntryQuestions)
-		for _, m := range r.Misses {
-			fmt.Fprintf(w, "- %s\n", m)
-		}
+		writeList(w, fmt.Sprintf("Entries search, answer not in the first 5 (%d of %d)", len(r.Misses), r.EntryQuestions), r.Misses)
 	}
 	if len(r.RetrieveMisses) > 0 {
-		fmt.Fprintf(w, "\n`retrieve` with the librarian's entries, no item from the evidence (%d of %d):\n\n", len(r.RetrieveMisses), r.Questions)
-		for _, m := range r.RetrieveMisses {
-			fmt.Fprintf(w, "- %s\n", m)
-		}
+		writeList(w, fmt.Sprintf("`retrieve` with the librarian's entries, no item from the evidence (%d of %d)", len(r.RetrieveMisses), r.Questions), r.RetrieveMisses)
 	}
 	if len(r.SessionMisses) > 0 {
-		fmt.Fprintf(w, "\n`search --sessions`, evidence in the first 5 of one of `search --sessions` and plain BM25 and not of the other (%d):\n\n", len(r.SessionMisses))
-		for _, m := range r.SessionMisses {
-			fmt.Fprintf(w, "- %s\n", m)
-		}
+		writeList(w, fmt.Sprintf("`search --sessions`, evidence in the first 5 of one of `search --sessions` and plain BM25 and not of the other (%d)", len(r.SessionMisses)), r.SessionMisses)
 	}
 	if r.ShowAnswerMisses {
 		for _, m := range []struct {
@@ -265,23 +256,22 @@ func (r *Report) Write(w io.Writer) {
 			if len(m.misses) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n`retrieve`, %s, answer not in the bundle and in BM25's turns at as many tokens or its top session (%d):\n\n", m.name, len(m.misses))
-			for _, x := range m.misses {
-				fmt.Fprintf(w, "- %s\n", x)
-			}
+			writeList(w, fmt.Sprintf("`retrieve`, %s, answer not in the bundle and in BM25's turns at as many tokens or its top session (%d)", m.name, len(m.misses)), m.misses)
 		}
 		if len(r.FirstMissesSessions) > 0 {
-			fmt.Fprintf(w, "\n`retrieve`, sessions only, first item not from the evidence (%d of %d):\n\n", len(r.FirstMissesSessions), r.Questions)
-			for _, x := range r.FirstMissesSessions {
-				fmt.Fprintf(w, "- %s\n", x)
-			}
+			writeList(w, fmt.Sprintf("`retrieve`, sessions only, first item not from the evidence (%d of %d)", len(r.FirstMissesSessions), r.Questions), r.FirstMissesSessions)
 		}
 	}
 	if len(r.FirstChanged) > 0 {
-		fmt.Fprintf(w, "\n`retrieve`'s first item, from the evidence without the librarian's entries and not with them or the other way round (%d):\n\n", len(r.FirstChanged))
-		for _, m := range r.FirstChanged {
-			fmt.Fprintf(w, "- %s\n", m)
-		}
+		writeList(w, fmt.Sprintf("`retrieve`'s first item, from the evidence without the librarian's entries and not with them or the other way round (%d)", len(r.FirstChanged)), r.FirstChanged)
 	}
 	fmt.Fprintln(w)
+}
+
+// writeList writes a heading and its items as a markdown list.
+func writeList(w io.Writer, heading string, items []string) {
+	fmt.Fprintf(w, "\n%s:\n\n", heading)
+	for _, x := range items {
+		fmt.Fprintf(w, "- %s\n", x)
+	}
 }
