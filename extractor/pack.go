@@ -113,6 +113,8 @@ func (r *retrieval) item(c *candidate, top float64) Item {
 	}
 	if c.kind == "entry" {
 		it.Passage = compact(c.title, it.Passage)
+	} else {
+		it.Passage = r.unechoed(it.Passage)
 	}
 	if top > 0 {
 		it.Score = math.Round(c.score/top*100) / 100

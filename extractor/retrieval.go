@@ -14,6 +14,7 @@ import (
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -115,7 +116,9 @@ type candidate struct {
 	// or filed from: an entry the librarian filed from a session and
 	// that session's passages are one source (see said).
 	conv string
-	said said // what the entry says of the conversations it was filed from
+	said said
+	// hits are a past session's passages the search found, best first.
+	hits []sessions.Hit // what the entry says of the conversations it was filed from
 }
 
 // retrieval is one question being answered.
@@ -146,6 +149,10 @@ type retrieval struct {
 	// folded are the entries left out of the bundle for a passage of
 	// the session they were filed from, which holds what they say.
 	folded []string
+	// thin is set when some word of the question is held by nothing
+	// found: the rest is all the evidence, and breadth serves better
+	// than depth (see keepSessions).
+	thin bool
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
 	// unheld are the question's words when nothing of its time holds

@@ -116,7 +116,8 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			kind: "session", name: name, date: h.Time, read: true, text: h.Score,
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
-			passage: passage{text: r.said(hs)},
+			passage: passage{text: r.said(hs, false)},
+			hits:    hs,
 			judged:  matchedTurn(hs[0]),
 			project: h.Project,
 			conv:    h.Ref(),
@@ -166,7 +167,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	c.passage = passage{text: r.said(hits)}
+	c.passage = passage{text: r.said(hits, false)}
 	c.held = r.match.matched(c.title + "\n" + c.passage.text)
 	return nil
 }
@@ -175,7 +176,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 // one of its other hits that holds the most words of the question the
 // best does not, if any does (the answer said in the search block after
 // the question's).
-func (r *retrieval) said(hs []sessions.Hit) string {
+func (r *retrieval) said(hs []sessions.Hit, every bool) string {
 	// The passage is the conversation's turns, each labelled with its
 	// speaker (sessions.Query.Turns).
 	// A relative time said in it ("yesterday", "last week") gets the
@@ -185,6 +186,16 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 	}
 	text := quote(hs[0])
 	held := r.match.matched(text)
+	if every {
+		for _, h := range hs[1:] {
+			for _, l := range strings.Split(quote(h), "\n") {
+				if !strings.Contains(text, saidOf(l)) {
+					text += "\n" + l
+				}
+			}
+		}
+		return text
+	}
 	more, adds := "", 0
 	for _, h := range hs[1:] {
 		t := quote(h)
@@ -204,6 +215,46 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 	}
 	return text
 }
+
+// unechoed returns passage without the turns that say again what the turn
+// before them said (the acknowledgement "Noted: dentist on 21 May, with
+// Omar." of the message that set it): a line read twice costs tokens and
+// tells nothing new. A turn that holds a word of the question the one
+// before does not is kept.
+func (r *retrieval) unechoed(passage string) string {
+	lines := strings.Split(passage, "\n")
+	out := lines[:1]
+	for i := 1; i < len(lines); i++ {
+		if !r.echoes(lines[i], lines[i-1]) {
+			out = append(out, lines[i])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// echoes reports whether line says again what prev said: most of its
+// words (echoShare) are prev's, and it holds no word of the question
+// prev does not.
+func (r *retrieval) echoes(line, prev string) bool {
+	a, b := stemSet(saidOf(line)), stemSet(saidOf(prev))
+	if len(a) == 0 {
+		return false
+	}
+	in := 0
+	for w := range a {
+		if b[w] {
+			in++
+		}
+	}
+	if float64(in) < echoShare*float64(len(a)) {
+		return false
+	}
+	return holdsAll(r.match.matched(prev), r.match.matched(line))
+}
+
+// echoShare is the share of a turn's words the turn before must hold for
+// it to say nothing new.
+const echoShare = 2.0 / 3
 
 // matchedTurn is the turn a hit was found by, the first of its passage.
 // A conversation is judged by the better of it alone and the whole
@@ -300,6 +351,15 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	if !r.window.IsZero() {
 		n *= 2
 	}
+	if r.thin = r.unheldWord(); r.thin {
+		// Every conversation that holds the question's words is as
+		// good as any: the bundle quotes them all, each by every
+		// passage that names them (see broaden).
+		for _, c := range found {
+			c.passage.text = r.said(c.hits, true)
+		}
+		return found
+	}
 	if len(found) <= n {
 		return found
 	}
@@ -310,6 +370,18 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 		delete(r.cands, c.name)
 	}
 	return found[:n]
+}
+
+// unheldWord reports whether some word of the question is held by none
+// of the candidates judged.
+func (r *retrieval) unheldWord() bool {
+	var held []int
+	for _, c := range r.cands {
+		if c.score > 0 {
+			held = append(held, c.held...)
+		}
+	}
+	return len(r.uncovered(held)) > 0
 }
 
 // explainSessions says why each passage of a past session was picked: and
