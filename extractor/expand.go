@@ -87,6 +87,8 @@ func (r *retrieval) expand(ctx context.Context) error {
 			return true
 		}
 		if r.thin && c.kind == "session" && holdsAll(c.held, r.order[0].held) {
+			// All that was found holds as little of the question:
+			// what ranks one above another is not evidence.
 			return false
 		}
 		least := minScore

@@ -54,8 +54,12 @@ func (r *retrieval) pack() Bundle {
 	for _, c := range ordered {
 		top = max(top, c.score)
 	}
+	quoted := map[string]bool{} // the lines of past sessions quoted so far, as said
 	for _, c := range ordered {
 		it := r.item(c, top)
+		if it.Kind == "session" {
+			it.Passage = unrepeated(it.Passage, quoted)
+		}
 		b.Items = append(b.Items, it)
 		r.settle(&b)
 		if Tokens(b.Text()) <= b.Budget {
@@ -83,6 +87,24 @@ func (r *retrieval) pack() Bundle {
 	b.Omitted = omitted[:min(len(omitted), maxOmitted)]
 	b.Tokens = Tokens(b.Text())
 	return b
+}
+
+// unrepeated returns a past session's passage without the lines an
+// earlier item quoted word for word (the same remark, or the same stock
+// reply, said in two conversations): read once, they tell all they do. The
+// first line stays, so that each item still says what it is quoted for.
+// quoted gains the passage's lines.
+func unrepeated(passage string, quoted map[string]bool) string {
+	lines := strings.Split(passage, "\n")
+	out := lines[:1]
+	for i, l := range lines {
+		s := saidOf(l)
+		if i > 0 && !quoted[s] {
+			out = append(out, l)
+		}
+		quoted[s] = true
+	}
+	return strings.Join(out, "\n")
 }
 
 // clipLast shortens the passage of the bundle's last item to fit the

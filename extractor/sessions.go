@@ -351,7 +351,7 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	if !r.window.IsZero() {
 		n *= 2
 	}
-	if r.thin = r.unheldWord(); r.thin {
+	if r.thin = r.thinEvidence(); r.thin {
 		// Every conversation that holds the question's words is as
 		// good as any: the bundle quotes them all, each by every
 		// passage that names them (see broaden).
@@ -372,16 +372,18 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	return found[:n]
 }
 
-// unheldWord reports whether some word of the question is held by none
-// of the candidates judged.
-func (r *retrieval) unheldWord() bool {
+// thinEvidence reports whether what was found holds at most half the
+// question's words ("where does Omar live now?" with the name alone
+// found): the evidence is thin.
+func (r *retrieval) thinEvidence() bool {
 	var held []int
 	for _, c := range r.cands {
 		if c.score > 0 {
 			held = append(held, c.held...)
 		}
 	}
-	return len(r.uncovered(held)) > 0
+	n := len(r.uncovered(held))
+	return n > 0 && 2*n >= len(r.t.words)
 }
 
 // explainSessions says why each passage of a past session was picked: and
