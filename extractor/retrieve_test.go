@@ -607,3 +607,87 @@ func TestRetrieveLaterTellingFirst(t *testing.T) {
 		t.Fatalf("want the later birthday's conversation first, then the earlier:\n%s", b.Text())
 	}
 }
+
+// A question whose words but the name it asks of are said nowhere ("how
+// does Ines like to be contacted?", answered by "prefers Signal") has thin
+// evidence: every conversation naming her is as good as any, and the
+// bundle quotes them all, each by every passage that names her, not the
+// seven best by their best passage alone.
+func TestRetrieveThinEvidenceQuotesEveryMention(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st := openSessions(t, m)
+	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
+	filler := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("Can you look at step %d of the build script?", i), "Done, the build passes.")
+		}
+		return out
+	}
+	// The answer is said in the oldest conversation, after another
+	// mention of her, many turns apart.
+	convs := []chat{{"s-signal", day(1), slices.Concat(
+		[]string{"Ines reviewed my pull request and asked for more tests.", "Sure, let's add them."},
+		filler(8),
+		[]string{"By the way, Ines really prefers Signal for anything about scheduling.", "Good to know."})}}
+	remarks := []string{
+		"Ines thinks we should rewrite the parser.", "Ines sent me an article about Lisbon startups.",
+		"I had lunch with Ines, we talked about the new office.", "For Ines's birthday I bought a teapot.",
+		"Ines is coming with me to the product launch.", "Ines moved to Porto for a new job.",
+		"Ines asked about the release date.", "Ines found a bug in the importer.",
+		"Ines says the standup should be shorter.", "Ines is on holiday, back soon.",
+	}
+	for i, r := range remarks {
+		convs = append(convs, chat{fmt.Sprintf("s-%d", i), day(10 + i), []string{r, "Noted."}})
+	}
+	ingestChats(t, st, t.TempDir(), "/home/hana/src/atlas", convs)
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "how does Ines like to be contacted?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := b.Text()
+	if !strings.Contains(text, "prefers Signal") {
+		t.Errorf("want the mention that answers among every mention of Ines:\n%s", text)
+	}
+	for _, r := range remarks {
+		if !strings.Contains(text, r) {
+			t.Errorf("want every conversation naming Ines, %q missing:\n%s", r, text)
+		}
+	}
+}
+
+func TestUnechoed(t *testing.T) {
+	r := &retrieval{t: analyze("when is the dentist appointment")}
+	r.match = matcher{r.t}
+	for _, tc := range []struct{ in, want string }{
+		// An acknowledgement that says the message again.
+		{"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me.\nassistant: Noted: dentist appointment on 21 May 2023 at 10:30, with Omar.",
+			"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me."},
+		// A reply that tells something new.
+		{"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street.",
+			"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street."},
+		// A reply that holds a word of the question the message does not.
+		{"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist.",
+			"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist."},
+	} {
+		if got := r.unechoed(tc.in); got != tc.want {
+			t.Errorf("unechoed(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestUnrepeated(t *testing.T) {
+	quoted := map[string]bool{}
+	first := unrepeated("user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.", quoted)
+	if first != "user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide." {
+		t.Errorf("first passage = %q, want it whole", first)
+	}
+	// The stock reply said again is left out; the line an item is quoted
+	// for stays, said again or not.
+	got := unrepeated("user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.\nuser: Ines prefers Signal.", quoted)
+	if want := "user: Ines thinks we should rewrite the parser.\nuser: Ines prefers Signal."; got != want {
+		t.Errorf("second passage = %q, want %q", got, want)
+	}
+}
