@@ -116,9 +116,10 @@ type candidate struct {
 	// or filed from: an entry the librarian filed from a session and
 	// that session's passages are one source (see said).
 	conv string
-	said said
-	// hits are a past session's passages the search found, best first.
-	hits []sessions.Hit // what the entry says of the conversations it was filed from
+	said said // what the entry says of the conversations it was filed from
+	// hits are the passages the search found of a past session's
+	// conversation, best first (see mentions).
+	hits []sessions.Hit
 }
 
 // retrieval is one question being answered.
@@ -149,9 +150,9 @@ type retrieval struct {
 	// folded are the entries left out of the bundle for a passage of
 	// the session they were filed from, which holds what they say.
 	folded []string
-	// thin is set when some word of the question is held by nothing
-	// found: the rest is all the evidence, and breadth serves better
-	// than depth (see keepSessions).
+	// thin is set when what was found holds at most half the
+	// question's words: breadth serves better than depth (see
+	// thinEvidence).
 	thin bool
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool

@@ -251,18 +251,18 @@ func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	question := hit("…For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.")
 	answer := hit("…A board game sounds like a thoughtful «present» for «Rosa». User: I had lunch today…")
 	other := hit("…Can you draft a polite reply to «Rosa» saying I'll look at it next week?")
-	got := r.said([]sessions.Hit{question, other, answer}, false)
+	got := r.said([]sessions.Hit{question, other, answer})
 	if !strings.Contains(got, "ended up buying") || !strings.Contains(got, "thoughtful present") || strings.Contains(got, "polite reply") {
 		t.Errorf("said = %q, want the question's passage and the answer's, not the other", got)
 	}
-	if got := r.said([]sessions.Hit{answer, other}, false); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
+	if got := r.said([]sessions.Hit{answer, other}); strings.Contains(got, "polite reply") || strings.Contains(got, "«") {
 		t.Errorf("said = %q, want the best passage alone, unmarked", got)
 	}
 	// Two hits that quote the same turn (one's reply is the other's
 	// matched turn): the turn is read once, the rest of the other is.
 	asked := hit("user: For «Rosa»'s birthday I ended up «buying» a board game, I hope she likes it.\nassistant: A board game sounds like a thoughtful gift for «Rosa».")
 	replied := hit("assistant: …A board game sounds like a thoughtful gift for «Rosa».…\nuser: Thanks, I'll wrap the «present» tonight.")
-	got = r.said([]sessions.Hit{asked, replied}, false)
+	got = r.said([]sessions.Hit{asked, replied})
 	if strings.Count(got, "thoughtful gift") != 1 || !strings.Contains(got, "wrap the present tonight") {
 		t.Errorf("said = %q, want the shared turn once and the rest of the second passage", got)
 	}

@@ -116,7 +116,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			kind: "session", name: name, date: h.Time, read: true, text: h.Score,
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
-			passage: passage{text: r.said(hs, false)},
+			passage: passage{text: r.said(hs)},
 			hits:    hs,
 			judged:  matchedTurn(hs[0]),
 			project: h.Project,
@@ -137,7 +137,8 @@ func (r *retrieval) conversations(ctx context.Context) error {
 // conversation a question is best answered by holds the answer in the
 // turns around its best passage more often than any other conversation
 // does. It keeps its place: what it holds besides is what was said around
-// what ranked it.
+// what ranked it. Not when the evidence is thin: no conversation is best
+// answered by, and each is quoted by every mention (see keepSessions).
 func (r *retrieval) deepen(ctx context.Context) error {
 	// The first passage of a past session, when the candidates before it
 	// were filed from its conversation: they are one source.
@@ -151,7 +152,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 			return nil
 		}
 	}
-	if c == nil || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
+	if c == nil || r.thin || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
 		return nil
 	}
 	var id int64
@@ -167,7 +168,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 	if len(hits) == 0 {
 		return nil
 	}
-	c.passage = passage{text: r.said(hits, false)}
+	c.passage = passage{text: r.said(hits)}
 	c.held = r.match.matched(c.title + "\n" + c.passage.text)
 	return nil
 }
@@ -176,26 +177,9 @@ func (r *retrieval) deepen(ctx context.Context) error {
 // one of its other hits that holds the most words of the question the
 // best does not, if any does (the answer said in the search block after
 // the question's).
-func (r *retrieval) said(hs []sessions.Hit, every bool) string {
-	// The passage is the conversation's turns, each labelled with its
-	// speaker (sessions.Query.Turns).
-	// A relative time said in it ("yesterday", "last week") gets the
-	// dates it named then beside it: read later, it names another day.
-	quote := func(h sessions.Hit) string {
-		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
-	}
+func (r *retrieval) said(hs []sessions.Hit) string {
 	text := quote(hs[0])
 	held := r.match.matched(text)
-	if every {
-		for _, h := range hs[1:] {
-			for _, l := range strings.Split(quote(h), "\n") {
-				if !strings.Contains(text, saidOf(l)) {
-					text += "\n" + l
-				}
-			}
-		}
-		return text
-	}
 	more, adds := "", 0
 	for _, h := range hs[1:] {
 		t := quote(h)
@@ -214,6 +198,30 @@ func (r *retrieval) said(hs []sessions.Hit, every bool) string {
 		}
 	}
 	return text
+}
+
+// mentions is the passage a conversation is quoted by when the evidence
+// is thin (see thinEvidence): every hit of it, in order of rank, each
+// turn once. What the question asks is said in none of them, so each
+// mention of its subject is as likely as another to tell it.
+func mentions(hs []sessions.Hit) string {
+	text := quote(hs[0])
+	for _, h := range hs[1:] {
+		for _, l := range strings.Split(quote(h), "\n") {
+			if !strings.Contains(text, saidOf(l)) {
+				text += "\n" + l
+			}
+		}
+	}
+	return text
+}
+
+// quote is the text of a hit as a bundle quotes it: the conversation's
+// turns, each labelled with its speaker (sessions.Query.Turns), unmarked.
+// A relative time said in it ("yesterday", "last week") gets the dates it
+// named then beside it: read later, it names another day.
+func quote(h sessions.Hit) string {
+	return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
 }
 
 // unechoed returns passage without the turns that say again what the turn
@@ -345,18 +353,19 @@ func holdsAll(a, b []int) bool {
 // keepSessions keeps the sessionHits best judged of the conversations'
 // passages, twice as many when the question says a time (the words alone
 // and in that time are searched), and drops the others from the
-// candidates.
+// candidates; all of them when the evidence is thin.
 func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	n := sessionHits
 	if !r.window.IsZero() {
 		n *= 2
 	}
 	if r.thin = r.thinEvidence(); r.thin {
-		// Every conversation that holds the question's words is as
-		// good as any: the bundle quotes them all, each by every
-		// passage that names them (see broaden).
+		// Every conversation that holds what was found of the
+		// question is as good as any: the bundle quotes them all,
+		// each by every mention (breadth over depth).
 		for _, c := range found {
-			c.passage.text = r.said(c.hits, true)
+			c.passage.text = mentions(c.hits)
+			c.held = r.match.matched(c.title + "\n" + c.passage.text)
 		}
 		return found
 	}
