@@ -58,17 +58,24 @@ func (r *retrieval) pack() Bundle {
 	for _, c := range ordered {
 		it := r.item(c, top)
 		if it.Kind == "session" {
-			it.Passage = unrepeated(it.Passage, quoted)
+			var fresh bool
+			if it.Passage, fresh = unrepeated(it.Passage, quoted); !fresh {
+				omitted = append(omitted, Omitted{Name: c.name, Reason: "every line of it quoted before"})
+				continue
+			}
 		}
 		b.Items = append(b.Items, it)
 		r.settle(&b)
-		if Tokens(b.Text()) <= b.Budget {
-			continue
-		}
-		if !r.clipLast(&b) {
+		if Tokens(b.Text()) > b.Budget && !r.clipLast(&b) {
 			b.Items = b.Items[:len(b.Items)-1]
 			omitted = append(omitted, Omitted{Name: c.name, Reason: "over the budget"})
 			r.overBudget++
+			continue
+		}
+		if it.Kind == "session" {
+			for _, l := range strings.Split(b.Items[len(b.Items)-1].Passage, "\n") {
+				quoted[saidOf(l)] = true
+			}
 		}
 	}
 	r.settle(&b)
@@ -90,21 +97,24 @@ func (r *retrieval) pack() Bundle {
 }
 
 // unrepeated returns a past session's passage without the lines an
-// earlier item quoted word for word (the same remark, or the same stock
-// reply, said in two conversations): read once, they tell all they do. The
-// first line stays, so that each item still says what it is quoted for.
-// quoted gains the passage's lines.
-func unrepeated(passage string, quoted map[string]bool) string {
+// earlier item quoted word for word (quoted holds them, as saidOf gives
+// them: the same remark, or the same stock reply, said in two
+// conversations): read once, they tell all they do. The first line stays,
+// so that each item still says what it is quoted for; fresh is false when
+// that line too was quoted before, and the item tells nothing new.
+func unrepeated(passage string, quoted map[string]bool) (_ string, fresh bool) {
 	lines := strings.Split(passage, "\n")
 	out := lines[:1]
 	for i, l := range lines {
-		s := saidOf(l)
-		if i > 0 && !quoted[s] {
+		if quoted[saidOf(l)] {
+			continue
+		}
+		fresh = true
+		if i > 0 {
 			out = append(out, l)
 		}
-		quoted[s] = true
 	}
-	return strings.Join(out, "\n")
+	return strings.Join(out, "\n"), fresh
 }
 
 // clipLast shortens the passage of the bundle's last item to fit the

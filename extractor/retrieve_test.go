@@ -662,13 +662,22 @@ func TestUnechoed(t *testing.T) {
 	r := &retrieval{t: analyze("when is the dentist appointment")}
 	r.match = matcher{r.t}
 	for _, tc := range []struct{ in, want string }{
-		// An acknowledgement that says the message again.
-		{"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me.\nassistant: Noted: dentist appointment on 21 May 2023 at 10:30, with Omar.",
+		// An acknowledgement that says the message again, a date
+		// written beside it when quoted or not.
+		{"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me.\nassistant: Noted: dentist appointment on 21 May (2023-05-21) at 10:30, with Omar.",
 			"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me."},
+		{"user: Friday 26 May 2023, at 10:30.\nassistant: Noted, 10:30 on 26 May.",
+			"user: Friday 26 May 2023, at 10:30."},
 		// A reply that tells something new.
 		{"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street.",
 			"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street."},
-		// A reply that holds a word of the question the message does not.
+		// A number the message does not say.
+		{"user: The capture service listens on some port, fix it.\nassistant: The capture service now listens on port 8080.",
+			"user: The capture service listens on some port, fix it.\nassistant: The capture service now listens on port 8080."},
+		// The answer to a question, in the question's words.
+		{"user: Which clinic does Omar's dentist work at, the Main Street one?\nassistant: Omar's dentist works at the Main Street clinic.",
+			"user: Which clinic does Omar's dentist work at, the Main Street one?\nassistant: Omar's dentist works at the Main Street clinic."},
+		// A word of the question the message does not hold.
 		{"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist.",
 			"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist."},
 	} {
@@ -679,15 +688,24 @@ func TestUnechoed(t *testing.T) {
 }
 
 func TestUnrepeated(t *testing.T) {
-	quoted := map[string]bool{}
-	first := unrepeated("user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.", quoted)
-	if first != "user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide." {
-		t.Errorf("first passage = %q, want it whole", first)
-	}
-	// The stock reply said again is left out; the line an item is quoted
-	// for stays, said again or not.
-	got := unrepeated("user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.\nuser: Ines prefers Signal.", quoted)
-	if want := "user: Ines thinks we should rewrite the parser.\nuser: Ines prefers Signal."; got != want {
-		t.Errorf("second passage = %q, want %q", got, want)
+	quoted := map[string]bool{"Ines thinks we should rewrite the parser.": true, "Measure first, then decide.": true}
+	for _, tc := range []struct {
+		in, want string
+		fresh    bool
+	}{
+		// The stock reply said again is left out; the line an item is
+		// quoted for stays, said before or not.
+		{"user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.\nuser: Ines prefers Signal.",
+			"user: Ines thinks we should rewrite the parser.\nuser: Ines prefers Signal.", true},
+		{"user: Ines asked for tests.\nassistant: Measure first, then decide.",
+			"user: Ines asked for tests.", true},
+		// Every line quoted before: it tells nothing new.
+		{"user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.",
+			"user: Ines thinks we should rewrite the parser.", false},
+	} {
+		got, fresh := unrepeated(tc.in, quoted)
+		if got != tc.want || fresh != tc.fresh {
+			t.Errorf("unrepeated(%q) = %q, %v; want %q, %v", tc.in, got, fresh, tc.want, tc.fresh)
+		}
 	}
 }

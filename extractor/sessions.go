@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -227,8 +228,7 @@ func quote(h sessions.Hit) string {
 // unechoed returns passage without the turns that say again what the turn
 // before them said (the acknowledgement "Noted: dentist on 21 May, with
 // Omar." of the message that set it): a line read twice costs tokens and
-// tells nothing new. A turn that holds a word of the question the one
-// before does not is kept.
+// tells nothing new.
 func (r *retrieval) unechoed(passage string) string {
 	lines := strings.Split(passage, "\n")
 	out := lines[:1]
@@ -240,18 +240,28 @@ func (r *retrieval) unechoed(passage string) string {
 	return strings.Join(out, "\n")
 }
 
-// echoes reports whether line says again what prev said: most of its
-// words (echoShare) are prev's, and it holds no word of the question
-// prev does not.
+// echoes reports whether line says again what prev said: prev asks
+// nothing (a reply to a question answers it, in the question's words more
+// often than not), most of line's words (echoShare) are prev's and every
+// number of it is ("The capture service now listens on port 8080" after
+// "the capture service listens on some port, fix it" tells the port),
+// and it holds no word of the question prev does not. Dates written
+// beside relative ones when quoted are not what either said.
 func (r *retrieval) echoes(line, prev string) bool {
-	a, b := stemSet(saidOf(line)), stemSet(saidOf(prev))
+	if strings.Contains(prev, "?") {
+		return false
+	}
+	a, b := stemSet(unannotated(saidOf(line))), stemSet(unannotated(saidOf(prev)))
 	if len(a) == 0 {
 		return false
 	}
 	in := 0
 	for w := range a {
-		if b[w] {
+		switch {
+		case b[w]:
 			in++
+		case strings.ContainsAny(w, "0123456789"):
+			return false
 		}
 	}
 	if float64(in) < echoShare*float64(len(a)) {
@@ -259,6 +269,13 @@ func (r *retrieval) echoes(line, prev string) bool {
 	}
 	return holdsAll(r.match.matched(prev), r.match.matched(line))
 }
+
+// annotation is a date when.Annotate writes beside a relative time: " (2023-05-12)",
+// " (2023-05-15 to 2023-05-21)".
+var annotation = regexp.MustCompile(` \(\d{4}-\d{2}-\d{2}( to \d{4}-\d{2}-\d{2})?\)`)
+
+// unannotated returns text without the dates quote wrote beside it.
+func unannotated(text string) string { return annotation.ReplaceAllString(text, "") }
 
 // echoShare is the share of a turn's words the turn before must hold for
 // it to say nothing new.
@@ -381,9 +398,14 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	return found[:n]
 }
 
-// thinEvidence reports whether what was found holds at most half the
-// question's words ("where does Omar live now?" with the name alone
-// found): the evidence is thin.
+// thinEvidence reports whether the evidence found is thin: some word of
+// the question is held by nothing found, and nothing holds more than half
+// the question's weight (see weights: a word held by nothing weighs the
+// most, one held by every candidate, the name asked of, the least).
+// "where does Omar live now?" with the name alone found, or "what hobby
+// did Mateo pick up?" with the name and "never picks up" found, is thin;
+// "which payment service are we using for Atlas now?" with all but
+// "using" found is not.
 func (r *retrieval) thinEvidence() bool {
 	var held []int
 	for _, c := range r.cands {
@@ -391,8 +413,23 @@ func (r *retrieval) thinEvidence() bool {
 			held = append(held, c.held...)
 		}
 	}
-	n := len(r.uncovered(held))
-	return n > 0 && 2*n >= len(r.t.words)
+	if len(r.uncovered(held)) == 0 {
+		return false
+	}
+	total := 0.0
+	for _, x := range r.w {
+		total += x
+	}
+	for _, c := range r.cands {
+		s := 0.0
+		for _, i := range c.held {
+			s += r.w[i]
+		}
+		if c.score > 0 && 2*s > total {
+			return false
+		}
+	}
+	return true
 }
 
 // explainSessions says why each passage of a past session was picked: and
