@@ -627,7 +627,7 @@ func TestRetrieveThinEvidenceQuotesEveryMention(t *testing.T) {
 	}
 	// The answer is said in the oldest conversation, after another
 	// mention of her, many turns apart.
-	convs := []chat{{"s-signal", day(1), slices.Concat(
+	convs := []chat{{"s-first", day(1), slices.Concat(
 		[]string{"Ines reviewed my pull request and asked for more tests.", "Sure, let's add them."},
 		filler(8),
 		[]string{"By the way, Ines really prefers Signal for anything about scheduling.", "Good to know."})}}
@@ -654,6 +654,36 @@ func TestRetrieveThinEvidenceQuotesEveryMention(t *testing.T) {
 	for _, r := range remarks {
 		if !strings.Contains(text, r) {
 			t.Errorf("want every conversation naming Ines, %q missing:\n%s", r, text)
+		}
+	}
+}
+
+// Thin evidence is read by the weight of the words found, not their
+// count: a word of the question said of something else in a few passages
+// ("never picks up" for "what hobby did Mateo pick up?") weighs less than
+// the one said nowhere, and the name every passage holds the least.
+func TestThinEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		w        []float64 // the terms' weights, in the question's order
+		held     [][]int   // what each candidate holds
+		want     bool
+	}{
+		{"where does Omar live now?", []float64{0.7, 2.9}, [][]int{{0}, {0}, {0}}, true},
+		{"what hobby did Mateo pick up?", []float64{2.9, 0.7, 1.5}, [][]int{{1}, {1, 2}, {1, 2}, {1}}, true},
+		{"which payment service are we using for Atlas now?", []float64{0.7, 0.7, 1.6, 0.9}, [][]int{{0, 1, 3}, {0, 1, 3}, {0, 1}}, false},
+		// Every word held somewhere: not thin, however spread.
+		{"What does Tomás do on Thursday evenings", []float64{0.7, 1.2, 1.2}, [][]int{{0}, {1, 2}}, false},
+	} {
+		r := &retrieval{t: analyze(tc.question), w: tc.w, cands: map[string]*candidate{}}
+		if len(r.t.words) != len(tc.w) {
+			t.Fatalf("%s: words %q, want %d weights", tc.question, r.t.words, len(tc.w))
+		}
+		for i, h := range tc.held {
+			r.cands[fmt.Sprint(i)] = &candidate{held: h, score: 1}
+		}
+		if got := r.thinEvidence(); got != tc.want {
+			t.Errorf("%s: thin = %v, want %v", tc.question, got, tc.want)
 		}
 	}
 }
