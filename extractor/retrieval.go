@@ -150,9 +150,8 @@ type retrieval struct {
 	// folded are the entries left out of the bundle for a passage of
 	// the session they were filed from, which holds what they say.
 	folded []string
-	// thin is set when what was found holds at most half the
-	// question's words: breadth serves better than depth (see
-	// thinEvidence).
+	// thin is set when what was found holds little of the question
+	// (see thinEvidence): breadth serves better than depth.
 	thin bool
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool

@@ -270,7 +270,8 @@ func (r *retrieval) echoes(line, prev string) bool {
 	return holdsAll(r.match.matched(prev), r.match.matched(line))
 }
 
-// annotation is a date when.Annotate writes beside a relative time: " (2023-05-12)",
+// annotation is a date when.Annotate writes beside a time said without
+// its year or relative to the day it was said: " (2023-05-12)",
 // " (2023-05-15 to 2023-05-21)".
 var annotation = regexp.MustCompile(` \(\d{4}-\d{2}-\d{2}( to \d{4}-\d{2}-\d{2})?\)`)
 
