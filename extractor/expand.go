@@ -86,6 +86,11 @@ func (r *retrieval) expand(ctx context.Context) error {
 			// Slack"), and is judged by its score alone.
 			return true
 		}
+		if r.thin && c.kind == "session" && holdsAll(c.held, r.order[0].held) {
+			// All that was found holds as little of the question:
+			// what ranks one above another is not evidence.
+			return false
+		}
 		least := minScore
 		if c.from > 0 {
 			// Reached from a hit, it scores at most linkedShare of it:

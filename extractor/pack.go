@@ -54,17 +54,28 @@ func (r *retrieval) pack() Bundle {
 	for _, c := range ordered {
 		top = max(top, c.score)
 	}
+	quoted := map[string]bool{} // the lines of past sessions quoted so far, as said
 	for _, c := range ordered {
 		it := r.item(c, top)
+		if it.Kind == "session" {
+			var fresh bool
+			if it.Passage, fresh = unrepeated(it.Passage, quoted); !fresh {
+				omitted = append(omitted, Omitted{Name: c.name, Reason: "every line of it quoted before"})
+				continue
+			}
+		}
 		b.Items = append(b.Items, it)
 		r.settle(&b)
-		if Tokens(b.Text()) <= b.Budget {
-			continue
-		}
-		if !r.clipLast(&b) {
+		if Tokens(b.Text()) > b.Budget && !r.clipLast(&b) {
 			b.Items = b.Items[:len(b.Items)-1]
 			omitted = append(omitted, Omitted{Name: c.name, Reason: "over the budget"})
 			r.overBudget++
+			continue
+		}
+		if it.Kind == "session" {
+			for _, l := range strings.Split(b.Items[len(b.Items)-1].Passage, "\n") {
+				quoted[saidOf(l)] = true
+			}
 		}
 	}
 	r.settle(&b)
@@ -83,6 +94,27 @@ func (r *retrieval) pack() Bundle {
 	b.Omitted = omitted[:min(len(omitted), maxOmitted)]
 	b.Tokens = Tokens(b.Text())
 	return b
+}
+
+// unrepeated returns a past session's passage without the lines an
+// earlier item quoted word for word (quoted holds them, as saidOf gives
+// them: the same remark, or the same stock reply, said in two
+// conversations): read once, they tell all they do. The first line stays,
+// so that each item still says what it is quoted for; fresh is false when
+// that line too was quoted before, and the item tells nothing new.
+func unrepeated(passage string, quoted map[string]bool) (_ string, fresh bool) {
+	lines := strings.Split(passage, "\n")
+	out := lines[:1]
+	for i, l := range lines {
+		if quoted[saidOf(l)] {
+			continue
+		}
+		fresh = true
+		if i > 0 {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n"), fresh
 }
 
 // clipLast shortens the passage of the bundle's last item to fit the
@@ -113,6 +145,8 @@ func (r *retrieval) item(c *candidate, top float64) Item {
 	}
 	if c.kind == "entry" {
 		it.Passage = compact(c.title, it.Passage)
+	} else {
+		it.Passage = r.unechoed(it.Passage)
 	}
 	if top > 0 {
 		it.Score = math.Round(c.score/top*100) / 100

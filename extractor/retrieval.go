@@ -14,6 +14,7 @@ import (
 	"github.com/ctx0/ctx0/index/query"
 	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/words"
+	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vault/entry"
 )
@@ -116,6 +117,9 @@ type candidate struct {
 	// that session's passages are one source (see said).
 	conv string
 	said said // what the entry says of the conversations it was filed from
+	// hits are the passages the search found of a past session's
+	// conversation, best first (see mentions).
+	hits []sessions.Hit
 }
 
 // retrieval is one question being answered.
@@ -146,6 +150,9 @@ type retrieval struct {
 	// folded are the entries left out of the bundle for a passage of
 	// the session they were filed from, which holds what they say.
 	folded []string
+	// thin is set when what was found holds little of the question
+	// (see thinEvidence): breadth serves better than depth.
+	thin bool
 	// sessionsRead is set once the past sessions were searched.
 	sessionsRead bool
 	// unheld are the question's words when nothing of its time holds

@@ -607,3 +607,135 @@ func TestRetrieveLaterTellingFirst(t *testing.T) {
 		t.Fatalf("want the later birthday's conversation first, then the earlier:\n%s", b.Text())
 	}
 }
+
+// A question whose words but the name it asks of are said nowhere ("how
+// does Ines like to be contacted?", answered by "prefers Signal") has thin
+// evidence: every conversation naming her is as good as any, and the
+// bundle quotes them all, each by every passage that names her, not the
+// seven best by their best passage alone.
+func TestRetrieveThinEvidenceQuotesEveryMention(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	st := openSessions(t, m)
+	day := func(d int) time.Time { return time.Date(2025, 6, d, 9, 0, 0, 0, time.UTC) }
+	filler := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("Can you look at step %d of the build script?", i), "Done, the build passes.")
+		}
+		return out
+	}
+	// The answer is said in the oldest conversation, after another
+	// mention of her, many turns apart.
+	convs := []chat{{"s-first", day(1), slices.Concat(
+		[]string{"Ines reviewed my pull request and asked for more tests.", "Sure, let's add them."},
+		filler(8),
+		[]string{"By the way, Ines really prefers Signal for anything about scheduling.", "Good to know."})}}
+	remarks := []string{
+		"Ines thinks we should rewrite the parser.", "Ines sent me an article about Lisbon startups.",
+		"I had lunch with Ines, we talked about the new office.", "For Ines's birthday I bought a teapot.",
+		"Ines is coming with me to the product launch.", "Ines moved to Porto for a new job.",
+		"Ines asked about the release date.", "Ines found a bug in the importer.",
+		"Ines says the standup should be shorter.", "Ines is on holiday, back soon.",
+	}
+	for i, r := range remarks {
+		convs = append(convs, chat{fmt.Sprintf("s-%d", i), day(10 + i), []string{r, "Noted."}})
+	}
+	ingestChats(t, st, t.TempDir(), "/home/hana/src/atlas", convs)
+	m.Sessions = st
+	b, err := Retrieve(t.Context(), m, Request{Query: "how does Ines like to be contacted?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := b.Text()
+	if !strings.Contains(text, "prefers Signal") {
+		t.Errorf("want the mention that answers among every mention of Ines:\n%s", text)
+	}
+	for _, r := range remarks {
+		if !strings.Contains(text, r) {
+			t.Errorf("want every conversation naming Ines, %q missing:\n%s", r, text)
+		}
+	}
+}
+
+// Thin evidence is read by the weight of the words found, not their
+// count: a word of the question said of something else in a few passages
+// ("never picks up" for "what hobby did Mateo pick up?") weighs less than
+// the one said nowhere, and the name every passage holds the least.
+func TestThinEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		question string
+		w        []float64 // the terms' weights, in the question's order
+		held     [][]int   // what each candidate holds
+		want     bool
+	}{
+		{"where does Omar live now?", []float64{0.7, 2.9}, [][]int{{0}, {0}, {0}}, true},
+		{"what hobby did Mateo pick up?", []float64{2.9, 0.7, 1.5}, [][]int{{1}, {1, 2}, {1, 2}, {1}}, true},
+		{"which payment service are we using for Atlas now?", []float64{0.7, 0.7, 1.6, 0.9}, [][]int{{0, 1, 3}, {0, 1, 3}, {0, 1}}, false},
+		// Every word held somewhere: not thin, however spread.
+		{"What does Tomás do on Thursday evenings", []float64{0.7, 1.2, 1.2}, [][]int{{0}, {1, 2}}, false},
+	} {
+		r := &retrieval{t: analyze(tc.question), w: tc.w, cands: map[string]*candidate{}}
+		if len(r.t.words) != len(tc.w) {
+			t.Fatalf("%s: words %q, want %d weights", tc.question, r.t.words, len(tc.w))
+		}
+		for i, h := range tc.held {
+			r.cands[fmt.Sprint(i)] = &candidate{held: h, score: 1}
+		}
+		if got := r.thinEvidence(); got != tc.want {
+			t.Errorf("%s: thin = %v, want %v", tc.question, got, tc.want)
+		}
+	}
+}
+
+func TestUnechoed(t *testing.T) {
+	r := &retrieval{t: analyze("when is the dentist appointment")}
+	r.match = matcher{r.t}
+	for _, tc := range []struct{ in, want string }{
+		// An acknowledgement that says the message again, a date
+		// written beside it when quoted or not.
+		{"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me.\nassistant: Noted: dentist appointment on 21 May (2023-05-21) at 10:30, with Omar.",
+			"user: My dentist appointment is on Sunday 21 May 2023, at 10:30, and Omar is coming with me."},
+		{"user: Friday 26 May 2023, at 10:30.\nassistant: Noted, 10:30 on 26 May.",
+			"user: Friday 26 May 2023, at 10:30."},
+		// A reply that tells something new.
+		{"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street.",
+			"user: Omar is coming to the dentist with me.\nassistant: Then book the appointment for two at the clinic on Main Street."},
+		// A number the message does not say.
+		{"user: The capture service listens on some port, fix it.\nassistant: The capture service now listens on port 8080.",
+			"user: The capture service listens on some port, fix it.\nassistant: The capture service now listens on port 8080."},
+		// The answer to a question, in the question's words.
+		{"user: Which clinic does Omar's dentist work at, the Main Street one?\nassistant: Omar's dentist works at the Main Street clinic.",
+			"user: Which clinic does Omar's dentist work at, the Main Street one?\nassistant: Omar's dentist works at the Main Street clinic."},
+		// A word of the question the message does not hold.
+		{"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist.",
+			"user: Omar is coming with me on 21 May.\nassistant: Noted: Omar, 21 May, dentist."},
+	} {
+		if got := r.unechoed(tc.in); got != tc.want {
+			t.Errorf("unechoed(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestUnrepeated(t *testing.T) {
+	quoted := map[string]bool{"Ines thinks we should rewrite the parser.": true, "Measure first, then decide.": true}
+	for _, tc := range []struct {
+		in, want string
+		fresh    bool
+	}{
+		// The stock reply said again is left out; the line an item is
+		// quoted for stays, said before or not.
+		{"user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.\nuser: Ines prefers Signal.",
+			"user: Ines thinks we should rewrite the parser.\nuser: Ines prefers Signal.", true},
+		{"user: Ines asked for tests.\nassistant: Measure first, then decide.",
+			"user: Ines asked for tests.", true},
+		// Every line quoted before: it tells nothing new.
+		{"user: Ines thinks we should rewrite the parser.\nassistant: Measure first, then decide.",
+			"user: Ines thinks we should rewrite the parser.", false},
+	} {
+		got, fresh := unrepeated(tc.in, quoted)
+		if got != tc.want || fresh != tc.fresh {
+			t.Errorf("unrepeated(%q) = %q, %v; want %q, %v", tc.in, got, fresh, tc.want, tc.fresh)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -117,6 +118,7 @@ func (r *retrieval) conversations(ctx context.Context) error {
 			title:   fmt.Sprintf("%s session %s", h.Source, shortID(h.Session)),
 			source:  fmt.Sprintf("ctx0 conversation show %d", h.Conversation),
 			passage: passage{text: r.said(hs)},
+			hits:    hs,
 			judged:  matchedTurn(hs[0]),
 			project: h.Project,
 			conv:    h.Ref(),
@@ -136,7 +138,8 @@ func (r *retrieval) conversations(ctx context.Context) error {
 // conversation a question is best answered by holds the answer in the
 // turns around its best passage more often than any other conversation
 // does. It keeps its place: what it holds besides is what was said around
-// what ranked it.
+// what ranked it. Not when the evidence is thin: no conversation is best
+// answered by, and each is quoted by every mention (see keepSessions).
 func (r *retrieval) deepen(ctx context.Context) error {
 	// The first passage of a past session, when the candidates before it
 	// were filed from its conversation: they are one source.
@@ -150,7 +153,7 @@ func (r *retrieval) deepen(ctx context.Context) error {
 			return nil
 		}
 	}
-	if c == nil || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
+	if c == nil || r.thin || slices.ContainsFunc(r.order, func(x *candidate) bool { return x.kind != "session" && x.conv != c.conv && x.score > c.score }) {
 		return nil
 	}
 	var id int64
@@ -176,13 +179,6 @@ func (r *retrieval) deepen(ctx context.Context) error {
 // best does not, if any does (the answer said in the search block after
 // the question's).
 func (r *retrieval) said(hs []sessions.Hit) string {
-	// The passage is the conversation's turns, each labelled with its
-	// speaker (sessions.Query.Turns).
-	// A relative time said in it ("yesterday", "last week") gets the
-	// dates it named then beside it: read later, it names another day.
-	quote := func(h sessions.Hit) string {
-		return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
-	}
 	text := quote(hs[0])
 	held := r.match.matched(text)
 	more, adds := "", 0
@@ -204,6 +200,87 @@ func (r *retrieval) said(hs []sessions.Hit) string {
 	}
 	return text
 }
+
+// mentions is the passage a conversation is quoted by when the evidence
+// is thin (see thinEvidence): every hit of it, in order of rank, each
+// turn once. What the question asks is said in none of them, so each
+// mention of its subject is as likely as another to tell it.
+func mentions(hs []sessions.Hit) string {
+	text := quote(hs[0])
+	for _, h := range hs[1:] {
+		for _, l := range strings.Split(quote(h), "\n") {
+			if !strings.Contains(text, saidOf(l)) {
+				text += "\n" + l
+			}
+		}
+	}
+	return text
+}
+
+// quote is the text of a hit as a bundle quotes it: the conversation's
+// turns, each labelled with its speaker (sessions.Query.Turns), unmarked.
+// A relative time said in it ("yesterday", "last week") gets the dates it
+// named then beside it: read later, it names another day.
+func quote(h sessions.Hit) string {
+	return when.Annotate(strings.NewReplacer("«", "", "»", "").Replace(h.Snippet), h.Time)
+}
+
+// unechoed returns passage without the turns that say again what the turn
+// before them said (the acknowledgement "Noted: dentist on 21 May, with
+// Omar." of the message that set it): a line read twice costs tokens and
+// tells nothing new.
+func (r *retrieval) unechoed(passage string) string {
+	lines := strings.Split(passage, "\n")
+	out := lines[:1]
+	for i := 1; i < len(lines); i++ {
+		if !r.echoes(lines[i], lines[i-1]) {
+			out = append(out, lines[i])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// echoes reports whether line says again what prev said: prev asks
+// nothing (a reply to a question answers it, in the question's words more
+// often than not), most of line's words (echoShare) are prev's and every
+// number of it is ("The capture service now listens on port 8080" after
+// "the capture service listens on some port, fix it" tells the port),
+// and it holds no word of the question prev does not. Dates written
+// beside relative ones when quoted are not what either said.
+func (r *retrieval) echoes(line, prev string) bool {
+	if strings.Contains(prev, "?") {
+		return false
+	}
+	a, b := stemSet(unannotated(saidOf(line))), stemSet(unannotated(saidOf(prev)))
+	if len(a) == 0 {
+		return false
+	}
+	in := 0
+	for w := range a {
+		switch {
+		case b[w]:
+			in++
+		case strings.ContainsAny(w, "0123456789"):
+			return false
+		}
+	}
+	if float64(in) < echoShare*float64(len(a)) {
+		return false
+	}
+	return holdsAll(r.match.matched(prev), r.match.matched(line))
+}
+
+// annotation is a date when.Annotate writes beside a time said without
+// its year or relative to the day it was said: " (2023-05-12)",
+// " (2023-05-15 to 2023-05-21)".
+var annotation = regexp.MustCompile(` \(\d{4}-\d{2}-\d{2}( to \d{4}-\d{2}-\d{2})?\)`)
+
+// unannotated returns text without the dates quote wrote beside it.
+func unannotated(text string) string { return annotation.ReplaceAllString(text, "") }
+
+// echoShare is the share of a turn's words the turn before must hold for
+// it to say nothing new.
+const echoShare = 2.0 / 3
 
 // matchedTurn is the turn a hit was found by, the first of its passage.
 // A conversation is judged by the better of it alone and the whole
@@ -294,11 +371,21 @@ func holdsAll(a, b []int) bool {
 // keepSessions keeps the sessionHits best judged of the conversations'
 // passages, twice as many when the question says a time (the words alone
 // and in that time are searched), and drops the others from the
-// candidates.
+// candidates; all of them when the evidence is thin.
 func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 	n := sessionHits
 	if !r.window.IsZero() {
 		n *= 2
+	}
+	if r.thin = r.thinEvidence(); r.thin {
+		// Every conversation that holds what was found of the
+		// question is as good as any: the bundle quotes them all,
+		// each by every mention (breadth over depth).
+		for _, c := range found {
+			c.passage.text = mentions(c.hits)
+			c.held = r.match.matched(c.title + "\n" + c.passage.text)
+		}
+		return found
 	}
 	if len(found) <= n {
 		return found
@@ -310,6 +397,40 @@ func (r *retrieval) keepSessions(found []*candidate) []*candidate {
 		delete(r.cands, c.name)
 	}
 	return found[:n]
+}
+
+// thinEvidence reports whether the evidence found is thin: some word of
+// the question is held by nothing found, and nothing holds more than half
+// the question's weight (see weights: a word held by nothing weighs the
+// most, one held by every candidate, the name asked of, the least).
+// "where does Omar live now?" with the name alone found, or "what hobby
+// did Mateo pick up?" with the name and "never picks up" found, is thin;
+// "which payment service are we using for Atlas now?" with all but
+// "using" found is not.
+func (r *retrieval) thinEvidence() bool {
+	var held []int
+	for _, c := range r.cands {
+		if c.score > 0 {
+			held = append(held, c.held...)
+		}
+	}
+	if len(r.uncovered(held)) == 0 {
+		return false
+	}
+	total := 0.0
+	for _, x := range r.w {
+		total += x
+	}
+	for _, c := range r.cands {
+		s := 0.0
+		for _, i := range c.held {
+			s += r.w[i]
+		}
+		if c.score > 0 && 2*s > total {
+			return false
+		}
+	}
+	return true
 }
 
 // explainSessions says why each passage of a past session was picked: and
