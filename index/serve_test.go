@@ -52,8 +52,8 @@ func TestWatcherAnswersSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json.NewEncoder(conn).Encode(searchRequest{Version: serveVersion + 1, Schema: schemaVersion, Query: Query{Text: "billing"}})
-	var ans searchAnswer
+	json.NewEncoder(conn).Encode(watcherRequest{Version: serveVersion + 1, Schema: schemaVersion, Query: Query{Text: "billing"}})
+	var ans watcherAnswer
 	if err := json.NewDecoder(conn).Decode(&ans); err != nil || !strings.Contains(ans.Error, "version") || ans.Results != nil {
 		t.Errorf("answer to another version = %+v, %v; want a version error and no results", ans, err)
 	}

@@ -111,11 +111,28 @@ func (a *app) runAdd(ctx context.Context, opts addOptions, name string) (string,
 		}
 		o.Body = b
 	}
-	v, err := a.open(ctx)
+	v, err := a.openOneWrite(ctx)
 	if err != nil {
 		return "", vault.Commit{}, err
 	}
 	return v.Add(ctx, o)
+}
+
+// openOneWrite opens the vault for a command that makes one write and
+// exits (remember, add). While a watcher runs for the vault, the write is
+// handed to it (vault.Vault.HandOff): its index is open and git's state
+// read, which this process would pay to open and read cold for one write.
+// The index here is opened lazily while a watcher runs, so it costs
+// nothing unless this process ends up making the write itself.
+func (a *app) openOneWrite(ctx context.Context) (*vault.Vault, error) {
+	v, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix, err := a.services.Index(ctx); err == nil {
+		v.HandOff(ix)
+	}
+	return v, nil
 }
 
 // oneWriteGCPercent is the collector's target in a process that makes one
@@ -200,7 +217,7 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 	if o.Source == "" {
 		o.Source = a.writtenBy()
 	}
-	v, err := a.open(ctx)
+	v, err := a.openOneWrite(ctx)
 	if err != nil {
 		return vault.Remembered{}, err
 	}
