@@ -24,9 +24,9 @@ import (
 // It also makes the writes of short-lived processes (ctx0 remember, add):
 // a writer puts its write in the queue beside the vault lock and asks the
 // watcher to take the queue in (TakeQueue), which it does as the lock's
-// holder (vault.Vault.MakeQueued), with its index open and git's state
-// read. Whatever fails, the writer's write is made by the queue's rules:
-// found in the commits, or made by the writer itself.
+// holder (vault.Vault.MakeQueued), with its index open. Whatever fails,
+// the writer's write is made by the queue's rules: found in the commits,
+// or made by the writer itself.
 
 // socketPath is the watcher's socket, matched like the lock files by the
 // vault's .gitignore pattern .ctx0/index.db-*.

@@ -223,12 +223,12 @@ func settled(group []*pendingWrite, settle func(*queuedWrite) (*queuedResult, er
 	return kept
 }
 
-// QueueTaker is another process that writes to the vault with its state
-// warm (a running index watcher: its index open, git's objects and
-// staging area read), which a short-lived process asks to make its writes
-// rather than pay to make them itself (HandOff): the taker becomes the
-// holder of the vault lock that takes in the queue beside it, so the
-// writes keep every rule of queued writes.
+// QueueTaker is a long-running process that writes to the vault (a
+// running index watcher, its index open), which a short-lived process asks
+// to make its writes rather than make them itself (HandOff): the taker
+// becomes the holder of the vault lock that takes in the queue beside it,
+// so the writes keep every rule of queued writes, and their waiters read
+// their answers without taking the lock in turn.
 type QueueTaker interface {
 	// TakeQueue reaches the taker, then calls queue, which puts this
 	// process's writes in the queue and reports whether there are any,

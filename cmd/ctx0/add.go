@@ -121,10 +121,9 @@ func (a *app) runAdd(ctx context.Context, opts addOptions, name string) (string,
 
 // openOneWrite opens the vault for a command that makes one write and
 // exits (remember, add). While a watcher runs for the vault, the write is
-// handed to it (vault.Vault.HandOff): its index is open and git's state
-// read, which this process would pay to open and read cold for one write.
-// The index here is opened lazily while a watcher runs, so it costs
-// nothing unless this process ends up making the write itself.
+// handed to it (vault.Vault.HandOff), which has its index open: this
+// process then neither opens the index (opened lazily while a watcher
+// runs) nor makes the commit, unless the watcher fails it.
 func (a *app) openOneWrite(ctx context.Context) (*vault.Vault, error) {
 	v, err := a.open(ctx)
 	if err != nil {
