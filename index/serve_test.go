@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/ctx0/ctx0/vault"
 )
 
 // TestWatcherAnswersSearches: a reader's search goes to the running
@@ -52,8 +54,8 @@ func TestWatcherAnswersSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json.NewEncoder(conn).Encode(searchRequest{Version: serveVersion + 1, Schema: schemaVersion, Query: Query{Text: "billing"}})
-	var ans searchAnswer
+	json.NewEncoder(conn).Encode(watcherRequest{Version: serveVersion + 1, Schema: schemaVersion, Query: Query{Text: "billing"}})
+	var ans watcherAnswer
 	if err := json.NewDecoder(conn).Decode(&ans); err != nil || !strings.Contains(ans.Error, "version") || ans.Results != nil {
 		t.Errorf("answer to another version = %+v, %v; want a version error and no results", ans, err)
 	}
@@ -75,4 +77,42 @@ func jsonOf(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestWatcherTakesQueue: a process that hands its writes off (ctx0
+// remember, add) gets them made by the running watcher, in a commit that
+// names the queued write; a request to take the queue from another
+// version is turned away.
+func TestWatcherTakesQueue(t *testing.T) {
+	ctx := t.Context()
+	v, _ := searchVault(t, nil)
+	startWatcher(t, v)
+
+	// Another process's view of the vault: its own vault and index.
+	other, err := vault.Open(ctx, v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := openIndex(t, other, nil)
+	other.HandOff(ix)
+	r, err := other.Remember(ctx, vault.RememberOptions{Text: "The watcher makes the writes of short-lived processes."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Commit.Message, "\nCtx0-Write: ") || len(r.Commit.Paths) != 1 || r.Commit.Paths[0] != r.Name+".md" {
+		t.Errorf("remember handed to the watcher = %+v; want its entry in a commit of the watcher's, naming the queued write", r)
+	}
+
+	// A writer of another version: its request is refused, so its
+	// TakeQueue fails and it makes its write by the queue's rules.
+	conn, err := net.Dial("unix", ix.socketPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	json.NewEncoder(conn).Encode(watcherRequest{Version: serveVersion + 1, Schema: schemaVersion, Take: true})
+	var ans watcherAnswer
+	if err := json.NewDecoder(conn).Decode(&ans); err != nil || !strings.Contains(ans.Error, "version") {
+		t.Errorf("answer to a take of another version = %+v, %v; want a version error", ans, err)
+	}
 }

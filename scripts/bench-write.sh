@@ -13,6 +13,12 @@
 #
 # BASE=path/to/another/ctx0 also runs that binary (say, a build of an older
 # commit) on a third twin vault in the same loop, for before/after figures.
+#
+# WATCH=1 runs `ctx0 index --watch` for the ctx0 vault (and BASE's for its
+# vault) throughout, as a user who keeps the watcher running would: ctx0
+# remember then hands its write to the watcher. The watcher's own CPU is
+# printed beside (its mean a write, from /proc: it is no child of this
+# shell, so the CPU column does not hold it).
 set -euo pipefail
 n=${1:-10000}
 runs=${2:-30}
@@ -29,11 +35,28 @@ fi
 cp -r "$work/ctx0-vault" "$work/git-vault"
 base=${BASE:-}
 if [ -n "$base" ]; then cp -r "$work/ctx0-vault" "$work/base-vault"; "$base" --vault "$work/base-vault" remember "warm up" >/dev/null; fi
+source "$(dirname "$0")/lib.sh"
+
+watchers=()
+stop_watchers() { for p in "${watchers[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done; }
+trap 'stop_watchers; rm -rf "$work"' EXIT
+# watch BIN VAULT starts BIN's watcher of VAULT and waits until it answers.
+watch() {
+	"$1" --vault "$2" index --watch >/dev/null 2>&1 &
+	watchers+=("$!")
+	until [ -S "$2/.ctx0/index.db-sock" ]; do sleep 0.05; done
+}
+# ticks prints the CPU time, user and system, in clock ticks, of process $1.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+if [ -n "${WATCH:-}" ]; then
+	watch "$work/ctx0" "$work/ctx0-vault"
+	[ -z "$base" ] || watch "$base" "$work/base-vault"
+fi
+
 # Warm both vaults once (the index, git's stat cache), as a user's would be.
 "$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
 git -C "$work/git-vault" status --porcelain >/dev/null
-
-source "$(dirname "$0")/lib.sh"
+[ -z "${WATCH:-}" ] || w0=$(ticks "${watchers[0]}")
 
 : >"$work/ctx0.t"
 : >"$work/git.t"
@@ -71,6 +94,10 @@ for i in $(seq 1 "$runs"); do
 	echo $((c1 - c0)) >>"$work/git.c"
 done
 
+if [ -n "${WATCH:-}" ]; then
+	w1=$(ticks "${watchers[0]}")
+	printf 'watcher running (WATCH=1); its CPU, mean a write: %.1f ms\n' "$(echo "($w1 - $w0) * 1000 / $(getconf CLK_TCK) / $runs" | bc -l)"
+fi
 c=$(median <"$work/ctx0.t")
 g=$(median <"$work/git.t")
 git -C "$work/ctx0-vault" fsck --strict >/dev/null 2>&1 && fsck=clean || fsck=FAILED

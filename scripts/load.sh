@@ -16,7 +16,10 @@
 # they measure the write path, not the limit. LOADS picks some by name
 # (mcp128 mcp16 proc8 proc32 proc64 mixed16). BEFORE=path/to/ctx0 runs the
 # process loads with that binary too (a build of an earlier commit), so a
-# change is measured against what it changes in the same run.
+# change is measured against what it changes in the same run. WATCH=1 runs
+# each process load with `ctx0 index --watch` running for its vault (the
+# BEFORE binary's watcher for its load), to which ctx0 remember hands its
+# writes; the watcher's CPU (its start's full check included) is printed.
 set -euo pipefail
 n=${1:-10000}
 runs=${2:-1}
@@ -24,8 +27,10 @@ loads=${LOADS:-mcp128 mcp16 proc8 proc32 proc64 mixed16}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 server=
+watcher=
 cleanup() {
 	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+	[ -n "$watcher" ] && kill "$watcher" 2>/dev/null && wait "$watcher" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -81,6 +86,23 @@ serve() {
 }
 stop() { kill "$server"; wait "$server" 2>/dev/null || true; server=; }
 
+# startwatch BIN DIR: with WATCH=1, BIN's index watcher for DIR, once it
+# answers on its socket.
+startwatch() {
+	[ -n "${WATCH:-}" ] || return 0
+	"$1" --vault "$2" index --watch >/dev/null 2>&1 &
+	watcher=$!
+	until [ -S "$2/.ctx0/index.db-sock" ]; do sleep 0.05; done
+}
+# stopwatch prints the watcher's CPU and stops it.
+stopwatch() {
+	[ -n "$watcher" ] || return 0
+	echo "    watcher CPU: $(awk -v t="$(getconf CLK_TCK)" '{printf "%.2f s", ($14 + $15) / t}' "/proc/$watcher/stat")"
+	kill "$watcher"
+	wait "$watcher" 2>/dev/null || true
+	watcher=
+}
+
 # anchor CLIENTS CALLS: the git + flock writers on a plain copy.
 anchor() {
 	fresh "$work/anchor"
@@ -103,20 +125,24 @@ mcpload() { # CLIENTS CALLS TAG [mix]
 procload() { # CLIENTS CALLS TAG
 	if [ -n "${BEFORE:-}" ]; then
 		fresh "$work/v" raised
+		startwatch "$BEFORE" "$work/v"
 		out=$("$work/loadgen" proc -clients "$1" -n "$2" -- "$BEFORE" --vault "$work/v" remember \
 			"Process {c} learned fact {i} in $3b run: token $3b-{c}-{i}.")
 		echo "  before: $out"
+		stopwatch
 		check "$work/v" "$3b" "$(sed 's/.*saves=\([0-9]*\).*/\1/' <<<"$out")"
 	fi
 	fresh "$work/v" raised
+	startwatch "$work/ctx0" "$work/v"
 	out=$("$work/loadgen" proc -clients "$1" -n "$2" -- "$work/ctx0" --vault "$work/v" remember \
 		"Process {c} learned fact {i} in $3 run: token $3-{c}-{i}.")
 	echo "  ctx0:   $out"
+	stopwatch
 	check "$work/v" "$3" "$(sed 's/.*saves=\([0-9]*\).*/\1/' <<<"$out")"
 	echo "    commits: $(($(git -C "$work/v" rev-list --count HEAD) - $(git -C "$work/base" rev-list --count HEAD) - 1)) for $1 x $2 processes"
 }
 
-echo "entries=$n runs=$runs $(nproc) cores, commit $(git -C "$root" rev-parse --short HEAD)"
+echo "entries=$n runs=$runs $(nproc) cores, commit $(git -C "$root" rev-parse --short HEAD)${WATCH:+, a watcher running for the process loads}"
 for run in $(seq 1 "$runs"); do
 	for l in $loads; do
 		echo "$l (run $run, load average $(cut -d' ' -f1-3 /proc/loadavg)):"

@@ -134,16 +134,26 @@ func writeQueueFile(p string, data []byte) error {
 // the writes of group that can wait in the queue are put there first; once
 // the lock is taken, those a holder answered meanwhile are finished
 // (through finish) and leave the group. A group with writes left takes in
-// the writes other processes queued.
+// the writes other processes queued. A vault that hands its writes off
+// (HandOff) asks its taker to be that holder first, and needs the lock
+// only for what the taker did not answer.
 func (v *Vault) lockGroup(ctx context.Context, group []*pendingWrite, finish func(*pendingWrite, Commit, error)) (unlock func(), _ []*pendingWrite, err error) {
-	unlock, ok, err := v.takeLock(ctx, false)
-	if err != nil {
-		return nil, group, err
+	if v.taker != nil {
+		if group = v.handOff(ctx, group, finish); len(group) == 0 {
+			return func() {}, nil, nil
+		}
 	}
-	if ok {
-		return unlock, v.takeQueued(ctx, group), nil
+	queued := stillQueued(group)
+	if len(queued) == 0 {
+		unlock, ok, err := v.takeLock(ctx, false)
+		if err != nil {
+			return nil, group, err
+		}
+		if ok {
+			return unlock, v.takeQueued(ctx, group), nil
+		}
+		queued = v.enqueue(group)
 	}
-	queued := v.enqueue(group)
 	unlock, err = v.lock(ctx)
 	if err != nil {
 		// Every caller has stopped waiting: withdraw the requests. One a
@@ -165,15 +175,39 @@ func (v *Vault) lockGroup(ctx context.Context, group []*pendingWrite, finish fun
 			return nil, group, err
 		}
 	}
+	kept := settled(group, (*queuedWrite).settle, finish)
+	if len(kept) == 0 || ctx.Err() != nil {
+		// Nothing of this process's to write (or nobody waits for it):
+		// the lock goes to the next waiter at once.
+		return unlock, nil, nil
+	}
+	return unlock, v.takeQueued(ctx, kept), nil
+}
+
+// stillQueued is the writes of group waiting in the queue.
+func stillQueued(group []*pendingWrite) []*queuedWrite {
+	var queued []*queuedWrite
+	for _, p := range group {
+		if p.q != nil && p.q.id != "" {
+			queued = append(queued, p.q)
+		}
+	}
+	return queued
+}
+
+// settled finishes the writes of group whose queued request settle says
+// the outcome of, and returns the others: those never queued, and those
+// settle leaves to make here (or, for answered, still queued).
+func settled(group []*pendingWrite, settle func(*queuedWrite) (*queuedResult, error), finish func(*pendingWrite, Commit, error)) []*pendingWrite {
 	kept := group[:0:0]
 	for _, p := range group {
 		if p.q == nil || p.q.id == "" {
 			kept = append(kept, p)
 			continue
 		}
-		res, err := p.q.settle()
+		res, err := settle(p.q)
 		if res == nil && err == nil {
-			kept = append(kept, p) // make it here
+			kept = append(kept, p)
 			continue
 		}
 		if !p.state.CompareAndSwap(pendingTaken, pendingStarted) {
@@ -186,12 +220,57 @@ func (v *Vault) lockGroup(ctx context.Context, group []*pendingWrite, finish fun
 		c, err := p.q.take(res)
 		finish(p, c, err)
 	}
-	if len(kept) == 0 || ctx.Err() != nil {
-		// Nothing of this process's to write (or nobody waits for it):
-		// the lock goes to the next waiter at once.
-		return unlock, nil, nil
+	return kept
+}
+
+// QueueTaker is a long-running process that writes to the vault (a
+// running index watcher, its index open), which a short-lived process asks
+// to make its writes rather than make them itself (HandOff): the taker
+// becomes the holder of the vault lock that takes in the queue beside it,
+// so the writes keep every rule of queued writes, and their waiters read
+// their answers without taking the lock in turn.
+type QueueTaker interface {
+	// TakeQueue reaches the taker, then calls queue, which puts this
+	// process's writes in the queue and reports whether there are any,
+	// and if there are, asks the taker to take the queue in. It returns
+	// nil once the taker has answered each write it took and let go of
+	// the lock; an error when no taker runs (before queue is called), or
+	// it refused, died or did not answer in time.
+	TakeQueue(ctx context.Context, queue func() bool) error
+}
+
+// HandOff makes this process hand its writes that can wait in the queue
+// (remember, add) to t, while t runs: for a process that makes a write
+// and exits. With t not running, or failing, each write is made as
+// before; a write t took and did not answer is found in the commits or
+// made here, under the lock, as any queued write whose holder died.
+func (v *Vault) HandOff(t QueueTaker) { v.taker = t }
+
+// handOff asks v's taker to make group's writes that can wait in the
+// queue, and finishes those it answered. It returns the writes left: not
+// queued (no taker runs) or still queued (it failed), for lockGroup.
+func (v *Vault) handOff(ctx context.Context, group []*pendingWrite, finish func(*pendingWrite, Commit, error)) []*pendingWrite {
+	var queued []*queuedWrite
+	err := v.taker.TakeQueue(ctx, func() bool {
+		queued = v.enqueue(group)
+		return len(queued) > 0
+	})
+	if err != nil || len(queued) == 0 {
+		return group
 	}
-	return unlock, v.takeQueued(ctx, kept), nil
+	return settled(group, (*queuedWrite).answered, finish)
+}
+
+// MakeQueued makes the writes queued beside the vault lock, as their
+// holder (with this process's own writes waiting, if any): what a taker
+// does when a process hands it its writes (QueueTaker). It returns once
+// every write it took in is answered and the lock let go.
+func (v *Vault) MakeQueued(ctx context.Context) error {
+	queueHook("asked")
+	// A write that changes nothing: its group takes the lock, and with it
+	// the queue, as any group does.
+	_, err := v.update(ctx, func() (string, []change, error) { return "", nil, nil })
+	return err
 }
 
 // enqueue puts group's writes that can wait in the queue there, and
@@ -225,25 +304,38 @@ func (v *Vault) enqueue(group []*pendingWrite) []*queuedWrite {
 	return queued
 }
 
+// answered reads the holder's answer to this process's queued write, if
+// there is one yet; nil, nil, the write still queued, if not. It needs no
+// lock: an answer is renamed into place whole, and only its waiter reads
+// it.
+func (q *queuedWrite) answered() (*queuedResult, error) {
+	v, id := q.v, q.id
+	data, err := os.ReadFile(v.queuePath(id, "res"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	q.id = ""
+	if err != nil {
+		return nil, fmt.Errorf("read the answer to queued write %s: %w", id, err)
+	}
+	os.Remove(v.queuePath(id, "res"))
+	os.Remove(v.queuePath(id, "claimed")) // if its holder died before removing it
+	var res queuedResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("read the answer to queued write %s: %w", id, err)
+	}
+	return &res, nil
+}
+
 // settle tells, under the vault lock, what became of this process's
 // queued write: the holder's answer; nil to make the write here, when no
 // holder took it, or one took it and died before any commit held it.
 func (q *queuedWrite) settle() (*queuedResult, error) {
+	if res, err := q.answered(); res != nil || err != nil {
+		return res, err
+	}
 	v, id := q.v, q.id
 	q.id = ""
-	data, err := os.ReadFile(v.queuePath(id, "res"))
-	if err == nil {
-		os.Remove(v.queuePath(id, "res"))
-		os.Remove(v.queuePath(id, "claimed")) // if its holder died before removing it
-		var res queuedResult
-		if err := json.Unmarshal(data, &res); err != nil {
-			return nil, fmt.Errorf("read the answer to queued write %s: %w", id, err)
-		}
-		return &res, nil
-	}
-	if !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("read the answer to queued write %s: %w", id, err)
-	}
 	if os.Remove(v.queuePath(id, "req")) == nil {
 		return nil, nil // nobody took it
 	}

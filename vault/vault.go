@@ -48,6 +48,8 @@ type Vault struct {
 	// onWait is told when a lock is held by another process and this one
 	// waits for it (WithOnWait).
 	onWait func(what string)
+	// taker, when set, is asked to make this process's writes (HandOff).
+	taker QueueTaker
 
 	sem       chan struct{} // one lock holder per process at a time (see takeLock)
 	held      *held         // the vault lock, while this process holds it

@@ -70,7 +70,8 @@ func (a *app) newAddCmd() *cobra.Command {
 		Short: "Create an entry from its type's template",
 		Long: `Create the entry NAME (a path such as contacts/sarah-chen; a name without a
 folder goes to the type's folder). The body is --body, else stdin when piped,
-else the type's template. Prints the entry's name.`,
+else the type's template. Prints the entry's name. While ctx0 index --watch
+(or ctx0 daemon) runs for the vault, the write is handed to it to commit.`,
 		Example: `  ctx0 add contacts/sarah-chen --type contact --title "Sarah Chen" --alias Sarah --tags investor
   echo "We chose SQLite for the index." | ctx0 add "Index storage" --type decision --project ctx0`,
 		Args: args(1, "one NAME"),
@@ -111,11 +112,27 @@ func (a *app) runAdd(ctx context.Context, opts addOptions, name string) (string,
 		}
 		o.Body = b
 	}
-	v, err := a.open(ctx)
+	v, err := a.openOneWrite(ctx)
 	if err != nil {
 		return "", vault.Commit{}, err
 	}
 	return v.Add(ctx, o)
+}
+
+// openOneWrite opens the vault for a command that makes one write and
+// exits (remember, add). While a watcher runs for the vault, the write is
+// handed to it (vault.Vault.HandOff), which has its index open: this
+// process then neither opens the index (opened lazily while a watcher
+// runs) nor makes the commit, unless the watcher fails it.
+func (a *app) openOneWrite(ctx context.Context) (*vault.Vault, error) {
+	v, err := a.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ix, err := a.services.Index(ctx); err == nil {
+		v.HandOff(ix)
+	}
+	return v, nil
 }
 
 // oneWriteGCPercent is the collector's target in a process that makes one
@@ -154,7 +171,8 @@ named a fact, anything else a note. The source is user, or agent when
 ctx0 runs in an agent's shell (Claude Code, Codex CLI, Gemini CLI and Cursor
 set a variable there), unless --source says. TEXT "-" reads the text from stdin. Text over the vault's limit (default 2000
 characters) is refused: keep memories concise and standalone. Text that an entry
-already holds returns that entry and writes nothing.`,
+already holds returns that entry and writes nothing. While ctx0 index --watch
+(or ctx0 daemon) runs for the vault, the write is handed to it to commit.`,
 		Example: `  ctx0 remember "The staging deploy key is in 1Password under staging-deploy" --tags infra
   ctx0 remember "User prefers Bun over Node for new TypeScript projects" --type preference --pin`,
 		Args: args(1, "one TEXT (quote it)"),
@@ -200,7 +218,7 @@ func (a *app) runRemember(ctx context.Context, opts rememberOptions, text string
 	if o.Source == "" {
 		o.Source = a.writtenBy()
 	}
-	v, err := a.open(ctx)
+	v, err := a.openOneWrite(ctx)
 	if err != nil {
 		return vault.Remembered{}, err
 	}

@@ -133,7 +133,9 @@ this for itself; ctx0 index says what it found.
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
 they read: run it in the background for large vaults (ctx0 daemon runs it,
-with session filing and automatic sync, in one process).
+with session filing and automatic sync, in one process). While it runs, it
+also answers the searches of other ctx0 processes, and commits the writes
+that ctx0 remember and ctx0 add hand to it over .ctx0/index.db-sock.
 
 --embed also chunks and embeds the entries added or changed since they were
 last embedded, with the embeddings endpoint of .ctx0/config.yaml (see ctx0
