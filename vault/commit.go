@@ -579,7 +579,8 @@ func (v *Vault) commitOnHead(ctx context.Context, msg string, plan planFunc, dur
 }
 
 func (v *Vault) signature() object.Signature {
-	return object.Signature{Name: v.cfg.Author.Name, Email: v.cfg.Author.Email, When: v.now()}
+	a := v.Config().Author
+	return object.Signature{Name: a.Name, Email: a.Email, When: v.now()}
 }
 
 // newCommit writes a commit object by the vault's author.

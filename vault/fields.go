@@ -30,7 +30,7 @@ func (v *Vault) setField(ctx context.Context, name string, e *entry.Entry, field
 		}
 		return e.Set(field, value)
 	case entry.FieldType:
-		if _, ok := v.cfg.Type(value); !ok {
+		if _, ok := v.Config().Type(value); !ok {
 			return v.checkMeta(Meta{Type: value})
 		}
 		return e.Set(field, value)

@@ -244,7 +244,7 @@ func (v *Vault) Supersede(ctx context.Context, ref, text, source string) (string
 			return "", nil, fmt.Errorf("supersede %s: already superseded by %s; supersede that one", old, s)
 		}
 		meta := Meta{Title: titleFromText(text), Type: oe.Type(), Tags: oe.Tags(), Project: oe.Project(), Pinned: oe.Pinned(), Source: source, Links: []string{old}}
-		if _, ok := v.cfg.Type(meta.Type); !ok {
+		if _, ok := v.Config().Type(meta.Type); !ok {
 			meta.Type = "note"
 		}
 		if name, err = v.freeName(path.Join(Folder(old), cmp.Or(SlugFromTitle(meta.Title), "memory"))); err != nil {

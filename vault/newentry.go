@@ -116,7 +116,7 @@ func (c Config) TypeAt(name string) string {
 
 // folderFor is where a new entry of type t goes now.
 func (v *Vault) folderFor(t string) string {
-	f, _ := v.cfg.Folder(t, v.now().UTC())
+	f, _ := v.Config().Folder(t, v.now().UTC())
 	return f
 }
 

@@ -57,22 +57,24 @@ func (v *Vault) EditSettings(ctx context.Context, name, msg string, edit func(ol
 // defaults in place and its error in ConfigError, which it returns: only
 // the commands that need the settings fail, and sync can still pull a fix.
 func (v *Vault) readConfig() error {
+	s := &configState{stamps: v.configStamps()}
 	raw, err := ReadConfig(v.root)
 	if err != nil {
-		v.settings, _ = config.Parse(filepath.Join(v.root, filepath.FromSlash(ConfigFile)), nil)
-		_, v.trust = v.applyTrust(v.settings)
-		v.cfg, v.configErr = DefaultConfig(), err
+		s.settings, _ = config.Parse(filepath.Join(v.root, filepath.FromSlash(ConfigFile)), nil)
+		_, s.trust = v.applyTrust(s.settings)
+		s.cfg, s.err = DefaultConfig(), err
+		v.conf.Store(s)
 		return err
 	}
-	settings, trust := v.applyTrust(raw)
-	cfg, err := ParseConfig(settings)
-	if err != nil {
-		cfg = DefaultConfig()
+	s.settings, s.trust = v.applyTrust(raw)
+	s.cfg, s.err = ParseConfig(s.settings)
+	if s.err != nil {
+		s.cfg = DefaultConfig()
 	}
-	v.settings, v.trust, v.cfg, v.configErr = settings, trust, cfg, err
-	return err
+	v.conf.Store(s)
+	return s.err
 }
 
 // ConfigError is why the vault's config file did not read or decode when
 // the vault last read it, or nil; the vault then uses its defaults.
-func (v *Vault) ConfigError() error { return v.configErr }
+func (v *Vault) ConfigError() error { return v.config().err }

@@ -313,7 +313,7 @@ func (v *Vault) MergeEntry(p string, base, ours, theirs []byte, labels [2]string
 func (v *Vault) strategyFor(versions ...[]byte) merge.Strategy {
 	for _, d := range versions {
 		if e, err := entry.Parse(d); err == nil {
-			if t, ok := v.cfg.Type(e.Type()); ok {
+			if t, ok := v.Config().Type(e.Type()); ok {
 				return merge.Strategy(t.Merge)
 			}
 			return merge.FieldMerge

@@ -321,7 +321,7 @@ func sortedSettings(m map[string]json.RawMessage) []Setting {
 
 // Trust is what this machine decided about the guarded settings of the
 // config file, as the vault read it.
-func (v *Vault) Trust() Trust { return v.trust }
+func (v *Vault) Trust() Trust { return v.config().trust }
 
 // Approve records that this machine approves the guarded settings the
 // config file sets now (read again, so what is approved is what the file
@@ -359,5 +359,5 @@ func (v *Vault) Revoke() (Trust, error) {
 		return Trust{}, fmt.Errorf("revoke the approval: %w", err)
 	}
 	_ = v.readConfig()
-	return v.trust, nil
+	return v.config().trust, nil
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-git/go-git/v5"
@@ -26,15 +28,14 @@ var ErrNotVault = errors.New("not a ctx0 vault")
 // Vault is an open vault. Its methods are safe to call from several
 // processes at once: writes queue on the vault lock.
 type Vault struct {
-	root     string
-	gitDir   string
-	repo     *git.Repository
-	cfg      Config
-	settings *config.File
-	// configErr is why the config did not decode (see ConfigError).
-	configErr error
-	// trust is which guarded settings of the config apply (see Trust).
-	trust   Trust
+	root   string
+	gitDir string
+	repo   *git.Repository
+	// conf is the config file as last read (see conf.go): a process that
+	// runs for long reads it again once the file or this machine's
+	// approval changes.
+	conf    atomic.Pointer[configState]
+	confMu  sync.Mutex // one reader of a changed config at a time
 	now     func() time.Time
 	catalog Catalog
 	// gitLockWait is how long a write waits for a git command that holds
@@ -119,11 +120,11 @@ func (v *Vault) Root() string { return v.root }
 func (v *Vault) GitDir() string { return v.gitDir }
 
 // Config is the vault's configuration.
-func (v *Vault) Config() Config { return v.cfg }
+func (v *Vault) Config() Config { return v.config().cfg }
 
 // Settings is the vault's config file as Open read it, whole: the other
 // packages decode their sections from it rather than read it again.
-func (v *Vault) Settings() *config.File { return v.settings }
+func (v *Vault) Settings() *config.File { return v.config().settings }
 
 // SetCatalog replaces the catalog after Open, for a catalog that itself needs
 // the open vault.
@@ -185,8 +186,9 @@ func Init(ctx context.Context, dir string, opts ...Option) (*Vault, Commit, erro
 		}
 	}
 	folders := map[string]bool{}
-	for _, t := range v.cfg.TypeNames() {
-		info, _ := v.cfg.Type(t)
+	cfg := v.Config()
+	for _, t := range cfg.TypeNames() {
+		info, _ := cfg.Type(t)
 		if _, err := os.Stat(filepath.Join(root, info.Folder)); errors.Is(err, os.ErrNotExist) && !folders[info.Folder] {
 			folders[info.Folder] = true
 			changes = append(changes, change{path: info.Folder + "/.gitkeep", data: []byte{}})

@@ -166,7 +166,7 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if text == "" {
 		return Remembered{}, badRequest(errors.New("remember: nothing to remember: the text is empty"))
 	}
-	if n, limit := utf8.RuneCountInString(text), v.cfg.Remember.MaxChars; n > limit {
+	if n, limit := utf8.RuneCountInString(text), v.Config().Remember.MaxChars; n > limit {
 		return Remembered{}, fmt.Errorf("%w: %d characters, the limit is %d; be more concise: one clear, standalone fact per memory", ErrTooLong, n, limit)
 	}
 	if err := checkText("remember", "text", text); err != nil {
@@ -343,8 +343,9 @@ func (v *Vault) touch(e *entry.Entry) error {
 // CheckType says whether t is a type of the vault (declared in its config
 // or built in): what add and set accept, and what list filters by.
 func (v *Vault) CheckType(t string) error {
-	if _, ok := v.cfg.Type(t); !ok {
-		return badRequest(fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", t, strings.Join(v.cfg.TypeNames(), ", "), ConfigFile))
+	cfg := v.Config()
+	if _, ok := cfg.Type(t); !ok {
+		return badRequest(fmt.Errorf("unknown type %q: use one of %s, or declare it in %s", t, strings.Join(cfg.TypeNames(), ", "), ConfigFile))
 	}
 	return nil
 }
