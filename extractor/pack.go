@@ -238,9 +238,7 @@ func (r *retrieval) settle(b *Bundle) {
 			named = 1
 		}
 	}
-	// Pairs of characters are how a run is searched, not words anyone
-	// asked for: only whole words are listed as not found.
-	b.Uncovered = r.words(slices.DeleteFunc(r.uncovered(held), func(i int) bool { return r.t.run[i] >= 0 }))
+	b.Uncovered = r.missing(held)
 	if len(r.unheld) > 0 {
 		b.Uncovered = r.unheld
 	}
@@ -284,6 +282,16 @@ func (r *retrieval) uncovered(held []int) []int {
 		}
 	}
 	return out
+}
+
+// missing is the question's words that none of held holds, as a person
+// would name them: whole words, not the pairs of characters a spaceless
+// run is searched by, and no stop word ("what", "did" of "what did we do
+// last week?" were searched only because nothing else was left).
+func (r *retrieval) missing(held []int) []string {
+	return r.words(slices.DeleteFunc(r.uncovered(held), func(i int) bool {
+		return r.t.run[i] >= 0 || words.IsStop(r.t.words[i])
+	}))
 }
 
 // words returns the words of the terms at these indexes, in order; pairs

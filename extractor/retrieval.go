@@ -214,7 +214,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// Nothing of that time holds the words ("what did we decide
 		// last week?"): what is dated then.
 		r.cands = map[string]*candidate{}
-		r.unheld = r.words(r.uncovered(nil))
+		r.unheld = r.missing(nil)
 		r.t = termsFor(query.Plain(""))
 		r.match = matcher{r.t}
 		if err := r.listWindow(ctx); err != nil {

@@ -170,6 +170,9 @@ func TestRetrieveWordsNothingOfItsTimeHolds(t *testing.T) {
 	for _, c := range []struct{ q, summary string }{
 		{"what did Sarah say in July 2025?", "Nothing in the vault or in past sessions dated 2025-07 mentions sarah, and nothing else is dated then."},
 		{"what did Sarah say about the harbor last week?", "Nothing dated 2026-01-19 to 2026-01-25 mentions sarah, harbor; listed instead is what is dated then."},
+		// Stop words are searched when nothing else is left, but a
+		// person never asked for "what" or "did": they are not named.
+		{"what did we do in July 2025?", "Nothing in the vault or in past sessions is dated 2025-07."},
 	} {
 		b, err := Retrieve(t.Context(), m, Request{Query: c.q})
 		if err != nil {
