@@ -1,11 +1,14 @@
 package extractor
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/ctx0/ctx0/index/query/when"
+	"github.com/ctx0/ctx0/internal/lazy"
 )
 
 // dayBoost is how much more a candidate scores when it names the day the
@@ -17,7 +20,8 @@ import (
 const dayBoost = 1.0
 
 // calendarDay is a day a text names as a calendar does: its month and
-// day, and its year when the words give one (0 when they do not).
+// day, and its year when the words give one (0 when they do not). Its
+// month is 0 for a day of the month said alone ("on the 4th").
 type calendarDay struct {
 	year  int
 	month time.Month
@@ -25,12 +29,16 @@ type calendarDay struct {
 }
 
 // same reports whether d and o are one day: a year either leaves out is
-// any year's, as a person hears "4 April" of the coming or the last one.
+// any year's, as a person hears "4 April" of the coming or the last one,
+// and a month either leaves out any month's.
 func (d calendarDay) same(o calendarDay) bool {
-	return d.month == o.month && d.day == o.day && (d.year == 0 || o.year == 0 || d.year == o.year)
+	return d.day == o.day && (d.month == 0 || o.month == 0 || d.month == o.month) && (d.year == 0 || o.year == 0 || d.year == o.year)
 }
 
 func (d calendarDay) String() string {
+	if d.month == 0 {
+		return fmt.Sprintf("day %d of a month", d.day)
+	}
 	s := time.Date(2000, d.month, d.day, 0, 0, 0, 0, time.UTC).Format("2 January")
 	if d.year != 0 {
 		s += " " + time.Date(d.year, 1, 1, 0, 0, 0, 0, time.UTC).Format("2006")
@@ -71,11 +79,25 @@ func givesYear(text string) bool {
 	return false
 }
 
-// askedDays are the days the question names (see namedDays): a text that
-// names one holds what the question asks of that day, and what was said
-// on it may be what the question asks happened then.
+// ordinalDay is a day of the month said alone at the end of a clause ("who
+// is coming on the 4th?"), which month the question leaves to the
+// listener; "the 4th floor", "the 4th time" are not days.
+var ordinalDay = lazy.Regexp(`(?i)\bthe\s+(([1-9]|[12][0-9]|3[01])(?:st|nd|rd|th))\s*(?:$|[?!.,;:])`)
+
+// askedDays are the days the question names (see namedDays), and the
+// days of the month it names alone: a text that names one holds what the
+// question asks of that day, and what was said on it may be what the
+// question asks happened then.
 func (r *retrieval) askedDays() []calendarDay {
-	return namedDays(r.when.Spans, false)
+	days := namedDays(r.when.Spans, false)
+	if r.req.Plan == nil {
+		return days
+	}
+	for _, m := range ordinalDay().FindAllStringSubmatch(r.req.Query, -1) {
+		d, _ := strconv.Atoi(m[2])
+		days = append(days, calendarDay{day: d})
+	}
+	return days
 }
 
 // onDay boosts a candidate whose passage names a day the question names,
@@ -100,11 +122,12 @@ func (r *retrieval) onDay(c *candidate) {
 	}
 	for _, a := range asked {
 		for i, d := range named {
-			if !a.same(d) {
+			said := i == len(named)-1 && !c.date.IsZero()
+			if !a.same(d) || said && a.month == 0 && !r.lastOfItsDay(c.date) {
 				continue
 			}
 			c.mult *= 1 + dayBoost
-			if i == len(named)-1 && !c.date.IsZero() {
+			if said {
 				c.why = append(c.why, "on "+a.String())
 			} else {
 				c.why = append(c.why, "names "+a.String())
@@ -130,10 +153,29 @@ func (r *retrieval) matcherFor(t terms) matcher {
 			dayWords[w] = true
 		}
 	}
+	if r.req.Plan != nil {
+		for _, m := range ordinalDay().FindAllStringSubmatch(r.req.Query, -1) {
+			dayWords[strings.ToLower(m[1])] = true
+		}
+	}
 	for i, w := range t.words {
 		if dayWords[w] {
 			m.dayTerms = append(m.dayTerms, i)
 		}
 	}
 	return m
+}
+
+// lastOfItsDay reports whether t is on the latest day up to now with its
+// day of the month: "what did we decide on the 4th?" asks of the last
+// 4th, not of every month's.
+func (r *retrieval) lastOfItsDay(t time.Time) bool {
+	now := r.m.now()
+	y, m, d := t.Date()
+	last := time.Date(now.Year(), now.Month(), d, 0, 0, 0, 0, t.Location())
+	if last.After(now) {
+		last = time.Date(now.Year(), now.Month()-1, d, 0, 0, 0, 0, t.Location())
+	}
+	ly, lm, ld := last.Date()
+	return y == ly && m == lm && d == ld
 }

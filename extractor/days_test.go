@@ -1,6 +1,7 @@
 package extractor
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,46 @@ func TestNamedDays(t *testing.T) {
 	}
 }
 
+// TestAskedDays: a day of the month said alone at the end of a clause is
+// a day of any month; "the 4th floor" is not a day. A day said alone on
+// which something was said is the last such day up to now.
+func TestAskedDays(t *testing.T) {
+	v := vaulttest.New(t, vault.WithClock(now))
+	m := open(t, v)
+	tests := []struct {
+		question string
+		want     []calendarDay
+	}{
+		{"who is coming with me on the 4th?", []calendarDay{{0, 0, 4}}},
+		{"what did we decide on the 21st, and why?", []calendarDay{{0, 0, 21}}},
+		{"who is on the 4th floor?", nil},
+		{"who is coming on the 4th of April?", []calendarDay{{0, time.April, 4}}},
+		{"who is coming on the 32nd?", nil},
+	}
+	for _, tt := range tests {
+		p := query.Parse(tt.question, now())
+		r := newRetrieval(m, Request{Query: tt.question, Plan: p}, termsFor(p))
+		if got := r.askedDays(); !slices.Equal(got, tt.want) {
+			t.Errorf("%q: got days %v, want %v", tt.question, got, tt.want)
+		}
+	}
+	r := newRetrieval(m, Request{Query: "x"}, analyze("x"))
+	for _, tt := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{time.Date(2026, 1, 4, 9, 0, 0, 0, time.UTC), true}, // now is 1 February
+		{time.Date(2025, 12, 4, 9, 0, 0, 0, time.UTC), false},
+		{time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), true},
+		{time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC), false},
+		{time.Date(2026, 2, 4, 9, 0, 0, 0, time.UTC), false},
+	} {
+		if got := r.lastOfItsDay(tt.at); got != tt.want {
+			t.Errorf("lastOfItsDay(%s) at %s = %v, want %v", tt.at, now(), got, tt.want)
+		}
+	}
+}
+
 // TestMatcherNamesTheAskedDay: a text that names the day the question
 // names, in any common form, holds the question's words naming it; one
 // that names only its month, or another day whose digits hold the day's
@@ -59,10 +100,15 @@ func TestMatcherNamesTheAskedDay(t *testing.T) {
 		"who is coming with me to the dentist appointment on 4 April?",
 		"who is coming with me to the dentist appointment on April 4th?",
 		"who is coming with me to the dentist appointment on the 4th of April?",
+		"who is coming with me to the dentist appointment on the 4th?",
 	} {
 		p := query.Parse(question, now())
 		r := newRetrieval(m, Request{Query: question, Plan: p}, termsFor(p))
-		if len(r.match.dayTerms) != 2 { // the day's number and its month
+		want := 2 // the day's number and its month
+		if strings.HasSuffix(question, "the 4th?") {
+			want = 1
+		}
+		if len(r.match.dayTerms) != want {
 			t.Fatalf("%q: day terms %v of words %q", question, r.match.dayTerms, r.t.words)
 		}
 		for _, tt := range []struct {
@@ -101,6 +147,9 @@ func TestInside(t *testing.T) {
 		{"ports 8080 and 18080", "8080", 1},
 		{"v2.1 and v2", "v2", 2},
 		{"4 and 4", "4", 2},
+		{"on the 14th", "4th", 0},
+		{"on the 4th", "4th", 1},
+		{"v21 and v2", "v2", 1},
 	}
 	for _, tt := range tests {
 		if got := inside(tt.text, tt.term); got != tt.want {
@@ -149,6 +198,7 @@ func TestRetrieveDayOfWhatWasSpokenOf(t *testing.T) {
 		"who is coming with me to the dentist appointment on April 4th?",
 		"who is coming with me to the dentist appointment on the 4th of April?",
 		"who is coming with me to the dentist appointment on 2025-04-04?",
+		"who is coming with me to the dentist appointment on the 4th?",
 	} {
 		b, err := Retrieve(t.Context(), m, Request{Query: q})
 		if err != nil {

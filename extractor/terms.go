@@ -97,11 +97,17 @@ func isASCIIWord(w string) bool {
 }
 
 // inside counts the times text holds term within its words. A number is
-// held only where no digit goes on either side of it: "4" is not said by
-// "14", "2023-04-14" or "10:45" (a day named in another form is matched as
-// a day, see onDay), but "8080" is by "localhost:8080".
+// not held by a longer one: a term that starts or ends with a digit is
+// held only where no digit goes on before or after it, so "4" is not said
+// by "14", "2023-04-14" or "10:45", nor "4th" by "14th" (a day named in
+// another form is matched as a day, see namesDay), but "8080" is by
+// "localhost:8080".
 func inside(text, term string) int {
-	if !isDigits(term) {
+	if term == "" {
+		return 0
+	}
+	before, after := isDigit(term[0]), isDigit(term[len(term)-1])
+	if !before && !after {
 		return strings.Count(text, term)
 	}
 	n := 0
@@ -112,7 +118,7 @@ func inside(text, term string) int {
 		}
 		i += at
 		end := i + len(term)
-		if (i == 0 || !isDigit(text[i-1])) && (end == len(text) || !isDigit(text[end])) {
+		if (!before || i == 0 || !isDigit(text[i-1])) && (!after || end == len(text) || !isDigit(text[end])) {
 			n++
 		}
 		at = i + 1
