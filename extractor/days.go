@@ -2,6 +2,7 @@ package extractor
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,10 +102,11 @@ func (r *retrieval) askedDays() []calendarDay {
 }
 
 // onDay boosts a candidate whose passage names a day the question names,
-// in any of its common forms, or that happened on it (a session's date,
-// an entry's): a date in a question is as often the day of something
-// spoken of weeks before as the day it was said, so both are evidence,
-// and neither keeps the other out as a window does.
+// in any of its common forms, or that happened on the last such day up to
+// now (a session's date, an entry's; see lastOn): a date in a question is
+// as often the day of something spoken of weeks before as the day it was
+// said, so both are evidence, and neither keeps the other out as a window
+// does.
 func (r *retrieval) onDay(c *candidate) {
 	asked := r.askedDays()
 	if len(asked) == 0 {
@@ -117,21 +119,22 @@ func (r *retrieval) onDay(c *candidate) {
 		at = r.m.now()
 	}
 	named := namedDays(when.Find(c.passage.text, at), true)
-	if !c.date.IsZero() {
-		named = append(named, calendarDay{c.date.Year(), c.date.Month(), c.date.Day()})
-	}
 	for _, a := range asked {
-		for i, d := range named {
-			said := i == len(named)-1 && !c.date.IsZero()
-			if !a.same(d) || said && a.month == 0 && !r.lastOfItsDay(c.date) {
-				continue
-			}
+		if slices.ContainsFunc(named, a.same) {
 			c.mult *= 1 + dayBoost
-			if said {
-				c.why = append(c.why, "on "+a.String())
-			} else {
-				c.why = append(c.why, "names "+a.String())
-			}
+			c.why = append(c.why, "names "+a.String())
+			return
+		}
+	}
+	if c.date.IsZero() {
+		return
+	}
+	y, m, d := c.date.Date()
+	for _, a := range asked {
+		last := a.lastOn(r.m.now())
+		if ly, lm, ld := last.Date(); !last.IsZero() && y == ly && m == lm && d == ld {
+			c.mult *= 1 + dayBoost
+			c.why = append(c.why, "said on "+a.String())
 			return
 		}
 	}
@@ -166,16 +169,24 @@ func (r *retrieval) matcherFor(t terms) matcher {
 	return m
 }
 
-// lastOfItsDay reports whether t is on the latest day up to now with its
-// day of the month: "what did we decide on the 4th?" asks of the last
-// 4th, not of every month's.
-func (r *retrieval) lastOfItsDay(t time.Time) bool {
-	now := r.m.now()
-	y, m, d := t.Date()
-	last := time.Date(now.Year(), now.Month(), d, 0, 0, 0, 0, t.Location())
-	if last.After(now) {
-		last = time.Date(now.Year(), now.Month()-1, d, 0, 0, 0, 0, t.Location())
+// lastOn is the latest day up to now that d names: d itself when it
+// gives its year, else this year's or an earlier one's ("what did we
+// decide on 3 March?" asks of the last 3 March), this month's or an
+// earlier one's for a day of the month said alone ("on the 4th"); zero
+// when there is none within a few years (29 February).
+func (d calendarDay) lastOn(now time.Time) time.Time {
+	at := func(y int, m time.Month) time.Time { return time.Date(y, m, d.day, 0, 0, 0, 0, now.Location()) }
+	if d.year != 0 {
+		return at(d.year, d.month)
 	}
-	ly, lm, ld := last.Date()
-	return y == ly && m == lm && d == ld
+	for k := 0; k < 8; k++ {
+		t := at(now.Year()-k, d.month)
+		if d.month == 0 {
+			t = at(now.Year(), now.Month()-time.Month(k))
+		}
+		if t.Day() == d.day && !t.After(now) {
+			return t
+		}
+	}
+	return time.Time{}
 }

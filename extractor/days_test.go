@@ -50,8 +50,8 @@ func TestNamedDays(t *testing.T) {
 }
 
 // TestAskedDays: a day of the month said alone at the end of a clause is
-// a day of any month; "the 4th floor" is not a day. A day said alone on
-// which something was said is the last such day up to now.
+// a day of any month; "the 4th floor" is not a day. What was said on a
+// day the question names was said on the last such day up to now.
 func TestAskedDays(t *testing.T) {
 	v := vaulttest.New(t, vault.WithClock(now))
 	m := open(t, v)
@@ -72,19 +72,21 @@ func TestAskedDays(t *testing.T) {
 			t.Errorf("%q: got days %v, want %v", tt.question, got, tt.want)
 		}
 	}
-	r := newRetrieval(m, Request{Query: "x"}, analyze("x"))
 	for _, tt := range []struct {
-		at   time.Time
-		want bool
+		day  calendarDay
+		want time.Time
 	}{
-		{time.Date(2026, 1, 4, 9, 0, 0, 0, time.UTC), true}, // now is 1 February
-		{time.Date(2025, 12, 4, 9, 0, 0, 0, time.UTC), false},
-		{time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC), true},
-		{time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC), false},
-		{time.Date(2026, 2, 4, 9, 0, 0, 0, time.UTC), false},
+		// now is 1 February 2026
+		{calendarDay{0, 0, 4}, time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{0, 0, 1}, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{0, 0, 31}, time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{0, time.March, 3}, time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{0, time.January, 31}, time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{0, time.February, 29}, time.Date(2024, 2, 29, 0, 0, 0, 0, time.UTC)},
+		{calendarDay{2023, time.April, 4}, time.Date(2023, 4, 4, 0, 0, 0, 0, time.UTC)},
 	} {
-		if got := r.lastOfItsDay(tt.at); got != tt.want {
-			t.Errorf("lastOfItsDay(%s) at %s = %v, want %v", tt.at, now(), got, tt.want)
+		if got := tt.day.lastOn(now()); !got.Equal(tt.want) {
+			t.Errorf("%v.lastOn(%s) = %s, want %s", tt.day, now(), got, tt.want)
 		}
 	}
 }
