@@ -218,3 +218,24 @@ func TestRetrieveDayOfWhatWasSpokenOf(t *testing.T) {
 		t.Errorf("want the conversation of 3 March first:\n%s", b.Text())
 	}
 }
+
+// FuzzNamesDay: any text read for the days it names, and for a number
+// within its words, neither panics nor holds a number more often than it
+// is written.
+func FuzzNamesDay(f *testing.F) {
+	for _, s := range []string{"Tuesday 4 April 2023, at 10:30.", "on the 4th of April", "2023-04-04", "14 April", "4/4", "the 31st?", ""} {
+		f.Add(s, "4")
+	}
+	v := vaulttest.New(f, vault.WithClock(now))
+	m := open(f, v)
+	question := "who is coming with me on the 4th of April, and on the 4th?"
+	p := query.Parse(question, now())
+	r := newRetrieval(m, Request{Query: question, Plan: p}, termsFor(p))
+	f.Fuzz(func(t *testing.T, text, term string) {
+		r.match.matched(text)
+		namedDays(query.Parse(text, now()).When().Spans, false)
+		if n := inside(text, term); term != "" && n > strings.Count(text, term) {
+			t.Errorf("inside(%q, %q) = %d, more than it is written", text, term, n)
+		}
+	})
+}
