@@ -46,7 +46,7 @@ func TestCompact(t *testing.T) {
 // nothing beside it.
 func TestDiversifyFoldsEntryWithoutItsProvenance(t *testing.T) {
 	r := &retrieval{t: analyze("how long is the long break in the pomodoro app?")}
-	r.match = matcher{r.t}
+	r.match = matcher{t: r.t}
 	conv := "0b23371a@2025-10-21T10:00:00Z"
 	session := &candidate{kind: "session", name: "conversation:2", conv: conv, score: 1, passage: passage{text: "" +
 		"assistant: Here are a few ideas to enhance the app: * **Customizable timer durations:** Let users set their own times for work and break sessions. * **Sound notifications:** Replace the alert with a subtle sound to signal the end of a session. * **Visual progress bar:** Show the remaining time visually. * **Long breaks:** After a few Pomodoros, offer a longer break. * **Task list:** Add a simple to-do list for each session. Do any of these sound interesting to you?\n" +

@@ -210,7 +210,7 @@ func clip(text string, max int) string {
 // a term that fewer of the candidate entries hold tells more (inverse
 // document frequency over the candidates).
 func weights(t terms, texts []string) []float64 {
-	m := matcher{t}
+	m := matcher{t: t}
 	df := make([]int, len(t.words))
 	for _, text := range texts {
 		for _, i := range m.matched(text) {

@@ -86,7 +86,7 @@ func runQuery(ctx context.Context, m Memory, q Query, vals map[string]string, bu
 	}
 	// Passages are judged by the words the plan searched for.
 	x.r.t = termsOf(searched...)
-	x.r.match = matcher{x.r.t}
+	x.r.match = matcher{t: x.r.t}
 	var texts []string
 	for _, c := range x.list {
 		if err := x.r.read(ctx, c); err != nil {

@@ -173,7 +173,7 @@ type retrieval struct {
 // not in t (see query.Plan.Rest).
 func newRetrieval(m Memory, req Request, t terms) *retrieval {
 	r := &retrieval{
-		m: m, req: req, t: t, match: matcher{t},
+		m: m, req: req, t: t,
 		plan:     Plan{By: "offline", Searches: []string{}, Scope: req.Scope},
 		cands:    map[string]*candidate{},
 		searcher: &searcher{m: m, about: req.Query},
@@ -181,6 +181,7 @@ func newRetrieval(m Memory, req Request, t terms) *retrieval {
 	if p := req.Plan; p != nil {
 		r.when, r.window, r.asked = p.When(), p.Window(), p.Window()
 	}
+	r.match = r.matcherFor(t)
 	return r
 }
 
@@ -202,7 +203,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		// "what happened last week": what is dated then, whatever
 		// words it holds.
 		r.t = termsFor(query.Plain(""))
-		r.match = matcher{r.t}
+		r.match = r.matcherFor(r.t)
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err
 		}
@@ -216,7 +217,7 @@ func (r *retrieval) offline(ctx context.Context) (Bundle, error) {
 		r.cands = map[string]*candidate{}
 		r.unheld = r.missing(nil)
 		r.t = termsFor(query.Plain(""))
-		r.match = matcher{r.t}
+		r.match = r.matcherFor(r.t)
 		if err := r.listWindow(ctx); err != nil {
 			return Bundle{}, err
 		}
@@ -517,6 +518,7 @@ func (r *retrieval) judge(c *candidate) {
 		}
 	}
 	r.inWindow(c)
+	r.onDay(c)
 	if r.req.Project != "" && c.project != "" {
 		if sameProject(r.req.Project, c.project) {
 			c.mult *= projectBoost

@@ -244,7 +244,7 @@ func TestRetrieveBarSetByJudged(t *testing.T) {
 // that adds words of the question, and by its best alone when none adds any.
 func TestSaidJoinsAConversationsPassages(t *testing.T) {
 	r := &retrieval{t: analyze("what present did I buy for Rosa")}
-	r.match = matcher{r.t}
+	r.match = matcher{t: r.t}
 	hit := func(snippet string) sessions.Hit {
 		return sessions.Hit{Conversation: 1, Speaker: "user", Snippet: snippet}
 	}
@@ -690,7 +690,7 @@ func TestThinEvidence(t *testing.T) {
 
 func TestUnechoed(t *testing.T) {
 	r := &retrieval{t: analyze("when is the dentist appointment")}
-	r.match = matcher{r.t}
+	r.match = matcher{t: r.t}
 	for _, tc := range []struct{ in, want string }{
 		// An acknowledgement that says the message again, a date
 		// written beside it when quoted or not.

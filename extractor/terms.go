@@ -1,9 +1,12 @@
 package extractor
 
 import (
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/ctx0/ctx0/index/query"
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/lazy"
 	"github.com/ctx0/ctx0/internal/words"
 )
@@ -93,9 +96,47 @@ func isASCIIWord(w string) bool {
 	return true
 }
 
+// inside counts the times text holds term within its words. A number is
+// not held by a longer one: a term that starts or ends with a digit is
+// held only where no digit goes on before or after it, so "4" is not said
+// by "14", "2023-04-14" or "10:45", nor "4th" by "14th" (a day named in
+// another form is matched as a day, see namesDay), but "8080" is by
+// "localhost:8080".
+func inside(text, term string) int {
+	if term == "" {
+		return 0
+	}
+	before, after := isDigit(term[0]), isDigit(term[len(term)-1])
+	if !before && !after {
+		return strings.Count(text, term)
+	}
+	n := 0
+	for at := 0; ; {
+		i := strings.Index(text[at:], term)
+		if i < 0 {
+			return n
+		}
+		i += at
+		end := i + len(term)
+		if (!before || i == 0 || !isDigit(text[i-1])) && (!after || end == len(text) || !isDigit(text[end])) {
+			n++
+		}
+		at = i + 1
+	}
+}
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+
 // matcher tells which of a question's terms a text holds.
 type matcher struct {
 	t terms
+	// days are the days the question names (see namedDays), read at now,
+	// and dayTerms the indexes in t.words of the words naming them: a
+	// text that names one of those days in any form ("April 4th" for "4
+	// April", "2023-04-04") holds those words.
+	days     []calendarDay
+	dayTerms []int
+	now      time.Time
 }
 
 // wikiTarget is a wikilink; a passage is judged by the name it shows, not
@@ -131,11 +172,32 @@ func (m matcher) matched(text string) []int {
 	}
 	var out []int
 	for i, s := range m.t.stems {
-		if have[s] || !isASCIIWord(s) && strings.Contains(lower, s) {
+		if have[s] || !isASCIIWord(s) && inside(lower, s) > 0 {
 			out = append(out, i)
 		}
 	}
+	if !holdsAll(out, m.dayTerms) && m.namesDay(text) {
+		for _, i := range m.dayTerms {
+			if !slices.Contains(out, i) {
+				out = append(out, i)
+			}
+		}
+		slices.Sort(out)
+	}
 	return out
+}
+
+// namesDay reports whether text names a day the question names, of any
+// year.
+func (m matcher) namesDay(text string) bool {
+	for _, d := range namedDays(when.Find(text, m.now), false) {
+		for _, a := range m.days {
+			if a.same(d) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // counts returns how many times text holds each of the question's terms,
@@ -156,7 +218,7 @@ func (m matcher) counts(text string) []int {
 	for i, s := range m.t.stems {
 		out[i] = have[s]
 		if out[i] == 0 && !isASCIIWord(s) {
-			out[i] = strings.Count(lower, s)
+			out[i] = inside(lower, s)
 		}
 	}
 	return out

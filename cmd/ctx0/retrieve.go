@@ -70,9 +70,13 @@ A time said in the question ("last week", "yesterday", "in July 2025", "in
 2024", "last spring", "the week before") is read against now (--now for
 replays) and keeps only what happened then and not after now, as --since
 and --until do; when nothing of that time holds the question's words, what
-is dated then is listed. A day named as a calendar does ("on 8 May 2023")
-is searched for as written, and an event ("since the launch") is dated by
-what mentions it and favours what happened in its time.
+is dated then is listed. A day the question names ("on 8 May", "May 8th",
+"the 8th of May", "2023-05-08", "on the 8th") favours what names that day
+in any of these forms (a passage naming only its month, or the 18th, does
+not) and what was said on its last occurrence, and keeps out nothing; "8/5"
+is not read as a day (which number is the month differs by country). An
+event ("since the launch") is dated by what mentions it and favours what
+happened in its time.
 
 --scope limits the search to folders; "sessions" names past sessions.`,
 		Example: `  ctx0 retrieve "how does Sarah like to be contacted?"
