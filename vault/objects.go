@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bufio"
+	"bytes"
 	"compress/zlib"
 	"fmt"
 	"io"
@@ -26,6 +27,12 @@ var looseWriters = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, looseLevel) // the level is valid
 	return w
 }}
+
+// looseBuffers hold an object's compressed bytes until they go to its file
+// in one write: zlib hands its output on every 240 bytes, so writing it
+// straight to the file made some 80 system calls of the 20 KB tree of a
+// folder of 1,000 entries.
+var looseBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxLoose is the largest loose object readLoose reads into memory; go-git
 // reads a larger one (a big attachment) as it reads any other.
@@ -109,9 +116,12 @@ func (v *Vault) storeObject(obj plumbing.EncodedObject) (h plumbing.Hash, err er
 		return h, err
 	}
 	defer r.Close()
+	buf := looseBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer looseBuffers.Put(buf)
 	zw := looseWriters.Get().(*zlib.Writer)
 	defer looseWriters.Put(zw)
-	zw.Reset(f)
+	zw.Reset(buf)
 	header := append(obj.Type().Bytes(), ' ')
 	header = strconv.AppendInt(header, obj.Size(), 10)
 	if _, err := zw.Write(append(header, 0)); err != nil {
@@ -121,6 +131,9 @@ func (v *Vault) storeObject(obj plumbing.EncodedObject) (h plumbing.Hash, err er
 		return h, err
 	}
 	if err := zw.Close(); err != nil {
+		return h, err
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
 		return h, err
 	}
 	if err := f.Chmod(0o444); err != nil { // git's loose objects are read-only
