@@ -66,3 +66,80 @@ func TestLooseObjectLevels(t *testing.T) {
 	}
 	runGit(t, v, "fsck", "--strict")
 }
+
+// FuzzDecodeTree: any bytes read as a tree's content give the entries and
+// the errors go-git's decoder gives, and entries read back encode to the
+// same bytes where go-git's encoder writes those bytes too.
+func FuzzDecodeTree(f *testing.F) {
+	h := plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	good, _ := encodeTree([]object.TreeEntry{
+		{Name: "a.md", Mode: filemode.Regular, Hash: h},
+		{Name: "a", Mode: filemode.Dir, Hash: h},
+	})
+	f.Add(good)
+	f.Add([]byte("100644 x\x00" + strings.Repeat("\x01", 20)))
+	f.Add([]byte("100664 x\x00" + strings.Repeat("\x01", 19)))
+	f.Add([]byte("40000 \x00"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := decodeTree(b)
+		obj := &plumbing.MemoryObject{}
+		obj.SetType(plumbing.TreeObject)
+		obj.Write(b)
+		var want object.Tree
+		werr := want.Decode(obj)
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("decodeTree error %v, go-git's %v", err, werr)
+		}
+		if err != nil {
+			return
+		}
+		if len(got) != len(want.Entries) {
+			t.Fatalf("decodeTree read %d entries, go-git %d", len(got), len(want.Entries))
+		}
+		for i := range got {
+			if got[i] != want.Entries[i] {
+				t.Fatalf("entry %d: decodeTree %+v, go-git %+v", i, got[i], want.Entries[i])
+			}
+		}
+		enc, eerr := encodeTree(got)
+		genc := &plumbing.MemoryObject{}
+		gerr := (&object.Tree{Entries: want.Entries}).Encode(genc)
+		if eerr != nil {
+			return // out of order or a duplicate: refused, never written
+		}
+		if gerr != nil {
+			t.Fatalf("encodeTree wrote what go-git refuses: %v", gerr)
+		}
+		r, _ := genc.Reader()
+		gb, _ := io.ReadAll(r)
+		if !bytes.Equal(enc, gb) {
+			t.Fatalf("encodeTree wrote %q, go-git %q", enc, gb)
+		}
+	})
+}
+
+// TestEncodeTreeOrder: entries out of git's order, or twice, are refused;
+// a folder sorts as if its name ended in "/".
+func TestEncodeTreeOrder(t *testing.T) {
+	h := plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	file := func(n string) object.TreeEntry { return object.TreeEntry{Name: n, Mode: filemode.Regular, Hash: h} }
+	dir := func(n string) object.TreeEntry { return object.TreeEntry{Name: n, Mode: filemode.Dir, Hash: h} }
+	for _, tc := range []struct {
+		entries []object.TreeEntry
+		ok      bool
+	}{
+		{[]object.TreeEntry{file("a"), file("b")}, true},
+		{[]object.TreeEntry{file("b"), file("a")}, false},
+		{[]object.TreeEntry{file("a"), file("a")}, false},
+		{[]object.TreeEntry{file("foo.md"), dir("foo")}, true}, // "foo/" after "foo."
+		{[]object.TreeEntry{dir("foo"), file("foo.md")}, false},
+		{[]object.TreeEntry{dir("foo"), file("foo0")}, true}, // "/" before "0"
+		{[]object.TreeEntry{file("foo"), file("foo.md")}, true},
+	} {
+		_, err := encodeTree(tc.entries)
+		if (err == nil) != tc.ok {
+			t.Errorf("%v: error %v, want ok %v", tc.entries, err, tc.ok)
+		}
+	}
+}
