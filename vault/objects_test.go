@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -141,5 +142,36 @@ func TestEncodeTreeOrder(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("%v: error %v, want ok %v", tc.entries, err, tc.ok)
 		}
+	}
+}
+
+// TestHeadPaths: the journal's finder gives a file's blob at any depth,
+// and nothing for a folder, a missing path or the zero commit.
+func TestHeadPaths(t *testing.T) {
+	ctx := t.Context()
+	v := testVault(t)
+	r, err := v.Remember(ctx, RememberOptions{Text: "The deploy key lives in the vault."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := v.head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := v.headFiles(head.hash)
+	file := EntryPath(r.Name)
+	want := strings.TrimSpace(runGit(t, v, "rev-parse", "HEAD:"+file))
+	for _, tc := range []struct{ path, want string }{
+		{file, want},
+		{path.Dir(file), plumbing.ZeroHash.String()},
+		{path.Dir(file) + "/missing.md", plumbing.ZeroHash.String()},
+		{"no/such/folder/x.md", plumbing.ZeroHash.String()},
+	} {
+		if got := hp.hash(tc.path).String(); got != tc.want {
+			t.Errorf("hash(%q) = %s, want %s", tc.path, got, tc.want)
+		}
+	}
+	if got := v.headFiles(plumbing.ZeroHash).hash(file); !got.IsZero() {
+		t.Errorf("hash(%q) in no commit = %s, want zero", file, got)
 	}
 }
