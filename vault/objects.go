@@ -25,18 +25,26 @@ import (
 // 1,000 entries than the rest of a write.
 const looseLevel = zlib.BestSpeed
 
-// looseTreeLevel is the zlib level of the tree objects ctx0 writes: none
-// (stored blocks, as core.looseCompression 0 writes them, valid zlib that
-// any git reads). A tree is mostly object hashes and compresses poorly (the
-// 60 KB tree of a folder of 1,000 entries to 36 KB), while compressing it
-// was the largest part of a write's own CPU after the index (1.5 ms of a
-// remember at 10,000 entries), and reading it back the next write's
-// inflate. The tree files take more room until a repack packs them.
-const looseTreeLevel = zlib.NoCompression
+// looseStoredLevel is the zlib level of the trees and the small objects
+// ctx0 writes: none (stored blocks, as core.looseCompression 0 writes them,
+// valid zlib that any git reads). A tree is mostly object hashes and
+// compresses poorly (the 60 KB tree of a folder of 1,000 entries to 36
+// KB), while compressing it was the largest part of a write's own CPU
+// after the index (1.5 ms of a remember at 10,000 entries), and reading it
+// back the next write's inflate. An object of at most looseSmall bytes (an
+// entry's blob, a commit) takes one file system block compressed or not,
+// and compressing it cost making a compressor, 370 KB of fresh memory (90
+// page faults) in a process that writes one. The tree files take more room
+// until a repack packs them.
+const looseStoredLevel = zlib.NoCompression
+
+// looseSmall is the largest object written without compression whatever
+// its type: with zlib's header and trailer, one 4 KB block.
+const looseSmall = 4000
 
 // looseWriters keep zlib's state, hundreds of kilobytes, from one object to
 // the next, one pool per level.
-var looseWriters = map[int]*sync.Pool{looseLevel: writerPool(looseLevel), looseTreeLevel: writerPool(looseTreeLevel)}
+var looseWriters = map[int]*sync.Pool{looseLevel: writerPool(looseLevel), looseStoredLevel: writerPool(looseStoredLevel)}
 
 func writerPool(level int) *sync.Pool {
 	return &sync.Pool{New: func() any {
@@ -45,10 +53,10 @@ func writerPool(level int) *sync.Pool {
 	}}
 }
 
-// looseLevelOf is the zlib level for an object of type t.
-func looseLevelOf(t plumbing.ObjectType) int {
-	if t == plumbing.TreeObject {
-		return looseTreeLevel
+// looseLevelOf is the zlib level for an object of type t and size bytes.
+func looseLevelOf(t plumbing.ObjectType, size int64) int {
+	if t == plumbing.TreeObject || size <= looseSmall {
+		return looseStoredLevel
 	}
 	return looseLevel
 }
@@ -144,7 +152,7 @@ func (v *Vault) storeObject(obj plumbing.EncodedObject) (h plumbing.Hash, err er
 	buf := looseBuffers.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer looseBuffers.Put(buf)
-	pool := looseWriters[looseLevelOf(obj.Type())]
+	pool := looseWriters[looseLevelOf(obj.Type(), obj.Size())]
 	zw := pool.Get().(*zlib.Writer)
 	defer pool.Put(zw)
 	zw.Reset(buf)
