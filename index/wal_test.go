@@ -60,3 +60,31 @@ func size(t *testing.T, p string) int64 {
 	}
 	return fi.Size()
 }
+
+// TestWALShortBetweenWrites: one small update after another, as
+// remembers make them, never let the write-ahead log grow past about
+// walPages pages: a process that opens the index reads the whole log to
+// rebuild SQLite's index of it, so its length is paid by every command.
+func TestWALShortBetweenWrites(t *testing.T) {
+	v := vaulttest.New(t)
+	body := strings.Repeat("A paragraph about the deploy and its keys, said at length. ", 10)
+	for i := range 200 {
+		writeFile(t, v, fmt.Sprintf("knowledge/e%04d.md", i), fmt.Sprintf("---\ntitle: e%d\n---\n%s\n", i, body))
+	}
+	ix := openIndex(t, v, nil)
+	if _, err := ix.Refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wal := ix.path + "-wal"
+	var most int64
+	for i := range 150 {
+		writeFile(t, v, fmt.Sprintf("knowledge/new%04d.md", i), fmt.Sprintf("---\ntitle: new %d\n---\nFact %d: %s\n", i, i, body))
+		if err := ix.Changed(t.Context(), []string{fmt.Sprintf("knowledge/new%04d.md", i)}); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, size(t, wal))
+	}
+	if want := int64(walPages*4096 + 256<<10); most > want {
+		t.Errorf("the WAL grew to %d bytes over 150 small updates; want at most %d", most, want)
+	}
+}

@@ -158,18 +158,31 @@ func listNames(ctx context.Context, db *sql.DB, root, f string, now time.Time) (
 	if err != nil || !ok {
 		return l, false, nil
 	}
+	// Outside the root, an entry's name is the folder's, "/" and the file's
+	// name less ".md", when the folder's names are entries' names at all:
+	// hashed in parts, no path is joined per file.
+	_, entries := vault.NameOf(path.Join(f, "x.md"))
+	prefix := fnvString(fnvString(fnvOffset, f), "/")
 	var sum uint64
 	for _, d := range files {
 		if strings.HasPrefix(d.name, ".") {
 			continue
 		}
-		rel := path.Join(f, d.name)
 		if d.dir {
-			l.folders = append(l.folders, rel)
+			l.folders = append(l.folders, path.Join(f, d.name))
 			continue
 		}
-		if name, ok := vault.NameOf(rel); ok && d.reg {
-			sum ^= nameSum(name, d.ino)
+		if !d.reg {
+			continue
+		}
+		if f == "" {
+			if name, ok := vault.NameOf(d.name); ok {
+				sum ^= nameSum(name, d.ino)
+			}
+			continue
+		}
+		if base, ok := strings.CutSuffix(d.name, ".md"); ok && entries {
+			sum ^= nameSumFrom(fnvString(prefix, base), d.ino)
 		}
 	}
 	var want int64

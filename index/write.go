@@ -184,13 +184,35 @@ func (w *writer) xorNames(ctx context.Context, name string, sum uint64) error {
 // rename (a new file, so a new inode) changes its folder's sum of them; a
 // file edited in place does not, as it does not change its folder's mtime.
 func nameSum(name string, ino uint64) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], ino)
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(b[:])
-	return h.Sum64()
+	return nameSumFrom(fnvString(fnvOffset, name), ino)
+}
+
+// FNV-1a (64 bits), as hash/fnv computes it, written out so that the
+// folder check sums the names of a folder of 1,000 entries without a
+// hasher, a joined path and a byte copy of each.
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnvString is the FNV-1a hash h continued over s.
+func fnvString(h uint64, s string) uint64 {
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= fnvPrime
+	}
+	return h
+}
+
+// nameSumFrom is nameSum of a name whose FNV-1a hash is h.
+func nameSumFrom(h, ino uint64) uint64 {
+	h *= fnvPrime // h ^= 0, the name's terminator
+	for range 8 {
+		h ^= ino & 0xff
+		h *= fnvPrime
+		ino >>= 8
+	}
+	return h
 }
 
 // stampSum hashes what the full check compares of an entry: its name, its

@@ -12,7 +12,8 @@
 # instead of generating one (at 100,000 entries that takes minutes).
 #
 # BASE=path/to/another/ctx0 also runs that binary (say, a build of an older
-# commit) on a third twin vault in the same loop, for before/after figures.
+# commit, built as this one is: CGO_ENABLED=0 go build) on a third twin
+# vault in the same loop, for before/after figures.
 #
 # WATCH=1 runs `ctx0 index --watch` for the ctx0 vault (and BASE's for its
 # vault) throughout, as a user who keeps the watcher running would: ctx0
@@ -26,7 +27,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-go build -o "$work/ctx0" "$root/cmd/ctx0"
+# Built as the README installs it: static, without C (CGO_ENABLED=0).
+CGO_ENABLED=0 go build -o "$work/ctx0" "$root/cmd/ctx0"
 if [ -n "${3:-}" ]; then
 	cp -r "$3" "$work/ctx0-vault"
 else

@@ -672,11 +672,11 @@ func (v *Vault) writeTreeAt(ctx context.Context, prefix string, base plumbing.Ha
 	}
 	var entries []object.TreeEntry
 	if !base.IsZero() {
-		t, err := object.GetTree(v.repo.Storer, base)
+		es, err := v.treeEntries(base)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
-		entries = append(entries, t.Entries...)
+		entries = es
 	}
 	index := make(map[string]int, len(entries))
 	for i, e := range entries {
@@ -768,9 +768,22 @@ func onlyRemovals(edits map[string]plumbing.Hash) bool {
 }
 
 func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	b, err := encodeTree(entries)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
 	obj := v.repo.Storer.NewEncodedObject()
-	if err := (&object.Tree{Entries: entries}).Encode(obj); err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("encode tree: %w", err)
+	obj.SetType(plumbing.TreeObject)
+	obj.SetSize(int64(len(b)))
+	w, err := obj.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, err
 	}
 	return v.storeObject(obj)
 }

@@ -374,7 +374,7 @@ func TestRepairUntracksLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := v.headFiles(head.hash).root.Hash
+	base := v.headFiles(head.hash).root
 	tree, err := v.writeTree(ctx, base, edits)
 	if err != nil {
 		t.Fatal(err)

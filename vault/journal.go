@@ -83,7 +83,7 @@ type held struct {
 	// stays: the writes of a group ask it of one path each.
 	head struct {
 		hash  plumbing.Hash
-		files *treeFiles
+		files *headPaths
 	}
 }
 

@@ -234,7 +234,7 @@ func (v *Vault) putBlob(full, h string) error {
 
 // headFiles is the file finder of commit's tree (none for the zero hash
 // or an unreadable commit: every path is then absent).
-func (v *Vault) headFiles(commit plumbing.Hash) *treeFiles {
+func (v *Vault) headFiles(commit plumbing.Hash) *headPaths {
 	if commit.IsZero() {
 		return nil
 	}
@@ -242,11 +242,56 @@ func (v *Vault) headFiles(commit plumbing.Hash) *treeFiles {
 	if err != nil {
 		return nil
 	}
-	t, err := c.Tree()
-	if err != nil {
-		return nil
+	return &headPaths{v: v, root: c.TreeHash, dirs: map[string][]object.TreeEntry{}}
+}
+
+// headPaths finds the blobs of paths in one tree, reading each folder on
+// their way once, with vault's own tree decoder: the journal asks it of
+// each write's path, and the folder a remember writes into holds 1,000
+// entries at 10,000 (go-git's decoder took 0.4 ms of it).
+type headPaths struct {
+	v    *Vault
+	root plumbing.Hash
+	dirs map[string][]object.TreeEntry // "" is the root; nil: no such folder
+}
+
+// dir is the entries of folder d, nil when there is no such folder or it
+// cannot be read.
+func (hp *headPaths) dir(d string) []object.TreeEntry {
+	if es, ok := hp.dirs[d]; ok {
+		return es
 	}
-	return newTreeFiles(t)
+	var es []object.TreeEntry
+	if d == "" {
+		es, _ = hp.v.treeEntries(hp.root)
+	} else {
+		parent, name := path.Split(d)
+		for _, e := range hp.dir(strings.TrimSuffix(parent, "/")) {
+			if e.Name == name && e.Mode == filemode.Dir {
+				es, _ = hp.v.treeEntries(e.Hash)
+				break
+			}
+		}
+	}
+	hp.dirs[d] = es
+	return es
+}
+
+// hash is the blob of p, zero when absent.
+func (hp *headPaths) hash(p string) plumbing.Hash {
+	if hp == nil {
+		return plumbing.ZeroHash
+	}
+	d, name := path.Split(p)
+	for _, e := range hp.dir(strings.TrimSuffix(d, "/")) {
+		if e.Name == name {
+			if e.Mode.IsFile() {
+				return e.Hash
+			}
+			break
+		}
+	}
+	return plumbing.ZeroHash
 }
 
 // Recovered says what opening the vault, or a write since, repaired of a

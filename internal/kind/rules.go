@@ -24,25 +24,18 @@ var (
 	notRule = lazy.Regexp(`(?i)^(?:never ?mind|always a\b|never again\W*$)`)
 	// decision is a choice made in the conversation: said as one
 	// (decided), or asked for as a change of plan (changeAsked).
-	decision = lazy.Regexp(decided().String() + `|` + changeAsked().String())
+	decision = lazy.Regexp(decidedExpr + `|` + changeAskedExpr)
 	// decided is a choice said as made: "we decided", "we'll go with",
 	// "let's go with B", "the decision is", a choice between two ("X in favor of Y"), or one
 	// made before ("in a previous session we removed…").
-	decided = lazy.Regexp(`(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|we(?:'re| are) going with|we went with|let'?s go with|let us go with|let'?s stick with|the decision is|decision:)\b|` +
-		`\bin favou?r of\b|` +
-		`^(?:(?:yes|yeah|ok|okay|so|and)[,\s]+)*(?:in (?:a|the|our|my) (?:previous|last|earlier) (?:session|conversation|chat),?\s+)(?:we|i)\b`)
+	decided = lazy.Regexp(decidedExpr)
 	// changeAsked is a change of plan asked for: a choice between two
 	// ("use X instead of Y"), a move to something else ("switch to X",
 	// "update the project to use X"), "let's go with X", "let's rename…",
 	// "remove this queue separation and just have one queue". It is a
 	// decision once the conversation shows it taken (the assistant does
 	// it or agrees): a request alone is not one.
-	changeAsked = lazy.Regexp(`(?i)\b(?:let'?s use|we'll use)\b|` +
-		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
-		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
-		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
-		`^(?:(?:ok|okay|so|now|then)[,\s]+)*(?:let'?s|let us|we'll|we will|we should|i want to|i'd like to)\s+(?:\S+\s+){0,4}?(?:rename|restructure|drop|remove|replace|switch|migrate|split|merge|stick with|keep only)\b|` +
-		`^(?:just\s+|please\s+)?(?:remove|drop|get rid of|replace)\b[^.]*\b(?:and (?:just )?(?:have|use|keep)|with a single|in favou?r of)\b`)
+	changeAsked = lazy.Regexp(changeAskedExpr)
 	// milestone is something reached that the user announces: a release,
 	// a launch, a deal, a round, a number of users; not what is planned
 	// ("we'll ship"), nor a step of the work ("I launched the server", "we
@@ -69,6 +62,21 @@ var (
 		`\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i believe|i suppose|not sure|i wonder|kind of|sort of)\b|` +
 		`^i(?:'m| am)? (?:feel|felt|feeling|so |really |very )|\b(?:emotionally|excited|nervous|anxious|worried|scared|stressed|upset|happy|sad)\b|` +
 		`\?$|[,;:(\-–—]$|\b(?:and|or|the|a|an|to|of|with)$`)
+)
+
+// The sources of decided and changeAsked, which decision joins: kept as
+// text so that decision compiles on first use without compiling them (a
+// package-level value built from them compiled both at every start).
+const (
+	decidedExpr = `(?i)\b(?:we(?:'ve| have)? decided|i(?:'ve| have)? decided|we'll go with|we will go with|we(?:'re| are) going with|we went with|let'?s go with|let us go with|let'?s stick with|the decision is|decision:)\b|` +
+		`\bin favou?r of\b|` +
+		`^(?:(?:yes|yeah|ok|okay|so|and)[,\s]+)*(?:in (?:a|the|our|my) (?:previous|last|earlier) (?:session|conversation|chat),?\s+)(?:we|i)\b`
+	changeAskedExpr = `(?i)\b(?:let'?s use|we'll use)\b|` +
+		`\b(?:use|using|go with|going with|pick|choose|switch to|move to|migrate to)\b[^.]*\b(?:instead of|rather than)\b|` +
+		`\b(?:update|change|convert|migrate|switch|port)\b(?:\s+\S+){0,3}?\s+to (?:use|using)\b|` +
+		`\b(?:switch|migrate)(?:\s+\S+){0,3}?\s+(?:to|from)\b|` +
+		`^(?:(?:ok|okay|so|now|then)[,\s]+)*(?:let'?s|let us|we'll|we will|we should|i want to|i'd like to)\s+(?:\S+\s+){0,4}?(?:rename|restructure|drop|remove|replace|switch|migrate|split|merge|stick with|keep only)\b|` +
+		`^(?:just\s+|please\s+)?(?:remove|drop|get rid of|replace)\b[^.]*\b(?:and (?:just )?(?:have|use|keep)|with a single|in favou?r of)\b`
 )
 
 // notNames are capitalized words that open a sentence and are no one.
