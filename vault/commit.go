@@ -356,7 +356,7 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 	staging := make(chan prepared, 1)
 	go func() {
 		locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
-		p, err := gitindex.PrepareWithLock(ctx, v.gitDir, updates, locked)
+		p, err := v.gitIndex.Prepare(ctx, v.gitDir, updates, locked)
 		staging <- prepared{p, err}
 	}()
 	var syncErr error
