@@ -19,8 +19,8 @@ import (
 
 	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/templates"
-	"github.com/ctx0/ctx0/vault/gitindex"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
 // ErrNotVault is returned by Open for a folder without .ctx0/.
