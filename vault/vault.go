@@ -61,6 +61,8 @@ type Vault struct {
 	// gitIndex keeps git's staging area as this process last wrote it,
 	// for a process that writes again (see gitindex.Cache).
 	gitIndex gitindex.Cache
+	// warm keeps the trees and commits this process wrote (warmTrees).
+	warm warmTrees
 
 	// group is the view of the group commit being decided (groupView):
 	// set and read only by the goroutine that runs the writes.

@@ -33,6 +33,14 @@ func (c *Cache) Prepare(ctx context.Context, gitDir string, updates []Update, lo
 	return prepare(ctx, gitDir, updates, lock, c)
 }
 
+// Hits tells how many writes spliced the kept index without reading the
+// file.
+func (c *Cache) Hits() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits
+}
+
 // fileStamp tells whether a file was replaced or written since it was
 // stamped. Its trailer is the index's checksum of its content: a file of
 // the same size and trailer holds the same bytes.
