@@ -39,6 +39,13 @@ const maxWarmTreeEntries = 1 << 16
 // tree returns a copy of the entries of the tree h if this process wrote
 // it; the caller may change the copy.
 func (w *warmTrees) tree(h plumbing.Hash) ([]object.TreeEntry, bool) {
+	es, ok := w.shared(h)
+	return slices.Clone(es), ok
+}
+
+// shared returns the entries of the tree h if this process wrote it; the
+// caller must not change them.
+func (w *warmTrees) shared(h plumbing.Hash) ([]object.TreeEntry, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	es, ok := w.cur.trees[h]
@@ -49,7 +56,7 @@ func (w *warmTrees) tree(h plumbing.Hash) ([]object.TreeEntry, bool) {
 		w.putLocked(h, es)
 	}
 	w.hits++
-	return slices.Clone(es), true
+	return es, true
 }
 
 // putTree keeps the entries of the tree h, which the caller no longer
@@ -106,6 +113,15 @@ func (w *warmTrees) putCommit(c, tree plumbing.Hash) {
 // readTree returns the entries of the tree h, which the caller may change.
 func (v *Vault) readTree(h plumbing.Hash) ([]object.TreeEntry, error) {
 	if es, ok := v.warm.tree(h); ok {
+		return es, nil
+	}
+	return v.treeEntries(h)
+}
+
+// readTreeShared returns the entries of the tree h; the caller must not
+// change them.
+func (v *Vault) readTreeShared(h plumbing.Hash) ([]object.TreeEntry, error) {
+	if es, ok := v.warm.shared(h); ok {
 		return es, nil
 	}
 	return v.treeEntries(h)
