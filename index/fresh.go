@@ -94,8 +94,18 @@ func (ix *Index) forRead(ctx context.Context) (*sql.DB, error) {
 
 // forWrite makes the folder check and returns the database: what the
 // questions a write asks need, cheaply enough for every write.
+//
+// When a watcher runs in this process (the one that takes other
+// processes' writes, the MCP server's, the daemon's), it is synced with
+// first, as a read syncs with it: once it has indexed every change made
+// before, it has recorded the folders' new stamps too, and a folder the
+// previous write changed is not listed again.
 func (ix *Index) forWrite(ctx context.Context) (*sql.DB, error) {
-	if _, err := ix.check(ctx, CheckFolders); err != nil {
+	level := CheckFolders
+	if local := ix.localWatcher(); local != nil && ix.syncLocal(ctx, local) == nil {
+		level = CheckWatcher
+	}
+	if _, err := ix.check(ctx, level); err != nil {
 		return nil, err
 	}
 	return ix.handle(ctx)

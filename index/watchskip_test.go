@@ -24,13 +24,28 @@ func TestWatcherSkipsWhatTheWritePathIndexed(t *testing.T) {
 	ix := openIndex(t, v, nil)
 	// A watcher runs in this process: the write path's updates are noted
 	// for it. Its loop does not run; flush below is its batch.
+	// A write syncs with it first (forWrite): answered at once, as by a
+	// watcher with nothing pending.
+	syncs := make(chan syncRequest)
+	stop := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case req := <-syncs:
+				req.done <- nil
+			case <-stop:
+				return
+			}
+		}
+	}()
 	ix.mu.Lock()
-	ix.syncs = make(chan syncRequest)
+	ix.syncs = syncs
 	ix.mu.Unlock()
 	defer func() {
 		ix.mu.Lock()
 		ix.syncs = nil
 		ix.mu.Unlock()
+		close(stop)
 	}()
 	w := &watcher{ix: ix, dirs: map[string]bool{}, pending: map[string]fsnotify.Op{}}
 	remember := func(text string) string {

@@ -58,7 +58,10 @@ fi
 # Warm both vaults once (the index, git's stat cache), as a user's would be.
 "$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
 git -C "$work/git-vault" status --porcelain >/dev/null
-[ -z "${WATCH:-}" ] || w0=$(ticks "${watchers[0]}")
+if [ -n "${WATCH:-}" ]; then
+	w0=$(ticks "${watchers[0]}")
+	[ -z "$base" ] || b0=$(ticks "${watchers[1]}")
+fi
 
 : >"$work/ctx0.t"
 : >"$work/git.t"
@@ -99,6 +102,10 @@ done
 if [ -n "${WATCH:-}" ]; then
 	w1=$(ticks "${watchers[0]}")
 	printf 'watcher running (WATCH=1); its CPU, mean a write: %.1f ms\n' "$(echo "($w1 - $w0) * 1000 / $(getconf CLK_TCK) / $runs" | bc -l)"
+	if [ -n "$base" ]; then
+		b1=$(ticks "${watchers[1]}")
+		printf "BASE's watcher CPU, mean a write: %.1f ms\n" "$(echo "($b1 - $b0) * 1000 / $(getconf CLK_TCK) / $runs" | bc -l)"
+	fi
 fi
 c=$(median <"$work/ctx0.t")
 g=$(median <"$work/git.t")

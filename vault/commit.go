@@ -138,11 +138,15 @@ func (v *Vault) treePlan(ctx context.Context, msg string, blobs map[string]plumb
 		var baseTree plumbing.Hash
 		var parents []plumbing.Hash
 		if !head.hash.IsZero() {
-			c, err := object.GetCommit(v.repo.Storer, head.hash)
-			if err != nil {
-				return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+			t, ok := v.warm.commitTree(head.hash)
+			if !ok {
+				c, err := object.GetCommit(v.repo.Storer, head.hash)
+				if err != nil {
+					return plumbing.ZeroHash, fmt.Errorf("read HEAD commit %s: %w", head.hash, err)
+				}
+				t = c.TreeHash
 			}
-			baseTree = c.TreeHash
+			baseTree = t
 			parents = []plumbing.Hash{head.hash}
 		}
 		tree, err := v.writeTree(ctx, baseTree, blobs)
@@ -356,7 +360,7 @@ func (v *Vault) commitStaged(ctx context.Context, msg string, ss []*staged, plan
 	staging := make(chan prepared, 1)
 	go func() {
 		locked := func(context.Context, string) (*os.File, error) { return indexLock, nil }
-		p, err := gitindex.PrepareWithLock(ctx, v.gitDir, updates, locked)
+		p, err := v.gitIndex.Prepare(ctx, v.gitDir, updates, locked)
 		staging <- prepared{p, err}
 	}()
 	var syncErr error
@@ -597,7 +601,11 @@ func (v *Vault) newCommit(tree plumbing.Hash, parents []plumbing.Hash, msg strin
 	if err := c.Encode(obj); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encode commit: %w", err)
 	}
-	return v.storeObject(obj)
+	h, err := v.storeObject(obj)
+	if err == nil {
+		v.warm.putCommit(h, tree)
+	}
+	return h, err
 }
 
 // saved is a file as it was before a write: data nil when it did not exist.
@@ -672,7 +680,7 @@ func (v *Vault) writeTreeAt(ctx context.Context, prefix string, base plumbing.Ha
 	}
 	var entries []object.TreeEntry
 	if !base.IsZero() {
-		es, err := v.treeEntries(base)
+		es, err := v.readTree(base)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("read tree %s: %w", base, err)
 		}
@@ -767,6 +775,9 @@ func onlyRemovals(edits map[string]plumbing.Hash) bool {
 	return true
 }
 
+// storeTree writes a tree object holding entries, sorted in git's order,
+// and keeps entries for this process's later writes: the caller must not
+// change them after.
 func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	b, err := encodeTree(entries)
 	if err != nil {
@@ -785,7 +796,11 @@ func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	return v.storeObject(obj)
+	h, err := v.storeObject(obj)
+	if err == nil {
+		v.warm.putTree(h, entries)
+	}
+	return h, err
 }
 
 // sortTreeEntries orders entries the way git does: by name, with a folder

@@ -238,11 +238,15 @@ func (v *Vault) headFiles(commit plumbing.Hash) *headPaths {
 	if commit.IsZero() {
 		return nil
 	}
-	c, err := object.GetCommit(v.repo.Storer, commit)
-	if err != nil {
-		return nil
+	root, ok := v.warm.commitTree(commit)
+	if !ok {
+		c, err := object.GetCommit(v.repo.Storer, commit)
+		if err != nil {
+			return nil
+		}
+		root = c.TreeHash
 	}
-	return &headPaths{v: v, root: c.TreeHash, dirs: map[string][]object.TreeEntry{}}
+	return &headPaths{v: v, root: root, dirs: map[string][]object.TreeEntry{}}
 }
 
 // headPaths finds the blobs of paths in one tree, reading each folder on
@@ -263,12 +267,12 @@ func (hp *headPaths) dir(d string) []object.TreeEntry {
 	}
 	var es []object.TreeEntry
 	if d == "" {
-		es, _ = hp.v.treeEntries(hp.root)
+		es, _ = hp.v.readTreeShared(hp.root)
 	} else {
 		parent, name := path.Split(d)
 		for _, e := range hp.dir(strings.TrimSuffix(parent, "/")) {
 			if e.Name == name && e.Mode == filemode.Dir {
-				es, _ = hp.v.treeEntries(e.Hash)
+				es, _ = hp.v.readTreeShared(e.Hash)
 				break
 			}
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/templates"
 	"github.com/ctx0/ctx0/vault/entry"
+	"github.com/ctx0/ctx0/vault/gitindex"
 )
 
 // ErrNotVault is returned by Open for a folder without .ctx0/.
@@ -56,6 +57,12 @@ type Vault struct {
 	held      *held         // the vault lock, while this process holds it
 	writes    writeQueue    // writes waiting for the next group commit
 	recovered []string      // what taking the lock repaired (recoverLocked), for doctor
+
+	// gitIndex keeps git's staging area as this process last wrote it,
+	// for a process that writes again (see gitindex.Cache).
+	gitIndex gitindex.Cache
+	// warm keeps the trees and commits this process wrote (warmTrees).
+	warm warmTrees
 
 	// group is the view of the group commit being decided (groupView):
 	// set and read only by the goroutine that runs the writes.

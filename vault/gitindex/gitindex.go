@@ -56,6 +56,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -122,6 +123,12 @@ type Prepared struct {
 	f                   *os.File // the lock file, open until Commit
 	lockPath, indexPath string
 	changed             bool
+
+	// cache, when set, is given keep once the index is in place.
+	cache *Cache
+	keep  []byte
+	stamp fileStamp // of the file keep is, when it was not rewritten
+	old   []byte    // the kept index this one replaces
 }
 
 // Commit puts the prepared index in place by renaming the lock file over
@@ -143,11 +150,17 @@ func (p *Prepared) Commit() (err error) {
 		if rmErr := os.Remove(p.lockPath); err == nil {
 			err = rmErr
 		}
+		if err == nil && p.keep != nil {
+			p.cache.put(p.indexPath, p.keep, p.stamp)
+		}
 		return err
 	}
 	if err := os.Rename(p.lockPath, p.indexPath); err != nil {
 		os.Remove(p.lockPath)
 		return err
+	}
+	if p.keep != nil {
+		p.cache.putWritten(p.indexPath, p.keep, p.old)
 	}
 	return nil
 }
@@ -160,7 +173,13 @@ func (p *Prepared) Changed() bool { return p.changed }
 // takes the lock with lock, writes the new index into it and fsyncs it,
 // so that the rename Commit makes never exposes a half-written index. On
 // error the lock file is removed and the index is left as it was.
-func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) (_ *Prepared, err error) {
+func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock Locker) (*Prepared, error) {
+	return prepare(ctx, gitDir, updates, lock, nil)
+}
+
+// prepare is PrepareWithLock, reading the index from c when c holds it as
+// it is on disk, and keeping the new one in c when c keeps what it writes.
+func prepare(ctx context.Context, gitDir string, updates []Update, lock Locker, c *Cache) (_ *Prepared, err error) {
 	indexPath := filepath.Join(gitDir, "index")
 	defer func() {
 		if err != nil {
@@ -193,14 +212,26 @@ func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock 
 		return nil, err
 	}
 
+	// The index as this process last wrote it, when the file is still
+	// that one: neither read nor its checksum verified again.
+	data, kept := c.take(indexPath)
+	var dst io.Writer = f
+	var out *keptIndex
+	if c.keeps() {
+		out = &keptIndex{data: c.spare()}
+		dst = io.MultiWriter(f, out)
+	}
 	var ix *indexFile
-	data, release, err := readIndexFile(indexPath)
-	switch {
-	case err == nil:
-		defer release()
-	case errors.Is(err, fs.ErrNotExist):
-	default:
-		return nil, err
+	if data == nil {
+		var release func()
+		data, release, err = readIndexFile(indexPath)
+		switch {
+		case err == nil:
+			defer release()
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return nil, err
+		}
 	}
 	var changed bool
 	err = readMapped(func() (err error) {
@@ -210,7 +241,11 @@ func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock 
 				return err
 			}
 		}
-		changed, err = checkAndSplice(ix, ops, f)
+		if kept != nil {
+			changed, err = splice(ix, ops, dst)
+		} else {
+			changed, err = checkAndSplice(ix, ops, dst)
+		}
 		return err
 	})
 	if err != nil {
@@ -221,7 +256,17 @@ func PrepareWithLock(ctx context.Context, gitDir string, updates []Update, lock 
 			return nil, err
 		}
 	}
-	return &Prepared{f: f, lockPath: lockPath, indexPath: indexPath, changed: changed}, nil
+	p := &Prepared{f: f, lockPath: lockPath, indexPath: indexPath, changed: changed, cache: c}
+	switch {
+	case changed && out != nil:
+		p.keep = out.data
+		if kept != nil {
+			p.old = kept.data
+		}
+	case !changed && kept != nil:
+		p.keep, p.stamp = kept.data, kept.stamp // the file stays as it was
+	}
+	return p, nil
 }
 
 // lockIndex creates lockPath exclusively, retrying with backoff while another

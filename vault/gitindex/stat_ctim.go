@@ -21,3 +21,12 @@ func fillStat(hdr *[entryFixed]byte, fi os.FileInfo) {
 		uint32(st.Dev), uint32(st.Ino), uint32(st.Uid), uint32(st.Gid),
 		uint32(st.Size))
 }
+
+// sysStamp returns the device, inode number and change time of fi.
+func sysStamp(fi os.FileInfo) (dev, ino uint64, ctime int64) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, 0, 0
+	}
+	return uint64(st.Dev), uint64(st.Ino), st.Ctim.Sec*1e9 + int64(st.Ctim.Nsec)
+}
