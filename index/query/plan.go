@@ -31,6 +31,11 @@ type Plan struct {
 	reading when.Reading
 	window  when.Window
 	rest    *Plan // the query without its time words; nil: the plan itself
+	// days are the days the question names and dayWords its words naming
+	// them (when.Asked), read at now: the same for the plan and its Rest.
+	days     []when.Day
+	dayWords []string
+	now      time.Time
 }
 
 // parses counts the calls of Parse (see Parses).
@@ -295,4 +300,19 @@ func (p *Plan) Sought() string {
 
 // Marker returns a new marker of what the query looks for in a text (see
 // NewMarker). A Marker is not safe for concurrent use: take one each.
-func (p *Plan) Marker() *Marker { return newMarker(p.root) }
+func (p *Plan) Marker() *Marker {
+	m := newMarker(p.root)
+	if len(p.days) == 0 {
+		return m
+	}
+	dayTerms := map[string]bool{}
+	for _, w := range p.dayWords {
+		dayTerms[words.Term(w)] = true
+	}
+	m.days, m.now = p.days, p.now
+	m.dayPhrase = make([]bool, len(m.phrases))
+	for i, ph := range m.phrases {
+		m.dayPhrase[i] = !slices.ContainsFunc(ph.terms, func(t string) bool { return !dayTerms[t] })
+	}
+	return m
+}
