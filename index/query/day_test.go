@@ -67,6 +67,30 @@ func TestCoverNamesTheAskedDay(t *testing.T) {
 	}
 }
 
+// TestExprFindsTheDayInEitherForm: a natural question naming a day
+// searches its number in the other form it is written in too, so that a
+// text naming the day only that way is found; a strict query, and a plan a
+// program made, search as typed.
+func TestExprFindsTheDayInEitherForm(t *testing.T) {
+	at := time.Date(2026, 2, 1, 9, 0, 0, 0, time.UTC)
+	for _, tt := range []struct{ q, want string }{
+		{"the investor demo on 18 May?", `("investor" OR "demo" OR "18") OR "18th"`},
+		{"the investor demo on May 18th?", `("investor" OR "demo" OR "18th") OR "18"`},
+		{"who is coming on the 1st?", `("coming" OR "1st") OR "1"`},
+		{"who is coming on 22 May?", `("coming" OR "22") OR "22nd"`},
+		{"who is coming on 12 May?", `("coming" OR "12") OR "12th"`},
+		{"who is coming on 2026-04-03?", `("coming" OR "2026 04 03") OR "3" OR "3rd"`},
+		{"demo AND 18 May", `"demo" AND "18" AND "May"`},
+	} {
+		if got := Parse(tt.q, at).Expr(); got != tt.want {
+			t.Errorf("Parse(%q).Expr() = %s, want %s", tt.q, got, tt.want)
+		}
+	}
+	if got := Plain("the investor demo on 18 May?").Expr(); got != `("investor" OR "demo" OR "18")` {
+		t.Errorf("Plain: %s", got)
+	}
+}
+
 // TestWithin: a number is held within a text only where no digit stands
 // beside it; other terms anywhere within a word.
 func TestWithin(t *testing.T) {
