@@ -86,7 +86,7 @@ func termsOf(plans ...*query.Plan) terms {
 
 // isASCIIWord reports whether w is made of ASCII letters only. A term that
 // is not (a run of a spaceless script, a word with digits) is also looked
-// for inside longer words, as it is written.
+// for inside longer words, as it is written (query.Within).
 func isASCIIWord(w string) bool {
 	for i := 0; i < len(w); i++ {
 		if !isLetter(w[i]) {
@@ -96,45 +96,14 @@ func isASCIIWord(w string) bool {
 	return true
 }
 
-// inside counts the times text holds term within its words. A number is
-// not held by a longer one: a term that starts or ends with a digit is
-// held only where no digit goes on before or after it, so "4" is not said
-// by "14", "2023-04-14" or "10:45", nor "4th" by "14th" (a day named in
-// another form is matched as a day, see namesDay), but "8080" is by
-// "localhost:8080".
-func inside(text, term string) int {
-	if term == "" {
-		return 0
-	}
-	before, after := isDigit(term[0]), isDigit(term[len(term)-1])
-	if !before && !after {
-		return strings.Count(text, term)
-	}
-	n := 0
-	for at := 0; ; {
-		i := strings.Index(text[at:], term)
-		if i < 0 {
-			return n
-		}
-		i += at
-		end := i + len(term)
-		if (!before || i == 0 || !isDigit(text[i-1])) && (!after || end == len(text) || !isDigit(text[end])) {
-			n++
-		}
-		at = i + 1
-	}
-}
-
-func isDigit(b byte) bool { return b >= '0' && b <= '9' }
-
 // matcher tells which of a question's terms a text holds.
 type matcher struct {
 	t terms
-	// days are the days the question names (see namedDays), read at now,
-	// and dayTerms the indexes in t.words of the words naming them: a
-	// text that names one of those days in any form ("April 4th" for "4
-	// April", "2023-04-04") holds those words.
-	days     []calendarDay
+	// days are the days the question names (query.Plan.Days), read at
+	// now, and dayTerms the indexes in t.words of the words naming them:
+	// a text that names one of those days in any form ("April 4th" for
+	// "4 April", "2023-04-04") holds those words.
+	days     []when.Day
 	dayTerms []int
 	now      time.Time
 }
@@ -172,7 +141,7 @@ func (m matcher) matched(text string) []int {
 	}
 	var out []int
 	for i, s := range m.t.stems {
-		if have[s] || !isASCIIWord(s) && inside(lower, s) > 0 {
+		if have[s] || !isASCIIWord(s) && query.Within(lower, s) > 0 {
 			out = append(out, i)
 		}
 	}
@@ -190,14 +159,8 @@ func (m matcher) matched(text string) []int {
 // namesDay reports whether text names a day the question names, of any
 // year.
 func (m matcher) namesDay(text string) bool {
-	for _, d := range namedDays(when.Find(text, m.now), false) {
-		for _, a := range m.days {
-			if a.same(d) {
-				return true
-			}
-		}
-	}
-	return false
+	_, _, ok := when.NamesDay(text, m.now, false, m.days)
+	return ok
 }
 
 // counts returns how many times text holds each of the question's terms,
@@ -218,7 +181,7 @@ func (m matcher) counts(text string) []int {
 	for i, s := range m.t.stems {
 		out[i] = have[s]
 		if out[i] == 0 && !isASCIIWord(s) {
-			out[i] = inside(lower, s)
+			out[i] = query.Within(lower, s)
 		}
 	}
 	return out

@@ -22,16 +22,21 @@ type Query struct {
 	// program made it (query.Plain); nil: Text as typed. When set, Text
 	// is its text: Search takes the plan as given and never reads Text
 	// again, but a watcher in another process, to which a plan does not
-	// travel, reads Text as typed.
-	Plan    *query.Plan `json:"-"`
-	Limit   int         // at most this many results; 0 means DefaultLimit
-	Type    string      // only entries of this type
-	Tag     string      // only entries with this tag
-	Project string      // only entries of this project
-	Scope   string      // only entries in this folder or below it, such as "contacts"
-	Since   time.Time   // only entries that happened (vault.Happened, else modified) at or after Since
-	Until   time.Time   // only entries that happened (vault.Happened, else modified) before Until
-	All     bool        // also superseded and archived entries, and summaries
+	// travel, reads Text again: at Read, or as typed.
+	Plan *query.Plan `json:"-"`
+	// Read is when Plan was read (query.Plan.Now), set by Search: a
+	// watcher reads Text again at it (query.Parse), so that it weighs the
+	// days the question names as this process would. Zero: Text as typed
+	// (query.Plain).
+	Read    time.Time `json:",omitzero"`
+	Limit   int       // at most this many results; 0 means DefaultLimit
+	Type    string    // only entries of this type
+	Tag     string    // only entries with this tag
+	Project string    // only entries of this project
+	Scope   string    // only entries in this folder or below it, such as "contacts"
+	Since   time.Time // only entries that happened (vault.Happened, else modified) at or after Since
+	Until   time.Time // only entries that happened (vault.Happened, else modified) before Until
+	All     bool      // also superseded and archived entries, and summaries
 }
 
 // DefaultLimit is the number of results a search returns unless asked.
@@ -80,7 +85,7 @@ const (
 // can (see serve.go).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	if q.Plan != nil {
-		q.Text = q.Plan.Text()
+		q.Text, q.Read = q.Plan.Text(), q.Plan.Now()
 	}
 	if !ix.checked { // see Checked
 		res, err := ix.searchWatcher(ctx, q)
@@ -94,11 +99,15 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Result, error) {
 	return ix.searchHere(ctx, q)
 }
 
-// plan returns q's plan: the one the caller read, else its text as typed
-// (query.Plain), as a watcher reads a query sent to it.
+// plan returns q's plan: the one the caller read, else its text read
+// again at the time the caller read it, or as typed (query.Plain), as a
+// watcher reads a query sent to it.
 func (q Query) plan() *query.Plan {
-	if q.Plan != nil {
+	switch {
+	case q.Plan != nil:
 		return q.Plan
+	case !q.Read.IsZero():
+		return query.Parse(q.Text, q.Read)
 	}
 	return query.Plain(q.Text)
 }

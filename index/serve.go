@@ -35,7 +35,7 @@ func (ix *Index) socketPath() string { return ix.path + "-sock" }
 // serveVersion changes whenever a request, its answer, or what a search
 // returns changes: a reader and a watcher of other versions do not talk,
 // the reader searches (or writes) on its own.
-const serveVersion = 3
+const serveVersion = 4
 
 // serveTimeout bounds a whole exchange; a watcher that takes longer is
 // busy or stuck, and the reader searches locally.

@@ -145,20 +145,28 @@ func (s *Store) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	marker := plan.Marker()
 	texts := make([]string, len(rows))
+	pooling := plan.Natural() && !q.PassageOnly
+	// day tells the passages that name the day the question names (see
+	// query.Cover): pooled, the conversation that names it is lifted.
+	day := make([]bool, len(rows))
 	for i, f := range rows {
 		if err := s.db.QueryRowContext(ctx, `SELECT coalesce((SELECT text FROM blocks_fts WHERE rowid = ?), '')`, f.block).Scan(&texts[i]); err != nil {
 			return nil, fmt.Errorf("search sessions for %q: %w", q.Text, err)
 		}
 		if plan.Natural() {
-			rows[i].hit.Score *= marker.Cover(texts[i]).Boost()
+			c := marker.Cover(texts[i])
+			if pooling {
+				day[i], c.Day = c.Day, false
+			}
+			rows[i].hit.Score *= c.Boost()
 		}
 	}
-	if plan.Natural() && !q.PassageOnly {
+	if pooling {
 		convs, scores := make([]int64, len(rows)), make([]float64, len(rows))
 		for i, f := range rows {
 			convs[i], scores[i] = f.hit.Conversation, f.hit.Score
 		}
-		pool(convs, scores)
+		pool(convs, scores, day)
 		for i := range rows {
 			rows[i].hit.Score = scores[i]
 		}
@@ -209,7 +217,13 @@ const pooled = 0.5
 // lifted: the order of conversations changes, while their other passages
 // stay where they were, below the best, and do not crowd other
 // conversations out of the first hits.
-func pool(convs []int64, scores []float64) {
+//
+// A conversation of which a passage names the day the question names
+// (day[i], see query.Cover) has its best passage boosted by
+// query.DayBoost, as retrieve boosts the conversation it quotes: the day
+// is as often said a few turns from the question's other words ("When is
+// it?" "Thursday 18 May") as beside them.
+func pool(convs []int64, scores []float64, day []bool) {
 	by := map[int64][]int{}
 	for i, c := range convs {
 		by[c] = append(by[c], i)
@@ -222,6 +236,9 @@ func pool(convs []int64, scores []float64) {
 			w *= pooled
 		}
 		scores[idx[0]] += add
+		if slices.ContainsFunc(idx, func(i int) bool { return day[i] }) {
+			scores[idx[0]] *= 1 + query.DayBoost
+		}
 	}
 }
 

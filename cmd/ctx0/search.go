@@ -40,7 +40,10 @@ are found, those holding more of them, closer together, first. Its words
 that say a time counted from now ("last week", "yesterday", "in the last 30
 days", against --now) are not searched for: they keep the entries that
 happened, or the sessions that went on, then (the words alone when nothing
-was).
+was). A day it names ("on 4 April", "April 4th", "the 4th of April",
+"2026-04-04", "on the 4th") puts first what names that day in any of those
+forms, as retrieve does (with --sessions, the conversation that names it);
+a text naming only its month, or the 14th, does not count.
 
 An entry happened when the session it was learned in began (its
 conversation field), else on the day its name is filed under

@@ -1,8 +1,10 @@
 package query
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/words"
 )
 
@@ -20,6 +22,10 @@ type Cover struct {
 	// Span is the number of tokens of the shortest stretch of the text
 	// that holds all Held; 0 when Held is 0.
 	Span int
+	// Day is set when the text names a day the query names (Plan.Days),
+	// in any of its common forms ("April 4th", "2023-04-04" for "4
+	// April"): it then holds the query's words naming that day, there.
+	Day bool
 }
 
 // Cover returns how much of m's query text holds (text as indexed, see
@@ -27,7 +33,18 @@ type Cover struct {
 func (m *Marker) Cover(text string) Cover {
 	c := Cover{Of: len(m.phrases)}
 	text = linkFolders(text)
-	insts := m.find(text, words.Tokens(text))
+	toks := words.Tokens(text)
+	insts := m.find(text, toks)
+	if _, at, ok := when.NamesDay(text, m.now, false, m.days); ok {
+		c.Day = true
+		pos, _ := slices.BinarySearchFunc(toks, at, func(t words.Span, at int) int { return t.Start - at })
+		for pi, day := range m.dayPhrase {
+			if day && !slices.ContainsFunc(insts, func(in instance) bool { return in.phrase == pi }) {
+				insts = append(insts, instance{pi, pos})
+			}
+		}
+		slices.SortStableFunc(insts, func(a, b instance) int { return a.pos - b.pos })
+	}
 	if len(insts) == 0 {
 		return c
 	}
@@ -74,11 +91,24 @@ const (
 	closeWeight = 0.25
 )
 
+// DayBoost is how much more a text scores when it names the day the
+// question names ("the dentist appointment on 4 April": "When is it?"
+// "Tuesday 4 April 2023"), or was said on it: twice as much, so that it
+// goes ahead of an equal one that names only the month or another day of
+// it. Every ranking of a question weighs a day by it: search, search
+// --sessions, retrieve.
+const DayBoost = 1.0
+
 // Boost is the factor a ranking multiplies a text's BM25 score by for its
 // cover: the share of the query's terms it holds, (1+Held)/(1+Of), so that
 // holding one term of three halves the score; then up to 1+closeWeight as
-// more of them stand close together. A query of one term boosts nothing.
+// more of them stand close together; then 1+DayBoost when it names the day
+// the query names. A query of one term boosts nothing for its cover.
 func (c Cover) Boost() float64 {
+	if c.Day {
+		c.Day = false
+		return (1 + DayBoost) * c.Boost()
+	}
 	if c.Of <= 1 {
 		return 1
 	}

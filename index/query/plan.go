@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,11 @@ type Plan struct {
 	reading when.Reading
 	window  when.Window
 	rest    *Plan // the query without its time words; nil: the plan itself
+	// days are the days the question names and dayWords its words naming
+	// them (when.Asked), read at now: the same for the plan and its Rest.
+	days     []when.Day
+	dayWords []string
+	now      time.Time
 }
 
 // parses counts the calls of Parse (see Parses).
@@ -244,12 +250,55 @@ func (p *Plan) InBody() bool {
 func (p *Plan) Natural() bool { return p.natural }
 
 // Expr returns the FTS5 expression of the query, or "" when it is empty.
-func (p *Plan) Expr() string { return p.root.render(false, false) }
+func (p *Plan) Expr() string { return p.withDays(p.root.render(false, false)) }
 
 // Unfielded returns the FTS5 expression of the query for a table of one
 // text without fields (transcripts): a word limited to a field (title:x)
 // is searched in that text.
-func (p *Plan) Unfielded() string { return p.root.render(false, true) }
+func (p *Plan) Unfielded() string { return p.withDays(p.root.render(false, true)) }
+
+// withDays ORs to a natural query's expression the number of each day it
+// names in the other form it is written in ("18" for "May 18th", "18th"
+// for "18 May"), so that a text naming the day only in that form ("When
+// is it?" "Thursday 18 May") is found, for Cover to weigh; a text holding
+// the number of another day holds no more of the query for it.
+func (p *Plan) withDays(expr string) string {
+	if !p.natural || expr == "" || len(p.days) == 0 {
+		return expr
+	}
+	have := map[string]bool{}
+	for _, w := range p.words {
+		have[words.Term(w)] = true
+	}
+	var alts []string
+	for _, d := range p.days {
+		for _, f := range []string{strconv.Itoa(d.Day), ordinal(d.Day)} {
+			if t := words.Term(f); !have[t] {
+				have[t] = true
+				alts = append(alts, `"`+f+`"`)
+			}
+		}
+	}
+	if len(alts) == 0 {
+		return expr
+	}
+	return expr + " OR " + strings.Join(alts, " OR ")
+}
+
+// ordinal writes n as an ordinal in digits: 1st, 2nd, 3rd, 4th, 11th, 21st.
+func ordinal(n int) string {
+	suf := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suf = "st"
+	case n%10 == 2:
+		suf = "nd"
+	case n%10 == 3:
+		suf = "rd"
+	}
+	return strconv.Itoa(n) + suf
+}
 
 // Excludes reports whether the query excludes anything (NOT). A text that
 // holds the rest of such a query may still not match it as a whole.
@@ -295,4 +344,19 @@ func (p *Plan) Sought() string {
 
 // Marker returns a new marker of what the query looks for in a text (see
 // NewMarker). A Marker is not safe for concurrent use: take one each.
-func (p *Plan) Marker() *Marker { return newMarker(p.root) }
+func (p *Plan) Marker() *Marker {
+	m := newMarker(p.root)
+	if len(p.days) == 0 {
+		return m
+	}
+	dayTerms := map[string]bool{}
+	for _, w := range p.dayWords {
+		dayTerms[words.Term(w)] = true
+	}
+	m.days, m.now = p.days, p.now
+	m.dayPhrase = make([]bool, len(m.phrases))
+	for i, ph := range m.phrases {
+		m.dayPhrase[i] = !slices.ContainsFunc(ph.terms, func(t string) bool { return !dayTerms[t] })
+	}
+	return m
+}

@@ -3,8 +3,10 @@ package query
 import (
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/ctx0/ctx0/index/query/when"
 	"github.com/ctx0/ctx0/internal/words"
 )
 
@@ -24,6 +26,12 @@ type Marker struct {
 	// firsts tells the ASCII bytes a phrase's first term starts with: an
 	// ASCII token that starts with none begins no match.
 	firsts [utf8.RuneSelf]bool
+	// days are the days the query names (Plan.Days), read at now, and
+	// dayPhrase tells the phrases that name them: a text that names one
+	// of those days in any form holds those phrases (see Cover).
+	days      []when.Day
+	dayPhrase []bool
+	now       time.Time
 }
 
 // phrase is a word or phrase of the query, as index terms.

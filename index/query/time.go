@@ -1,6 +1,7 @@
 package query
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,8 @@ import (
 // what it says of time is still read (When).
 func (p *Plan) readTime(now time.Time) {
 	p.reading = when.Read(p.text, now)
+	p.now = now
+	p.days, p.dayWords = when.Asked(p.text, p.reading.Spans)
 	if len(p.reading.Spans) == 0 || !p.natural {
 		return
 	}
@@ -38,9 +41,27 @@ func (p *Plan) readTime(now time.Time) {
 	b.WriteString(p.text[at:])
 	p.window = w
 	if rest := strings.Join(strings.Fields(b.String()), " "); rest != p.text {
+		// A day named stays in the rest (see above), and so does what the
+		// question asks of it.
 		p.rest = Plain(rest)
+		p.rest.days, p.rest.dayWords, p.rest.now = p.days, p.dayWords, now
 	}
 }
+
+// Days returns the days the question names (see when.Asked): a text that
+// names one in any of its common forms holds the question's words naming
+// it (see Marker.Cover), and ranks above one that names only another day
+// of that month; nil for Plain's plans.
+func (p *Plan) Days() []when.Day { return slices.Clone(p.days) }
+
+// DayWords returns the question's words that name its Days, in lower
+// case.
+func (p *Plan) DayWords() []string { return slices.Clone(p.dayWords) }
+
+// Now returns the time the question was read at (Parse); zero for Plain's
+// plans. Parse(p.Text(), p.Now()) reads it again alike, as a search in
+// another process does.
+func (p *Plan) Now() time.Time { return p.now }
 
 // calendarSpan reports whether w is a stretch of the calendar longer
 // than a week (a month, a season, a year): the time a question asks
