@@ -649,9 +649,15 @@ func (v *Vault) snapshot(changes []change) (files []saved, undo func(), err erro
 	}, nil
 }
 
+// storeBlob writes data as a blob object.
 func (v *Vault) storeBlob(data []byte) (plumbing.Hash, error) {
+	return v.storeBytes(plumbing.BlobObject, data)
+}
+
+// storeBytes writes data as an object of type t.
+func (v *Vault) storeBytes(t plumbing.ObjectType, data []byte) (plumbing.Hash, error) {
 	obj := v.repo.Storer.NewEncodedObject()
-	obj.SetType(plumbing.BlobObject)
+	obj.SetType(t)
 	obj.SetSize(int64(len(data)))
 	w, err := obj.Writer()
 	if err != nil {
@@ -783,20 +789,7 @@ func (v *Vault) storeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
-	obj := v.repo.Storer.NewEncodedObject()
-	obj.SetType(plumbing.TreeObject)
-	obj.SetSize(int64(len(b)))
-	w, err := obj.Writer()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if _, err := w.Write(b); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	if err := w.Close(); err != nil {
-		return plumbing.ZeroHash, err
-	}
-	h, err := v.storeObject(obj)
+	h, err := v.storeBytes(plumbing.TreeObject, b)
 	if err == nil {
 		v.warm.putTree(h, entries)
 	}
