@@ -299,7 +299,10 @@ done
 runs=$((k - 1))
 echo "kills: $(for o in "${ops[@]}"; do printf '%s %s, ' "$o" "${killed[$o]:-0}"; done)"
 echo "killed before they finished: $sum of $runs runs (the rest had finished by the kill)"
-((watch)) && echo "watcher killed: $wkills times (${killed[watcher]:-0} as it took a write, the rest as it indexed a person's edit)"
+if ((watch)); then
+	echo "watcher killed: $wkills times (${killed[watcher]:-0} as it took a write, the rest as it indexed a person's edit)"
+	echo "writes the watcher committed for other processes: $(git -C "$v" log --format=%B | grep -c "^Ctx0-Write: ")"
+fi
 sorted=($(printf '%s\n' "${times[@]}" | sort -n))
 slow=0
 for t in "${times[@]}"; do ((t > 1000)) && slow=$((slow + 1)); done
