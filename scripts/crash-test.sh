@@ -37,6 +37,8 @@
 #
 #   scripts/crash-test.sh [KILLS] [MAX_DELAY_MS]    (defaults: 210 kills, 100 ms)
 #   WATCH=1 scripts/crash-test.sh 150
+#   STOP=1 ...: stop at the first failure, print the vault's lock files,
+#   journal and queue, and keep its folder
 set -uo pipefail
 kills=${1:-210}
 maxms=${2:-100}
@@ -81,8 +83,17 @@ total_next=0
 canaries=()
 times=()
 fail() {
-	echo "FAIL kill $k ($op, ${delay} ms): $*"
+	echo "FAIL kill $k ($op, ${delay} ms${watch:+, killed: ${victim:-}, person: ${person:-}}): $*"
 	failures=$((failures + 1))
+	if ((${STOP:-0})); then # keep what the failure left, to look at
+		echo "stopped; the vault is $v"
+		ls -la --time-style=full-iso "$v/.git/" | grep -i lock
+		cat "$v/.ctx0/state/journal" 2>/dev/null
+		ls -la "$v/.ctx0/state/queue" 2>/dev/null
+		tail -5 "$work/watch.log"
+		trap - EXIT
+		exit 1
+	fi
 }
 
 # The watcher (WATCH=1): started, and started again after each kill. The
