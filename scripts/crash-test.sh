@@ -17,13 +17,36 @@
 #     remembered by earlier checks.
 # It prints one line per failure and a summary; exit 1 if anything failed.
 #
+# With WATCH=1, a real `ctx0 index --watch` runs for the vault throughout,
+# so remember and add hand their writes to it, and it keeps the staging
+# area, trees and folder state it wrote. It is killed with SIGKILL too: on
+# half of the remember and add runs it is the watcher, not the writer, that
+# is killed after the random delay (before, while or after it takes the
+# handed write in, or as it indexes it), and on some of a person's edits it
+# is killed as it indexes them; each time it is started again. Between
+# writes a person works beside it with git: an edit in place that is then
+# committed (git add, git commit) or undone (git checkout -- file), a file
+# another program adds, then committed; so the warm caches meet changes
+# they did not make. After each run, the checks above, and:
+#   - every remember that reported success is in HEAD exactly once: one
+#     entry holds its text, one "remember <name>" line in git log;
+#   - no file is left in the write queue (.ctx0/state/queue) once nobody
+#     waits;
+#   - the watcher's index lists the same entries (name, hash, title, tags,
+#     body) as `ctx0 index --rebuild` builds for a copy of the vault.
+#
 #   scripts/crash-test.sh [KILLS] [MAX_DELAY_MS]    (defaults: 210 kills, 100 ms)
+#   WATCH=1 scripts/crash-test.sh 150
+#   STOP=1 ...: stop at the first failure, print the vault's lock files,
+#   journal and queue, and keep its folder
 set -uo pipefail
 kills=${1:-210}
 maxms=${2:-100}
+watch=${WATCH:-0}
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+wpid=
+trap '[ -n "$wpid" ] && kill -9 "$wpid" 2>/dev/null && wait "$wpid" 2>/dev/null; rm -rf "$work"' EXIT
 
 go build -o "$work/ctx0" "$root/cmd/ctx0" || exit 1
 export GIT_CONFIG_NOSYSTEM=1 HOME="$work/home" GIT_AUTHOR_NAME=crash GIT_AUTHOR_EMAIL=crash@example.com \
@@ -60,9 +83,101 @@ total_next=0
 canaries=()
 times=()
 fail() {
-	echo "FAIL kill $k ($op, ${delay} ms): $*"
+	echo "FAIL kill $k ($op, ${delay} ms${watch:+, killed: ${victim:-}, person: ${person:-}}): $*"
 	failures=$((failures + 1))
+	if ((${STOP:-0})); then # keep what the failure left, to look at
+		echo "stopped; the vault is $v"
+		ls -la --time-style=full-iso "$v/.git/" | grep -i lock
+		cat "$v/.ctx0/state/journal" 2>/dev/null
+		ls -la "$v/.ctx0/state/queue" 2>/dev/null
+		tail -5 "$work/watch.log"
+		trap - EXIT
+		exit 1
+	fi
 }
+
+# The watcher (WATCH=1): started, and started again after each kill. The
+# socket of a killed one is left behind; it is removed first, so that the
+# socket waited for is the new watcher's.
+wkills=0
+start_watcher() {
+	rm -f "$v/.ctx0/index.db-sock"
+	"$work/ctx0" index --watch >>"$work/watch.log" 2>&1 &
+	wpid=$!
+	for _ in $(seq 500); do
+		[ -S "$v/.ctx0/index.db-sock" ] && return
+		kill -0 "$wpid" 2>/dev/null || break
+		sleep 0.01
+	done
+	fail "the watcher did not start: $(tail -3 "$work/watch.log" | tr '\n' ';')"
+}
+kill_watcher() {
+	kill -9 "$wpid" 2>/dev/null
+	wait "$wpid" 2>/dev/null
+	(($? == 137)) && wkills=$((wkills + 1))
+	start_watcher
+}
+sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
+
+# A person beside ctx0 (WATCH=1): before the run, an edit in place, a file
+# another program adds, or an edit committed at once; after it, the edit
+# committed or undone, so that the checks find the work tree clean.
+person_file=knowledge/person-notes
+person=none
+person_before() {
+	person=none
+	((watch)) || return
+	case $((k % 5)) in
+	0) person=commit ;;
+	1) person=checkout ;;
+	2) person=new ;;
+	3) person=committed ;;
+	*) return ;;
+	esac
+	case $person in
+	new) printf -- '---\ntitle: Person %s\n---\nA note another program wrote, person%s.\n' "$k" "$k" >"$v/knowledge/person-$k.md" ;;
+	*) printf 'A line the person added, person%s.\n' "$k" >>"$v/$person_file.md" ;;
+	esac
+	if [ $person = committed ]; then
+		git -C "$v" add "$person_file.md" && git -C "$v" commit -q -m "person: edit $k" || fail "the person's git commit failed"
+	fi
+	if [[ $person == commit || $person == new ]] && ((RANDOM % 2)); then
+		sleep_ms $((RANDOM % 40)) # the watcher is killed as it indexes the edit
+		kill_watcher
+	fi
+}
+# (sync, and the librarian's run, commit edits made with other tools
+# themselves: then the person has nothing left to commit.)
+person_after() {
+	local f=$person_file.md
+	case $person in
+	commit | new)
+		[ $person = new ] && f=knowledge/person-$k.md
+		git -C "$v" add "$f" && { git -C "$v" diff --cached --quiet || git -C "$v" commit -q -m "person: $person $k"; } ;;
+	checkout) git -C "$v" checkout -- "$f" ;;
+	*) true ;;
+	esac || fail "the person's git $person failed"
+}
+
+# Every remember that reported success is in HEAD exactly once: one entry
+# holds its text, and git log has one line for it.
+remembered() { # name text
+	local n
+	n=$(git -C "$v" grep -l -F -e "$2" HEAD -- . | wc -l)
+	((n == 1)) || fail "\"$2\" (reported saved as $1) is in $n entries of HEAD"
+	n=$(git -C "$v" log --format=%B | grep -c -x -F "remember $1")
+	((n == 1)) || fail "$1: $n \"remember $1\" lines in git log"
+}
+
+# The watcher's index, as its entries: the same as a rebuild of a copy.
+entries() {
+	sqlite3 "$1/.ctx0/index.db" 'SELECT name, hash, title, tags, body_sum, problem FROM entries ORDER BY name'
+}
+
+if ((watch)); then
+	c add "$person_file" --body "The person's own notes." >/dev/null || exit 1
+	start_watcher
+fi
 
 sum=0
 for ((k = 1; sum < kills && k <= 3 * kills; k++)); do
@@ -102,20 +217,46 @@ for ((k = 1; sum < kills && k <= 3 * kills; k++)); do
 	*) scale=1 ;;
 	esac
 	delay=$(((RANDOM * 32768 + RANDOM) % (maxms * scale + 1)))
-	"$work/ctx0" "${args[@]}" >/dev/null 2>&1 &
-	pid=$!
-	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
-	kill -9 "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	if (($? == 137)); then # 128 + SIGKILL: it was killed, not finished
-		killed[$op]=$((${killed[$op]:-0} + 1))
-		sum=$((sum + 1))
+	person_before
+	victim=writer
+	if ((watch)) && [[ $op == remember || $op == add ]] && ((RANDOM % 2)); then
+		victim=watcher
 	fi
+	"$work/ctx0" "${args[@]}" >"$work/out" 2>&1 &
+	pid=$!
+	sleep_ms $delay
+	if [ $victim = watcher ]; then
+		kill -9 "$wpid" 2>/dev/null
+		wait "$wpid" 2>/dev/null
+		if (($? == 137)); then
+			wkills=$((wkills + 1))
+			killed[watcher]=$((${killed[watcher]:-0} + 1))
+			sum=$((sum + 1))
+		fi
+		# The writer whose watcher died finishes all the same.
+		wait "$pid" || fail "$op failed after its watcher was killed: $(tr '\n' ';' <"$work/out")"
+		rc=0
+		start_watcher
+	else
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		rc=$?
+		if ((rc == 137)); then # 128 + SIGKILL: it was killed, not finished
+			killed[$op]=$((${killed[$op]:-0} + 1))
+			sum=$((sum + 1))
+		fi
+	fi
+	saved=()
+	if [ $op = remember ] && ((rc == 0)); then
+		saved=("$(head -1 "$work/out")" "crash fact $k about")
+	fi
+	((watch)) && ! kill -0 "$wpid" 2>/dev/null && fail "the watcher exited: $(tail -3 "$work/watch.log" | tr '\n' ';')" && start_watcher
 
 	# The next command: a write, which meets whatever the kill left.
 	t0=$(date +%s%N)
 	if out=$(c remember "check $k canary$k" 2>&1); then
 		canaries+=("$k")
+		saved+=("$out" "check $k canary$k")
 	else
 		fail "the next command failed: $out"
 	fi
@@ -124,6 +265,7 @@ for ((k = 1; sum < kills && k <= 3 * kills; k++)); do
 	times+=("$ms")
 	((ms > max_next)) && max_next=$ms
 	((ms > 1000)) && fail "the next command took $ms ms"
+	person_after
 
 	if ! out=$(git -C "$v" fsck --strict 2>&1); then
 		fail "git fsck: $out"
@@ -145,11 +287,33 @@ for ((k = 1; sum < kills && k <= 3 * kills; k++)); do
 		found=$(c search "canary$n" 2>&1)
 		[[ $found == *"check-$n-canary$n"* ]] || fail "search canary$n does not find knowledge/check-$n-canary$n: $found"
 	done
+	((watch)) || continue
+	for ((i = 0; i < ${#saved[@]}; i += 2)); do
+		remembered "${saved[i]}" "${saved[i + 1]}"
+	done
+	left=$(ls -A "$v/.ctx0/state/queue" 2>/dev/null)
+	[ -n "$left" ] && fail "left in the write queue: $(echo "$left" | tr '\n' ' ')"
+	# The searches above went through the watcher, which answers once it
+	# has indexed every change made before: its index is as fresh as it
+	# will be. A copy of the vault, rebuilt from nothing, must agree.
+	rm -rf "$work/copy"
+	cp -r "$v" "$work/copy" && rm -rf "$work/copy/.ctx0/index.db"*
+	if ! out=$(CTX0_VAULT="$work/copy" c index --rebuild 2>&1); then
+		fail "index --rebuild of the copy: $out"
+	elif ! mine=$(entries "$v") || ! fresh=$(entries "$work/copy") || [ -z "$fresh" ]; then
+		fail "read the indexes: $mine $fresh"
+	elif [ "$mine" != "$fresh" ]; then
+		fail "the watcher's index differs from a rebuild: $(diff <(echo "$mine") <(echo "$fresh") | head -6 | tr '\n' ';')"
+	fi
 done
 
 runs=$((k - 1))
 echo "kills: $(for o in "${ops[@]}"; do printf '%s %s, ' "$o" "${killed[$o]:-0}"; done)"
 echo "killed before they finished: $sum of $runs runs (the rest had finished by the kill)"
+if ((watch)); then
+	echo "watcher killed: $wkills times (${killed[watcher]:-0} as it took a write, the rest as it indexed a person's edit)"
+	echo "writes the watcher committed for other processes: $(git -C "$v" log --format=%B | grep -c "^Ctx0-Write: ")"
+fi
 sorted=($(printf '%s\n' "${times[@]}" | sort -n))
 slow=0
 for t in "${times[@]}"; do ((t > 1000)) && slow=$((slow + 1)); done

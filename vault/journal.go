@@ -336,7 +336,19 @@ func isInside(dir, p string) bool {
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && !bytes.HasPrefix([]byte(filepath.ToSlash(rel)), []byte("../"))
 }
 
-// holderOf is the holder a journal names, and whether it still runs.
+// holderExitWait bounds the wait for a journal's holder that still shows
+// as running to end (see holderAlive).
+const holderExitWait = time.Second
+
+// holderAlive tells whether the holder a journal names still runs. It is
+// called with the vault lock held, so that holder has let go of it: one
+// killed a moment ago closed its files, its flock with them, before the
+// system shows it as ended, and the process that was waiting for the lock
+// (a writer whose watcher was killed as it made the writer's write) gets
+// it in that moment. So a holder that shows as running is waited for,
+// briefly, before it is taken for one that runs: otherwise its journal
+// would be left alone, then replaced by the new holder's, and its git lock
+// files and half-made writes left for nobody to repair.
 func holderAlive(j journal) bool {
 	h, err := proc.Parse(j.Holder)
 	if err != nil {
@@ -347,7 +359,7 @@ func holderAlive(j journal) bool {
 		// that left the journal is over.
 		return false
 	}
-	return h.Alive()
+	return !h.WaitGone(holderExitWait)
 }
 
 // abandoned tells whether a git lock file older than staleLock, which no

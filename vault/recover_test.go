@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -257,4 +259,84 @@ func TestKilledWritersTempFilesAreRemoved(t *testing.T) {
 	}
 	os.Remove(liveTemp)
 	checkClean(t, w)
+}
+
+// dyingHolderEnv names the vault a process of TestHolderKilledAMomentAgo
+// takes the lock of.
+const dyingHolderEnv = "CTX0_TEST_DYING_HOLDER"
+
+// TestDyingHolderProcess is not a test: run by TestHolderKilledAMomentAgo
+// as another process, it takes the vault lock, creates .git/index.lock
+// under it as a write does, says so and waits to be killed.
+func TestDyingHolderProcess(t *testing.T) {
+	dir := os.Getenv(dyingHolderEnv)
+	if dir == "" {
+		t.Skip("run by TestHolderKilledAMomentAgo")
+	}
+	ctx := context.Background()
+	v, err := Open(ctx, dir)
+	if err == nil {
+		_, err = v.lock(ctx)
+	}
+	if err == nil {
+		_, err = v.createGitLock(ctx, filepath.Join(v.gitDir, "index.lock"), time.Second)
+	}
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	// Memory to give back makes the end of the process take a moment, as
+	// a watcher's does.
+	ballast := make([]byte, 64<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	fmt.Println("ready")
+	time.Sleep(time.Minute)
+	fmt.Println(ballast[len(ballast)-1])
+}
+
+// A holder killed a moment ago lets go of the vault lock before the system
+// shows it as ended; the writer that was waiting takes the lock then. It
+// must still recover what the holder left (here its .git/index.lock), not
+// take the holder for one that runs, leave its journal and then replace
+// it: the lock file would be left to fail every write for 10 s. Each round
+// races the kernel; without the wait for the holder to end, most rounds
+// failed.
+func TestHolderKilledAMomentAgo(t *testing.T) {
+	if os.Getenv(dyingHolderEnv) != "" {
+		t.Skip("a process of the test")
+	}
+	v := testVault(t)
+	indexLock := filepath.Join(v.gitDir, "index.lock")
+	for round := range 10 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDyingHolderProcess$")
+		cmd.Env = append(os.Environ(), dyingHolderEnv+"="+v.Root())
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		if line != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the holder process: %q", line)
+		}
+		// Killed, and not waited for: the lock is taken as it ends.
+		cmd.Process.Kill()
+		unlock, err := v.lock(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lerr := os.Stat(indexLock)
+		unlock()
+		cmd.Wait()
+		if lerr == nil {
+			t.Fatalf("round %d: the killed holder's .git/index.lock was left (recovered: %q)", round, v.Recovered())
+		}
+	}
+	checkClean(t, v)
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Holder is a process that holds something: a lock, a temporary file.
@@ -43,6 +44,23 @@ func (h Holder) Alive() bool {
 	return now == 0 || now == h.Start
 }
 
+// WaitGone waits up to d for h to end and reports whether it has. A
+// process killed with SIGKILL closes its files, and so lets go of its
+// flocks, before the system shows it as ended: for a moment after, /proc
+// still shows it running (state R, not yet exiting). Whoever takes a lock
+// and finds its last holder running waits for it here, so that a holder
+// killed a moment ago is not taken for one that still runs.
+func (h Holder) WaitGone(d time.Duration) bool {
+	if !h.Alive() {
+		return true
+	}
+	if h.PID == os.Getpid() {
+		return false
+	}
+	waitExit(h.PID, d)
+	return !h.Alive()
+}
+
 // String is "pid start", the form Parse reads.
 func (h Holder) String() string { return fmt.Sprintf("%d %d", h.PID, h.Start) }
 
@@ -67,3 +85,11 @@ func Parse(s string) (Holder, error) {
 // its working directory in dir or below ("" for anywhere); known is false
 // where the system does not let us list processes.
 func Running(name, dir string) (running, known bool) { return running0(name, dir) }
+
+// sleepUntilGone looks at pid every few milliseconds until it has ended or
+// d has passed: the wait where the system offers no way to block on it.
+func sleepUntilGone(pid int, d time.Duration) {
+	for deadline := time.Now().Add(d); pidAlive(pid) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // startTime is field 22 of /proc/<pid>/stat (starttime, in clock ticks
@@ -83,4 +86,31 @@ func running0(name, dir string) (bool, bool) {
 		}
 	}
 	return false, true
+}
+
+// waitExit blocks until the process pid has ended or d has passed: a
+// pidfd becomes readable when its process ends, so nothing polls. Where
+// pidfds are missing (kernels before 5.3), it sleeps and looks again.
+func waitExit(pid int, d time.Duration) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return
+		}
+		sleepUntilGone(pid, d)
+		return
+	}
+	defer unix.Close(fd)
+	deadline := time.Now().Add(d)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if n > 0 || (err != nil && !errors.Is(err, unix.EINTR)) {
+			return
+		}
+	}
 }

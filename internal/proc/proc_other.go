@@ -2,7 +2,10 @@
 
 package proc
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 func startTime(int) uint64 { return 0 }
 
@@ -18,3 +21,5 @@ func pidAlive(pid int) bool {
 }
 
 func running0(string, string) (bool, bool) { return false, false }
+
+func waitExit(pid int, d time.Duration) { sleepUntilGone(pid, d) }

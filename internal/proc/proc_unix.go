@@ -5,6 +5,7 @@ package proc
 import (
 	"errors"
 	"syscall"
+	"time"
 )
 
 func startTime(int) uint64 { return 0 }
@@ -17,3 +18,5 @@ func pidAlive(pid int) bool {
 }
 
 func running0(string, string) (bool, bool) { return false, false }
+
+func waitExit(pid int, d time.Duration) { sleepUntilGone(pid, d) }
