@@ -106,7 +106,7 @@ func (h *hostile) commitAndPush(paths ...string) {
 	}
 	h.git(h.attacker, append([]string{"add", "-f"}, paths...)...)
 	h.git(h.attacker, "commit", "-q", "-m", "helpful changes")
-	h.git(h.attacker, "push", "-q", "origin", "HEAD:main")
+	h.pushAttacker()
 }
 
 // record is a conflict record file with the given id.
@@ -282,7 +282,7 @@ func TestHostileCollaborator(t *testing.T) {
 			sha := strings.TrimSpace(h.git(tool, "rev-parse", "HEAD"))
 			h.git(h.attacker, "update-index", "--add", "--cacheinfo", "160000,"+sha+",projects/tool")
 			h.git(h.attacker, "commit", "-q", "-m", "a submodule")
-			h.git(h.attacker, "push", "-q", "origin", "HEAD:main")
+			h.pushAttacker()
 		}, nil},
 		{"a folder where the victim has a file", func(h *hostile) {
 			h.write("knowledge/clash.md/inner.md", "---\ntitle: Inner\ntype: note\n---\nInside a folder.\n")

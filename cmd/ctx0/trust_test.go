@@ -57,6 +57,27 @@ func (c *collaborators) git(dir string, args ...string) string {
 	return string(out)
 }
 
+// pushAttacker pushes the attacker's HEAD to the remote's main as a
+// person would: a push that meets a ref lock another push holds (the
+// victim's background push, with sync.auto on) is tried again, as git's
+// message says, for up to ten seconds.
+func (c *collaborators) pushAttacker() {
+	c.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		cmd := exec.Command("git", "push", "-q", "origin", "HEAD:main")
+		cmd.Dir = c.attacker
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			return
+		}
+		locked := strings.Contains(string(out), ".lock': File exists") || strings.Contains(string(out), "cannot lock ref")
+		if !locked || time.Now().After(deadline) {
+			c.t.Fatalf("git push -q origin HEAD:main: %v\n%s", err, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // push is the attacker's change: text appended to the vault's config,
 // committed and pushed with plain git.
 func (c *collaborators) push(text string) {
@@ -70,7 +91,7 @@ func (c *collaborators) push(text string) {
 		c.t.Fatal(err)
 	}
 	c.git(c.attacker, "commit", "-qam", "helpful settings")
-	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.pushAttacker()
 }
 
 // try runs a ctx0 command on the victim's vault, in this process.
@@ -175,7 +196,7 @@ esac
 	data, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, bytes.Replace(data, []byte(model), []byte(model+`", "--again`), 1), 0o644)
 	c.git(c.attacker, "commit", "-qam", "another program")
-	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.pushAttacker()
 	_, stderr = c.ctx0("sync")
 	if !strings.Contains(stderr, "sets llm.provider and llm.command, which this machine has not approved") {
 		t.Errorf("sync after the command changed: %q", stderr)
@@ -301,7 +322,7 @@ func TestPulledAutoSyncNeedsApproval(t *testing.T) {
 	}
 	// Another change on the remote: a session's start would pull it.
 	c.git(c.attacker, "commit", "-q", "--allow-empty", "-m", "more")
-	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.pushAttacker()
 	head := c.git(c.victim, "rev-parse", "HEAD")
 	start := `{"session_id": "s-1", "hook_event_name": "SessionStart", "cwd": "/src/app", "source": "startup"}`
 	if _, e, code := c.try(start, "hook", "claude-code"); code != exitOK {
@@ -373,7 +394,7 @@ func TestPulledConfigFromANewerCtx0(t *testing.T) {
 	data, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, bytes.Replace(data, []byte("auto: sometimes"), []byte("auto: false"), 1), 0o644)
 	c.git(c.attacker, "commit", "-qam", "fix")
-	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.pushAttacker()
 	c.ctx0("sync")
 	c.ctx0("list")
 
@@ -384,7 +405,7 @@ func TestPulledConfigFromANewerCtx0(t *testing.T) {
 	data = bytes.Replace(data, []byte("auto: false"), []byte("auto: false\n  jitter: 5s"), 1)
 	os.WriteFile(cfg, data, 0o644)
 	c.git(c.attacker, "commit", "-qam", "a newer ctx0's settings")
-	c.git(c.attacker, "push", "-q", "origin", "HEAD:main")
+	c.pushAttacker()
 	c.ctx0("sync")
 	if _, stderr := c.ctx0("list"); !strings.Contains(stderr, "written by a newer ctx0 (version 2; this one reads 1)") {
 		t.Errorf("list with a newer config said %q", stderr)
