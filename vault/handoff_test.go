@@ -135,31 +135,7 @@ func startWatcherProcess(t *testing.T, dir, die string) (*exec.Cmd, <-chan struc
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHandOffWatcherProcess$")
 	cmd.Env = append(os.Environ(), handoffEnvWatch+"="+dir, handoffEnvDie+"="+die)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	sock := filepath.Join(dir, filepath.FromSlash(index.File)) + "-sock"
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(sock); err == nil {
-			return cmd, exited
-		}
-		select {
-		case <-exited:
-			t.Fatalf("the watcher exited: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no watcher socket %s after a minute", sock)
-		}
-	}
+	return cmd, vaulttest.StartProcess(t, cmd, filepath.Join(dir, filepath.FromSlash(index.File))+"-sock")
 }
 
 func git(t *testing.T, dir string, args ...string) string {

@@ -6,7 +6,10 @@
 package vaulttest
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +49,37 @@ func Shared(t testing.TB, opts ...vault.Option) (*vault.Vault, string, *gittest.
 		t.Fatal(err)
 	}
 	return v, url, gittest.Clone(t, url)
+}
+
+// StartProcess starts cmd, a long-running process that serves a vault
+// (a watcher), and returns once the socket it listens on exists, with a
+// channel closed once it has exited. It is killed when t ends; if it exits
+// first, or the socket is not there within a minute, t fails with what it
+// printed.
+func StartProcess(t testing.TB, cmd *exec.Cmd, sock string) <-chan struct{} {
+	t.Helper()
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			return exited
+		}
+		select {
+		case <-exited:
+			t.Fatalf("%s exited: %s", strings.Join(cmd.Args, " "), out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no socket %s after a minute", sock)
+		}
+	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/ctx0/ctx0/vaulttest"
 )
 
 // startIndexWatch runs ctx0 index --watch for the vault at dir, and
@@ -18,31 +18,7 @@ import (
 func startIndexWatch(t *testing.T, dir string) (*exec.Cmd, <-chan struct{}) {
 	t.Helper()
 	cmd := ctx0Cmd(t, dir, "index", "--watch")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-	})
-	sock := filepath.Join(dir, ".ctx0", "index.db-sock")
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(sock); err == nil {
-			return cmd, exited
-		}
-		select {
-		case <-exited:
-			t.Fatalf("ctx0 index --watch exited: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no watcher socket %s after a minute", sock)
-		}
-	}
+	return cmd, vaulttest.StartProcess(t, cmd, filepath.Join(dir, ".ctx0", "index.db-sock"))
 }
 
 // writeJSON runs a ctx0 write with --json and returns what it printed.
