@@ -128,6 +128,9 @@ func (ix *Index) check(ctx context.Context, level string) (Report, error) {
 	ix.mu.Lock()
 	ix.last = rep
 	ix.mu.Unlock()
+	if level == CheckFull {
+		ix.wantWatcher(rep)
+	}
 	return rep, nil
 }
 

@@ -31,6 +31,9 @@ type app struct {
 	getenv         func(string) string
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
+	// ownWatcher: the command runs the vault's watcher itself (index
+	// --watch, daemon, mcp, ui), so its reads start none (autowatch.go).
+	ownWatcher bool
 	// anyConfig: the command works whatever the vault's config says
 	// (sync, doctor, status, trust), so that a broken config pulled from
 	// a remote can always be repaired; it warns and uses the defaults.
