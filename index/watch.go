@@ -179,7 +179,8 @@ type watcher struct {
 	idle    time.Duration // see WatchIdle
 	// idleTimer fires when the idle limit may have passed.
 	idleTimer *time.Timer
-	// rootGone is set once the vault folder itself is removed or moved.
+	// rootGone is set once the vault folder itself, or its .ctx0 folder,
+	// is removed or moved.
 	rootGone bool
 }
 
@@ -330,6 +331,13 @@ func (w *watcher) note(ev fsnotify.Event) bool {
 // flush indexes the pending events.
 func (w *watcher) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
+		return nil
+	}
+	// A vault being removed (rm -rf) loses its .ctx0 folder before the
+	// vault folder itself goes: indexing its removals then would make the
+	// index, and the folder, again, and keep the vault from going.
+	if _, err := os.Lstat(filepath.Dir(w.ix.path)); errors.Is(err, fs.ErrNotExist) {
+		w.rootGone = true
 		return nil
 	}
 	var folders, names []string
