@@ -46,7 +46,11 @@ type Watcher struct {
 // String is the watcher's record in the watch lock: its pid, start time,
 // then "auto" and "idle=D" when they apply.
 func (w Watcher) String() string {
-	s := fmt.Sprintf("%d %s", w.PID, utc(w.Started))
+	started := utc(w.Started)
+	if started == "" {
+		started = "-"
+	}
+	s := fmt.Sprintf("%d %s", w.PID, started)
 	if w.Auto {
 		s += " auto"
 	}
@@ -65,11 +69,15 @@ func parseWatcher(s string) Watcher {
 		case i == 0:
 			fmt.Sscan(f, &w.PID)
 		case i == 1:
-			w.Started, _ = time.Parse(time.RFC3339, f)
+			if t, err := time.Parse(time.RFC3339, f); err == nil {
+				w.Started = t.Truncate(time.Second)
+			}
 		case f == "auto":
 			w.Auto = true
 		case strings.HasPrefix(f, "idle="):
-			w.Idle, _ = time.ParseDuration(strings.TrimPrefix(f, "idle="))
+			if d, err := time.ParseDuration(strings.TrimPrefix(f, "idle=")); err == nil && d > 0 {
+				w.Idle = d
+			}
 		}
 	}
 	return w
