@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"time"
 )
 
@@ -14,11 +16,12 @@ import (
 const WatchMin = 5000
 
 // WithWatcherWanted calls fn, once for this open index, when a check of
-// every file found at least min entry files (WatchMin if min is 0) and no
-// watcher runs for the vault: the reads that follow would pay the same
-// check, which a running watcher makes needless (see Watch). fn is called
-// after the check; what it does (start one, for the commands that follow)
-// is the caller's. A watcher's own checks never call it.
+// every file found at least min entry files (WatchMin if min is 0), or a
+// write found that many entries, and no watcher runs for the vault: the
+// reads that follow would pay the same check, and the writes their own
+// commit, which a running watcher makes needless (see Watch). fn is
+// called after the check; what it does (start one, for the commands that
+// follow) is the caller's. A watcher's own checks never call it.
 func WithWatcherWanted(min int, fn func(files int)) Option {
 	return func(ix *Index) {
 		if min <= 0 {
@@ -31,21 +34,48 @@ func WithWatcherWanted(min int, fn func(files int)) Option {
 // wantWatcher calls the WithWatcherWanted function after a full check
 // that found rep, if the vault is big enough and no watcher runs.
 func (ix *Index) wantWatcher(rep Report) {
+	if rep.Checked < ix.wantMin {
+		return
+	}
+	ix.askWatcher(func() int { return rep.Checked })
+}
+
+// wantWatcherForWrite calls the WithWatcherWanted function from a write's
+// check, if the vault is big enough and no watcher runs: a write that a
+// watcher takes in costs its process less (see BENCHMARKS.md, "A
+// watcher started by a command"). A write checks no file, so the entries
+// are counted instead, once a process.
+func (ix *Index) wantWatcherForWrite(ctx context.Context, db *sql.DB) {
+	ix.askWatcher(func() int {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM entries`).Scan(&n); err != nil || n < ix.wantMin {
+			return 0
+		}
+		return n
+	})
+}
+
+// askWatcher calls the WithWatcherWanted function with the number of
+// entry files size says, once, unless this process watches or one runs; a
+// size of 0 asks nothing.
+func (ix *Index) askWatcher(size func() int) {
 	ix.mu.Lock()
-	call := ix.want != nil && !ix.wanted && !ix.watching && ix.syncs == nil && rep.Checked >= ix.wantMin
-	if call {
+	ask := ix.want != nil && !ix.wanted && !ix.watching && ix.syncs == nil
+	if ask {
 		ix.wanted = true
 	}
 	fn := ix.want
 	ix.mu.Unlock()
-	if !call {
+	if !ask {
 		return
 	}
 	// One that runs and did not answer would refuse a second.
 	if _, ok := ix.RunningWatcher(); ok {
 		return
 	}
-	fn(rep.Checked)
+	if n := size(); n > 0 {
+		fn(n)
+	}
 }
 
 // touch records that a reader asked the watcher something, or a change

@@ -11,20 +11,24 @@ import (
 	"github.com/ctx0/ctx0/vaulttest"
 )
 
-// TestWatcherWanted: a read's full check of a vault of at least the
-// minimum asks once for a watcher; a smaller vault, a read a watcher
-// vouches for, and a watcher's own checks do not.
+// TestWatcherWanted: a read's full check, or a write's, of a vault of at
+// least the minimum asks once for a watcher; a smaller vault, a check a
+// watcher vouches for, and a watcher's own checks do not.
 func TestWatcherWanted(t *testing.T) {
 	ctx := t.Context()
 	for _, tc := range []struct {
 		name    string
 		min     int
 		watcher bool // another index of the vault watches
+		write   bool // the write's check, not a read's
 		want    int  // calls
 	}{
-		{"big enough", 2, false, 1},
-		{"too small", 1000, false, 0},
-		{"a watcher runs", 2, true, 0},
+		{"big enough", 2, false, false, 1},
+		{"too small", 1000, false, false, 0},
+		{"a watcher runs", 2, true, false, 0},
+		{"a write, big enough", 2, false, true, 1},
+		{"a write, too small", 1000, false, true, 0},
+		{"a write, a watcher runs", 2, true, true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := vaulttest.New(t)
@@ -40,7 +44,13 @@ func TestWatcherWanted(t *testing.T) {
 			}
 			defer ix.Close()
 			for range 2 {
-				if _, _, err := ix.List(ctx, vault.Filter{}); err != nil {
+				var err error
+				if tc.write {
+					_, err = ix.forWrite(ctx)
+				} else {
+					_, _, err = ix.List(ctx, vault.Filter{})
+				}
+				if err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -96,14 +96,15 @@ func (a *app) autoWatchOff() bool {
 
 // watcherWanted is the index option that starts a watcher for v, unless
 // this process runs one of its own or the machine or the vault's config
-// turned them off.
+// turned them off. Reads ask for one after a check of every file, writes
+// after counting the entries (see index.WithWatcherWanted).
 func (a *app) watcherWanted(v *vault.Vault) index.Option {
+	if a.ownWatcher || a.autoWatchOff() {
+		return func(*index.Index) {} // nothing asked, nothing counted
+	}
 	// For tests: a vault small enough to make quickly.
 	min, _ := strconv.Atoi(a.getenv("CTX0_AUTOWATCH_MIN"))
 	return index.WithWatcherWanted(min, func(int) {
-		if a.ownWatcher || a.autoWatchOff() {
-			return
-		}
 		if cfg, err := index.ParseConfig(v.Settings()); err != nil || !cfg.AutoWatch {
 			return
 		}
