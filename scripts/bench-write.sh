@@ -19,8 +19,12 @@
 # vault) throughout, as a user who keeps the watcher running would: ctx0
 # remember then hands its write to the watcher. The watcher's own CPU is
 # printed beside (its mean a write, from /proc: it is no child of this
-# shell, so the CPU column does not hold it).
+# shell, so the CPU column does not hold it). Without WATCH=1 no watcher
+# runs: the script sets CTX0_AUTOWATCH=0, or the first write to a vault of
+# 5,000 entries or more would start one (as ctx0 does for a user who
+# never started one), and the writes after it would be handed to it.
 set -euo pipefail
+export CTX0_AUTOWATCH=0
 n=${1:-10000}
 runs=${2:-30}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,6 +54,11 @@ watch() {
 }
 # ticks prints the CPU time, user and system, in clock ticks, of process $1.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+if [ -n "${WATCH:-}" ]; then
+	echo "mode: ctx0 index --watch running (WATCH=1): ctx0 remember hands its write to it"
+else
+	echo "mode: no watcher (CTX0_AUTOWATCH=0): each ctx0 remember makes its write itself"
+fi
 if [ -n "${WATCH:-}" ]; then
 	watch "$work/ctx0" "$work/ctx0-vault"
 	[ -z "$base" ] || watch "$base" "$work/base-vault"
