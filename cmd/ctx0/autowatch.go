@@ -128,7 +128,9 @@ func (a *app) startWatcher(root string) {
 	}
 	if err := a.spawnWatcher(root); err != nil {
 		_ = recordWatchFailure(root, err)
+		return
 	}
+	a.startedWatcher = true
 }
 
 // spawnWatcher starts the watcher process: the same binary (as a test's

@@ -58,6 +58,10 @@ func (a *app) hintWatcher(ix *index.Index) {
 	if rep.Check != index.CheckFull || rep.Took < slowCheck || !a.stderrIsTerminal() {
 		return
 	}
+	if a.startedWatcher {
+		a.note("ctx0: checking %d files for changes took %s; a watcher now runs in the background, so the next reads skip this (see ctx0 status)", rep.Checked, rep.Took.Round(time.Millisecond))
+		return
+	}
 	a.note("ctx0: checking %d files for changes took %s; `ctx0 index --watch` in the background keeps the index fresh, so reads skip this", rep.Checked, rep.Took.Round(time.Millisecond))
 }
 

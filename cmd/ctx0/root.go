@@ -34,6 +34,8 @@ type app struct {
 	// ownWatcher: the command runs the vault's watcher itself (index
 	// --watch, daemon, mcp, ui), so its reads start none (autowatch.go).
 	ownWatcher bool
+	// startedWatcher: this command started a watcher for the next ones.
+	startedWatcher bool
 	// anyConfig: the command works whatever the vault's config says
 	// (sync, doctor, status, trust), so that a broken config pulled from
 	// a remote can always be repaired; it warns and uses the defaults.
