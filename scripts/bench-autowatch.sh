@@ -5,8 +5,10 @@
 # all. Each of ROUNDS rounds
 #   1. stops the watcher, if one runs, and forgets the last start (the
 #      30 s between two starts), so the vault is as a user's with none;
-#   2. times the first `ctx0 search` (the full check, and the start of the
-#      watcher in the background, which it does not wait for);
+#   2. times a search with the off switch (CTX0_AUTOWATCH=0: the full check
+#      alone, as before), then the first `ctx0 search` (the full check, and
+#      the start of the watcher in the background, which it does not wait
+#      for);
 #   3. waits until the watcher answers on .ctx0/index.db-sock (its own
 #      full check first), and times that from the end of the search;
 #   4. runs RUNS searches, each beside rg with the same query and the stat
@@ -56,10 +58,12 @@ queries=(deploy kafka sarah rollback critical postgres canary roadmap "staging d
 f=$(find "$vault/knowledge" -name '*.md' -print -quit)
 fname=${f#"$vault"/}
 fname=${fname%.md}
-for t in first up search rg floor edit; do : >"$work/$t.t"; done
+for t in off first up search rg floor edit; do : >"$work/$t.t"; done
 for r in $(seq 1 "$rounds"); do
 	stopwatcher
 	q=${queries[$((r % ${#queries[@]}))]}
+	stamp t0; CTX0_AUTOWATCH=0 ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/off.t"
+	[ ! -e "$vault/.ctx0/state/autowatch.json" ] || { echo "bench-autowatch: CTX0_AUTOWATCH=0 started a watcher" >&2; exit 1; }
 	stamp t0; ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/first.t"
 	for _ in $(seq 1 3000); do
 		[ -S "$vault/.ctx0/index.db-sock" ] && break
@@ -85,6 +89,7 @@ for r in $(seq 1 "$rounds"); do
 	echo "round $r: watcher pid $(cut -d' ' -f1 "$vault/.ctx0/index.db-watch"), $(cut -d' ' -f3- "$vault/.ctx0/index.db-watch"); load $(cut -d' ' -f1-3 /proc/loadavg)"
 done
 s=$(median <"$work/search.t"); r=$(median <"$work/rg.t"); fl=$(median <"$work/floor.t")
+echo "ctx0 search, CTX0_AUTOWATCH=0, no watcher (full)   median $(ms "$(median <"$work/off.t")") ms of $rounds"
 echo "first ctx0 search (full check; starts the watcher)  median $(ms "$(median <"$work/first.t")") ms of $rounds"
 echo "then the watcher answers, after the search          median $(ms "$(median <"$work/up.t")") ms of $rounds"
 echo "ctx0 search, the automatic watcher running          median $(ms "$s") ms of $((rounds * runs))"
