@@ -58,8 +58,8 @@ func (a *app) hintWatcher(ix *index.Index) {
 	if rep.Check != index.CheckFull || rep.Took < slowCheck || !a.stderrIsTerminal() {
 		return
 	}
-	if a.startedWatcher {
-		a.note("ctx0: checking %d files for changes took %s; a watcher now runs in the background, so the next reads skip this (see ctx0 status)", rep.Checked, rep.Took.Round(time.Millisecond))
+	if a.watcherFor != "" {
+		a.note("ctx0: checking %d files for changes took %s; ctx0 starts a watcher in the background, so the next reads skip this (see ctx0 status)", rep.Checked, rep.Took.Round(time.Millisecond))
 		return
 	}
 	a.note("ctx0: checking %d files for changes took %s; `ctx0 index --watch` in the background keeps the index fresh, so reads skip this", rep.Checked, rep.Took.Round(time.Millisecond))
@@ -222,6 +222,9 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 		rep = ix.LastCheck() // Open just built it
 	case opts.rebuild:
 		rep, err = ix.Rebuild(ctx)
+	case opts.auto:
+		// Watch checks every file first; nobody reads this report, and a
+		// check before it would double the time until readers are served.
 	default:
 		rep, err = ix.Refresh(ctx)
 	}
@@ -249,7 +252,9 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 		}
 		_ = out.event(embedded{erep}, func() error { return printEmbedReport(a.stdout, erep) })
 	})
-	print(rep)
+	if !opts.auto {
+		print(rep)
+	}
 	a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
 	wopts := []index.WatchOption{index.WatchIdle(opts.idle)}
 	if opts.auto {
