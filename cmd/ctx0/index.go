@@ -139,16 +139,16 @@ this for itself; ctx0 index says what it found.
 
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
-they read: run it in the background for large vaults (ctx0 daemon runs it,
-with session filing and automatic sync, in one process). While it runs, it
+they read (ctx0 daemon runs it, with session filing and automatic sync, in
+one process). While it runs, it
 also answers the searches of other ctx0 processes, and commits the writes
 that ctx0 remember and ctx0 add hand to it over .ctx0/index.db-sock.
 --idle D (such as 10m) makes it stop after D without a request or a change
 to index; without it, it runs until stopped. It also stops when the vault
 folder is removed.
 
-You rarely need to start it: when a command has to check every file of a
-vault of 5,000 entries or more and no watcher runs, it starts
+You rarely need to start it: when a command reads or writes a vault of
+5,000 entries or more and no watcher runs, it starts
 ctx0 index --watch --idle 10m in the background for the commands after it
 (ctx0 status shows it, marked automatic; its output goes to
 .ctx0/state/autowatch.log). A watcher that fails to start is tried again
