@@ -15,13 +15,15 @@ import (
 	"github.com/ctx0/ctx0/vault"
 )
 
-// A command that had to check every file of a big vault, because no
-// watcher ran, starts one in the background for the commands after it, as
-// watchman's client starts its server and git its fsmonitor daemon: the
-// same binary, ctx0 index --watch --idle autoWatchIdle, detached and not
-// waited for. The command itself goes on with its own check. Only one
-// watcher runs per vault (its lock); one that could not start is
-// remembered in autoWatchState, and not tried again before a back-off.
+// A command that had to check every file of a big vault, or wrote to one,
+// with no watcher running, starts one in the background for the commands
+// after it, as watchman's client starts its server and git its fsmonitor
+// daemon: the same binary, ctx0 index --watch --idle autoWatchIdle,
+// detached and not waited for, once the command is done. Only one watcher
+// runs per vault (its lock); one that could not start is remembered in
+// autoWatchState, and not tried again before a back-off. Its log,
+// autoWatchLog, holds what it says on stderr (its start, its end, its
+// errors), not a line per batch: it may run for days.
 //
 // Whether it starts is this machine's decision: on unless
 // $CTX0_AUTOWATCH is 0 (or off, false, no); the vault's config, which a

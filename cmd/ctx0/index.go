@@ -259,6 +259,7 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 	wopts := []index.WatchOption{index.WatchIdle(opts.idle)}
 	if opts.auto {
 		wopts = append(wopts, index.WatchAuto(), index.WatchReady(func() { clearWatchFailures(v.Root()) }))
+		print = nil // nobody reads its reports (see autoWatchLog)
 	}
 	err = ix.Watch(ctx, print, wopts...)
 	switch {
