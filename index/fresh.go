@@ -108,7 +108,11 @@ func (ix *Index) forWrite(ctx context.Context) (*sql.DB, error) {
 	if _, err := ix.check(ctx, level); err != nil {
 		return nil, err
 	}
-	return ix.handle(ctx)
+	db, err := ix.handle(ctx)
+	if err == nil && level == CheckFolders {
+		ix.wantWatcherForWrite(ctx, db)
+	}
+	return db, err
 }
 
 // check makes the check level, rebuilding the index once if it turns out
@@ -128,6 +132,9 @@ func (ix *Index) check(ctx context.Context, level string) (Report, error) {
 	ix.mu.Lock()
 	ix.last = rep
 	ix.mu.Unlock()
+	if level == CheckFull {
+		ix.wantWatcher(rep)
+	}
 	return rep, nil
 }
 

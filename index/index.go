@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctx0/ctx0/vault"
@@ -64,6 +65,16 @@ type shared struct {
 	// the watcher skips the event of each that is still that file (see
 	// takeWritten).
 	written map[string]os.FileInfo
+	// watching is set while Watch runs, from before its first check.
+	watching bool
+	// active is when the watcher last heard from a reader or of a change,
+	// in Unix nanoseconds (see WatchIdle).
+	active atomic.Int64
+	// wantMin and want are WithWatcherWanted's; wanted is set once want
+	// was called.
+	wantMin int
+	want    func(files int)
+	wanted  bool
 }
 
 type retired struct {

@@ -112,6 +112,7 @@ func (ix *Index) serve(ctx context.Context) (stop func(), err error) {
 // answer runs the one search a connection asks for, or takes the queue.
 func (ix *Index) answer(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
+	ix.touch()
 	conn.SetDeadline(time.Now().Add(serveTimeout))
 	var req watcherRequest
 	var ans watcherAnswer

@@ -35,6 +35,52 @@ var cookieSeq atomic.Int64
 type Watcher struct {
 	PID     int       `json:"pid"`
 	Started time.Time `json:"started"`
+	// Auto: a command started it for the commands after it (see
+	// WithWatcherWanted), rather than a person or a server.
+	Auto bool `json:"auto,omitempty"`
+	// Idle is how long it runs without a request or a change before it
+	// stops; 0 for until it is stopped.
+	Idle time.Duration `json:"idle_ns,omitempty"`
+}
+
+// String is the watcher's record in the watch lock: its pid, start time,
+// then "auto" and "idle=D" when they apply.
+func (w Watcher) String() string {
+	started := utc(w.Started)
+	if started == "" {
+		started = "-"
+	}
+	s := fmt.Sprintf("%d %s", w.PID, started)
+	if w.Auto {
+		s += " auto"
+	}
+	if w.Idle > 0 {
+		s += " idle=" + w.Idle.String()
+	}
+	return s
+}
+
+// parseWatcher reads a watcher's record (see String); what it cannot
+// read is left zero.
+func parseWatcher(s string) Watcher {
+	var w Watcher
+	for i, f := range strings.Fields(s) {
+		switch {
+		case i == 0:
+			fmt.Sscan(f, &w.PID)
+		case i == 1:
+			if t, err := time.Parse(time.RFC3339, f); err == nil {
+				w.Started = t.Truncate(time.Second)
+			}
+		case f == "auto":
+			w.Auto = true
+		case strings.HasPrefix(f, "idle="):
+			if d, err := time.ParseDuration(strings.TrimPrefix(f, "idle=")); err == nil && d > 0 {
+				w.Idle = d
+			}
+		}
+	}
+	return w
 }
 
 // RunningWatcher returns the watcher that keeps the index up to date, if
@@ -53,9 +99,7 @@ func (ix *Index) RunningWatcher() (Watcher, bool) {
 	}
 	var w Watcher
 	if data, err := os.ReadFile(ix.watchLock()); err == nil {
-		pid, started, _ := strings.Cut(strings.TrimSpace(string(data)), " ")
-		fmt.Sscan(pid, &w.PID)
-		w.Started, _ = time.Parse(time.RFC3339, started)
+		w = parseWatcher(string(data))
 	}
 	return w, true
 }

@@ -26,29 +26,74 @@ const (
 	maxDelay    = 500 * time.Millisecond
 )
 
-// Watch keeps the index up to date with the files until ctx ends. It checks
+// ErrWatching is the error of Watch when another watcher runs for the
+// vault: only one runs per vault.
+var ErrWatching = errors.New("another watcher runs")
+
+// A WatchOption adjusts a watcher.
+type WatchOption func(*watchOptions)
+
+type watchOptions struct {
+	idle  time.Duration
+	auto  bool
+	ready func()
+}
+
+// WatchIdle makes the watcher stop after d without a request from a
+// reader (a search, a sync, a write handed to it) and without a change to
+// index: a watcher started for the commands that may follow does not run
+// on for ever once they stopped coming. 0 (the default) runs until ctx ends.
+func WatchIdle(d time.Duration) WatchOption { return func(o *watchOptions) { o.idle = d } }
+
+// WatchAuto records that the watcher was started by a command for the
+// commands after it (see WithWatcherWanted): a watcher started without it
+// (a person's ctx0 index --watch, a server's) takes the vault over from
+// it, asking it to stop.
+func WatchAuto() WatchOption { return func(o *watchOptions) { o.auto = true } }
+
+// WatchReady calls fn once the watcher follows every change and serves
+// readers.
+func WatchReady(fn func()) WatchOption { return func(o *watchOptions) { o.ready = fn } }
+
+// takeOverTimeout bounds the wait for an automatic watcher to stop when
+// another watcher takes the vault over from it.
+const takeOverTimeout = 10 * time.Second
+
+// Watch keeps the index up to date with the files until ctx ends, the
+// vault folder is removed, or the idle limit (WatchIdle) passes. It checks
 // every file once, then follows the file system's events, indexes them in
 // batches, and tells readers it is alive so that they need not check every
 // file themselves. report, if not nil, hears of each check or batch that
-// changed the index. Only one watcher runs per vault.
-func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
+// changed the index. Only one watcher runs per vault: Watch returns
+// ErrWatching while another runs, unless that one was started
+// automatically and this one was not (see WatchAuto).
+func (ix *Index) Watch(ctx context.Context, report func(Report), opts ...WatchOption) error {
+	var o watchOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if err := os.MkdirAll(ix.syncDir(), 0o755); err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
-	lock, ok, err := filelock.TryExclusive(ix.watchLock())
+	lock, err := ix.lockWatch(ctx, o.auto)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
-	if !ok {
-		w, _ := ix.RunningWatcher()
-		return fmt.Errorf("watch %s: another watcher runs (pid %d)", ix.root, w.PID)
-	}
 	defer lock.Unlock()
-	if err := os.WriteFile(ix.watchLock(), fmt.Appendf(nil, "%d %s\n", os.Getpid(), utc(ix.clock())), 0o644); err != nil {
+	ix.mu.Lock()
+	ix.watching = true // its own full checks want no other watcher
+	ix.mu.Unlock()
+	defer func() {
+		ix.mu.Lock()
+		ix.watching = false
+		ix.mu.Unlock()
+	}()
+	me := Watcher{PID: os.Getpid(), Started: ix.clock(), Auto: o.auto, Idle: o.idle}
+	if err := os.WriteFile(ix.watchLock(), []byte(me.String()+"\n"), 0o644); err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
 
-	w := &watcher{ix: ix, report: report, dirs: map[string]bool{}, pending: map[string]fsnotify.Op{}}
+	w := &watcher{ix: ix, report: report, idle: o.idle, dirs: map[string]bool{}, pending: map[string]fsnotify.Op{}}
 	if w.fs, err = fsnotify.NewWatcher(); err != nil {
 		return fmt.Errorf("watch %s: %w", ix.root, err)
 	}
@@ -84,7 +129,43 @@ func (ix *Index) Watch(ctx context.Context, report func(Report)) error {
 		ix.notify(fmt.Sprintf("%v; readers will search on their own", err))
 	}
 	defer stop()
+	if o.ready != nil {
+		o.ready()
+	}
 	return w.loop(ctx)
+}
+
+// lockWatch takes the watch lock, which a watcher holds while it runs. An
+// automatic watcher that holds it is asked to stop when this watcher is
+// not automatic (see WatchAuto): a person's or a server's watcher is the
+// one they asked for, and a watcher that serves a server's own process
+// answers its reads without a round trip.
+func (ix *Index) lockWatch(ctx context.Context, auto bool) (*filelock.Lock, error) {
+	lock, ok, err := filelock.TryExclusive(ix.watchLock())
+	if err != nil || ok {
+		return lock, err
+	}
+	other, _ := ix.RunningWatcher()
+	if auto || !other.Auto || other.PID <= 0 || stopProcess(other.PID) != nil {
+		return nil, fmt.Errorf("%w (pid %d)", ErrWatching, other.PID)
+	}
+	ix.notify(fmt.Sprintf("asking the watcher started automatically (pid %d) to stop, to watch here", other.PID))
+	ctx, cancel := context.WithTimeout(ctx, takeOverTimeout)
+	defer cancel()
+	lock, err = filelock.Exclusive(ctx, ix.watchLock())
+	if err != nil {
+		return nil, fmt.Errorf("%w (pid %d, which did not stop: %v)", ErrWatching, other.PID, err)
+	}
+	return lock, nil
+}
+
+// stopProcess asks the process pid to stop, as Ctrl-C would.
+func stopProcess(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Signal(os.Interrupt)
 }
 
 type watcher struct {
@@ -95,20 +176,47 @@ type watcher struct {
 	pending map[string]fsnotify.Op
 	first   time.Time // when the oldest pending event came
 	syncs   chan syncRequest
+	idle    time.Duration // see WatchIdle
+	// idleTimer fires when the idle limit may have passed.
+	idleTimer *time.Timer
+	// rootGone is set once the vault folder itself, or its .ctx0 folder,
+	// is removed or moved.
+	rootGone bool
 }
 
 func (w *watcher) loop(ctx context.Context) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	var idle <-chan time.Time
+	if w.idle > 0 {
+		w.ix.touch()
+		w.idleTimer = time.NewTimer(w.idle)
+		defer w.idleTimer.Stop()
+		idle = w.idleTimer.C
+	}
 	for {
+		if w.rootGone {
+			w.ix.notify(fmt.Sprintf("the vault folder %s is gone; the watcher stops", w.ix.root))
+			return nil
+		}
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-idle:
+			// Every request and event moves the mark; the timer only
+			// says when to look at it.
+			if left := w.idle - time.Since(w.ix.lastActive()); left > 0 {
+				w.idleTimer.Reset(left)
+				continue
+			}
+			w.ix.notify(fmt.Sprintf("no request and no change for %v; the watcher stops", w.idle))
 			return nil
 		case ev, ok := <-w.fs.Events:
 			if !ok {
 				return nil
 			}
+			w.ix.touch()
 			if filepath.Dir(ev.Name) == w.ix.syncDir() {
 				if ev.Has(fsnotify.Create) && w.flush(ctx) == nil {
 					os.Remove(ev.Name) // the reader's answer
@@ -122,6 +230,7 @@ func (w *watcher) loop(ctx context.Context) error {
 				timer.Reset(max(0, min(settleDelay, maxDelay-time.Since(w.first))))
 			}
 		case req := <-w.syncs:
+			w.ix.touch()
 			req.done <- w.await(ctx, req.cookie)
 		case err, ok := <-w.fs.Errors:
 			if !ok {
@@ -184,6 +293,10 @@ func (w *watcher) await(ctx context.Context, cookie string) error {
 
 // note records an event; it reports whether the event matters.
 func (w *watcher) note(ev fsnotify.Event) bool {
+	if ev.Name == w.ix.root && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		w.rootGone = true
+		return false
+	}
 	rel, err := filepath.Rel(w.ix.root, ev.Name)
 	if err != nil {
 		return false
@@ -218,6 +331,13 @@ func (w *watcher) note(ev fsnotify.Event) bool {
 // flush indexes the pending events.
 func (w *watcher) flush(ctx context.Context) error {
 	if len(w.pending) == 0 {
+		return nil
+	}
+	// A vault being removed (rm -rf) loses its .ctx0 folder before the
+	// vault folder itself goes: indexing its removals then would make the
+	// index, and the folder, again, and keep the vault from going.
+	if _, err := os.Lstat(filepath.Dir(w.ix.path)); errors.Is(err, fs.ErrNotExist) {
+		w.rootGone = true
 		return nil
 	}
 	var folders, names []string

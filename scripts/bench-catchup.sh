@@ -19,8 +19,11 @@
 # VAULT is a vault made by scripts/genvault (at 100,000 entries:
 # `go run ./scripts/genvault -n 100000 DIR`), indexed or not. The script
 # adds files under its inbox/ and appends to one entry of knowledge/; it
-# removes the files it added when it ends.
+# removes the files it added when it ends. Mode: the watcher this script
+# starts (`ctx0 index --watch`); its own reads set CTX0_AUTOWATCH=0 so
+# that none is started for them (see scripts/bench-autowatch.sh).
 set -euo pipefail
+export CTX0_AUTOWATCH=0
 vault=${1:?usage: bench-catchup.sh VAULT [RUNS]}
 runs=${2:-15}
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,7 +12,13 @@
 # scripts/genvault unless VAULT names a vault it made before (it is then
 # used as it is: the script rebuilds its index and appends to one entry).
 # RUNS (default 3) is the number of rebuilds; searches run 5 times RUNS.
+#
+# Modes: sections 1 to 3 measure with no watcher at all (the full check):
+# the script sets CTX0_AUTOWATCH=0, or the first read of a vault this big
+# would start one (see scripts/bench-autowatch.sh for that); section 4
+# starts `ctx0 index --watch` itself.
 set -euo pipefail
+export CTX0_AUTOWATCH=0
 n=${1:-100000}
 runs=${2:-3}
 vault=${3:-}
@@ -38,6 +44,7 @@ source "$(dirname "$0")/lib.sh"
 ms() { echo "scale=1; $1/1000000" | bc; }
 entries=$(find "$vault" -name '*.md' -not -path '*/.*' | wc -l)
 echo "vault $vault: $entries files, $(du -sh --exclude=.git "$vault" | cut -f1); load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "mode: no watcher (CTX0_AUTOWATCH=0), until the section that starts ctx0 index --watch"
 
 # 1. Full rebuild against the bare FTS5 insert, alternating; wall time and
 # peak memory (maximum resident set size) of each whole process.
@@ -80,6 +87,7 @@ echo "process start (ctx0 --help)         median $(ms "$(median <"$work/start.t"
 echo "rg -l -i -F, same queries           median $(ms "$rf") ms"
 echo "ratio rg / ctx0 search, no watcher  $(echo "scale=2; $rf/$nw" | bc)   (rg / floor: $(echo "scale=2; $rf/$fl" | bc))"
 
+echo "mode: ctx0 index --watch, started by this script"
 "$work/ctx0" --vault "$vault" index --watch >"$work/watch.log" 2>&1 &
 watcher=$!
 until grep -q "watching" "$work/watch.log"; do

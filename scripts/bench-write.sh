@@ -19,8 +19,14 @@
 # vault) throughout, as a user who keeps the watcher running would: ctx0
 # remember then hands its write to the watcher. The watcher's own CPU is
 # printed beside (its mean a write, from /proc: it is no child of this
-# shell, so the CPU column does not hold it).
+# shell, so the CPU column does not hold it). Without WATCH=1 no watcher
+# runs: the script sets CTX0_AUTOWATCH=0, or the first write to a vault of
+# 5,000 entries or more would start one (as ctx0 does for a user who
+# never started one), and the writes after it would be handed to it.
+# AUTO=1 measures that: the warm-up write starts the watcher, and the
+# timed writes are handed to it.
 set -euo pipefail
+[ -n "${AUTO:-}" ] || export CTX0_AUTOWATCH=0
 n=${1:-10000}
 runs=${2:-30}
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -51,12 +57,24 @@ watch() {
 # ticks prints the CPU time, user and system, in clock ticks, of process $1.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 if [ -n "${WATCH:-}" ]; then
+	echo "mode: ctx0 index --watch running (WATCH=1): ctx0 remember hands its write to it"
+elif [ -n "${AUTO:-}" ]; then
+	echo "mode: the watcher the first ctx0 remember starts by itself (AUTO=1): the next ones hand their writes to it"
+else
+	echo "mode: no watcher (CTX0_AUTOWATCH=0): each ctx0 remember makes its write itself"
+fi
+if [ -n "${WATCH:-}" ]; then
 	watch "$work/ctx0" "$work/ctx0-vault"
 	[ -z "$base" ] || watch "$base" "$work/base-vault"
 fi
 
 # Warm both vaults once (the index, git's stat cache), as a user's would be.
 "$work/ctx0" --vault "$work/ctx0-vault" remember "warm up" >/dev/null
+if [ -n "${AUTO:-}" ]; then
+	until [ -S "$work/ctx0-vault/.ctx0/index.db-sock" ]; do sleep 0.05; done
+	auto=$(cut -d' ' -f1 "$work/ctx0-vault/.ctx0/index.db-watch")
+	trap 'kill "$auto" 2>/dev/null; stop_watchers; rm -rf "$work"' EXIT
+fi
 git -C "$work/git-vault" status --porcelain >/dev/null
 if [ -n "${WATCH:-}" ]; then
 	w0=$(ticks "${watchers[0]}")

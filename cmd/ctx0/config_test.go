@@ -10,6 +10,7 @@ import (
 	"github.com/ctx0/ctx0/agent/llm"
 	"github.com/ctx0/ctx0/curator"
 	"github.com/ctx0/ctx0/extractor"
+	"github.com/ctx0/ctx0/index"
 	"github.com/ctx0/ctx0/internal/config"
 	"github.com/ctx0/ctx0/sessions"
 	"github.com/ctx0/ctx0/vault"
@@ -54,6 +55,8 @@ func TestDocumentedConfigLoads(t *testing.T) {
 		errs = append(errs, err)
 		_, err = curator.ParseConfig(f)
 		errs = append(errs, err)
+		_, err = index.ParseConfig(f)
+		errs = append(errs, err)
 		for _, err := range errs {
 			if err != nil {
 				t.Errorf("%s: %v\n%s", name, err, text)
@@ -80,15 +83,16 @@ func TestInitConfigShowsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type parsed struct{ vault, llm, extractor, ingest, curator any }
+	type parsed struct{ vault, llm, extractor, ingest, curator, index any }
 	parse := func(f *config.File) parsed {
 		var p parsed
-		var errs [5]error
+		var errs [6]error
 		p.vault, errs[0] = vault.ParseConfig(f)
 		p.llm, errs[1] = llm.ParseConfig(f)
 		p.extractor, errs[2] = extractor.ParseConfig(f)
 		p.ingest, errs[3] = sessions.ParseConfig(f)
 		p.curator, errs[4] = curator.ParseConfig(f)
+		p.index, errs[5] = index.ParseConfig(f)
 		for _, err := range errs {
 			if err != nil {
 				t.Fatal(err)

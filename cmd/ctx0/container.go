@@ -105,7 +105,7 @@ func (a *app) sayConfig(v *vault.Vault) error {
 // configSections are the sections the vault's config file may have.
 func configSections() []string {
 	s := slices.Concat(vault.ConfigSections, extractor.ConfigSections)
-	return append(s, llm.ConfigSection, sessions.ConfigSection, curator.ConfigSection)
+	return append(s, llm.ConfigSection, sessions.ConfigSection, curator.ConfigSection, index.ConfigSection)
 }
 
 // section decodes one package's settings from the vault's config file
@@ -122,7 +122,8 @@ func section[T any](ctx context.Context, c *container, l *lazy.Value[T], parse f
 }
 
 // Index is the vault's index, built if needed (with a notice and, on a
-// terminal, a progress bar), made the vault's catalog.
+// terminal, a progress bar), made the vault's catalog; a big vault's reads
+// start a watcher when none runs.
 //
 // The index is not closed with the container: the process ends with the
 // command, and closing would first hand SQLite's page cache back to the
@@ -136,7 +137,9 @@ func (c *container) Index(ctx context.Context) (*index.Index, error) {
 		if err != nil {
 			return nil, err
 		}
-		return c.a.attachIndex(ctx, v)
+		// A read that checks every file of a big vault starts a watcher
+		// for the commands after it (see autowatch.go).
+		return c.a.attachIndex(ctx, v, c.a.watcherWanted(v))
 	})
 }
 

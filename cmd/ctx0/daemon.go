@@ -105,6 +105,7 @@ type daemonEvent struct {
 // watchSettings), the daemon makes them again.
 func (a *app) runDaemon(ctx context.Context, opts daemonOptions) error {
 	a.noAutoPush = true // the sync part pushes after commits itself
+	a.ownWatcher = true // its index part is the watcher
 	a.quietTrust = true // the daemon says it as an event (see daemonParts)
 	out := &daemonPrinter{a: a, out: a.out()}
 	parts, err := a.daemonParts(ctx, a.services, opts, out)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,11 +34,11 @@ func (a *app) openIndexed(ctx context.Context) (*vault.Vault, *index.Index, erro
 
 // attachIndex opens the index of v, building it if needed (with a notice
 // and, on a terminal, a progress bar), and makes it v's catalog.
-func (a *app) attachIndex(ctx context.Context, v *vault.Vault) (*index.Index, error) {
-	ix, err := index.Open(ctx, v,
+func (a *app) attachIndex(ctx context.Context, v *vault.Vault, opts ...index.Option) (*index.Index, error) {
+	ix, err := index.Open(ctx, v, append([]index.Option{
 		index.WithClock(a.now),
 		index.WithNotify(func(msg string) { a.note("ctx0: %s", msg) }),
-		index.WithProgress(a.progress("indexing")))
+		index.WithProgress(a.progress("indexing"))}, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +56,10 @@ const slowCheck = 200 * time.Millisecond
 func (a *app) hintWatcher(ix *index.Index) {
 	rep := ix.LastCheck()
 	if rep.Check != index.CheckFull || rep.Took < slowCheck || !a.stderrIsTerminal() {
+		return
+	}
+	if a.watcherFor != "" {
+		a.note("ctx0: checking %d files for changes took %s; ctx0 starts a watcher in the background, so the next reads skip this (see ctx0 status)", rep.Checked, rep.Took.Round(time.Millisecond))
 		return
 	}
 	a.note("ctx0: checking %d files for changes took %s; `ctx0 index --watch` in the background keeps the index fresh, so reads skip this", rep.Checked, rep.Took.Round(time.Millisecond))
@@ -103,9 +108,11 @@ func (a *app) progress(what string) func(done, total int) {
 
 // indexOptions are ctx0 index's flags.
 type indexOptions struct {
-	rebuild bool // build the index from nothing
-	watch   bool // keep following the files
-	embed   bool // also embed what changed
+	rebuild bool          // build the index from nothing
+	watch   bool          // keep following the files
+	embed   bool          // also embed what changed
+	idle    time.Duration // with watch, stop after this long without a request or a change
+	auto    bool          // with watch, started by a command for the commands after it
 }
 
 // indexed is what ctx0 index did: the check or rebuild, and with --embed
@@ -123,7 +130,7 @@ type embedded struct {
 func (a *app) newIndexCmd() *cobra.Command {
 	var opts indexOptions
 	cmd := &cobra.Command{
-		Use:   "index [--rebuild] [--watch] [--embed]",
+		Use:   "index [--rebuild] [--watch [--idle D]] [--embed]",
 		Short: "Bring the search index up to date with the files",
 		Long: `Bring the search index (.ctx0/index.db, derived from the files and safe to
 delete) up to date: files added, changed, removed or renamed by any tool are
@@ -132,10 +139,23 @@ this for itself; ctx0 index says what it found.
 
 --rebuild builds the index from nothing. --watch keeps running and follows
 the file system, so that other commands need not check every file before
-they read: run it in the background for large vaults (ctx0 daemon runs it,
-with session filing and automatic sync, in one process). While it runs, it
+they read (ctx0 daemon runs it, with session filing and automatic sync, in
+one process). While it runs, it
 also answers the searches of other ctx0 processes, and commits the writes
 that ctx0 remember and ctx0 add hand to it over .ctx0/index.db-sock.
+--idle D (such as 10m) makes it stop after D without a request or a change
+to index; without it, it runs until stopped. It also stops when the vault
+folder is removed.
+
+You rarely need to start it: when a command reads or writes a vault of
+5,000 entries or more and no watcher runs, it starts
+ctx0 index --watch --idle 10m in the background for the commands after it
+(ctx0 status shows it, marked automatic; its output goes to
+.ctx0/state/autowatch.log). A watcher that fails to start is tried again
+after a back-off. CTX0_AUTOWATCH=0 turns this off on this machine;
+"index: {autowatch: false}" in .ctx0/config.yaml turns it off for every
+clone, and cannot turn it on. A watcher you start yourself (or ctx0 daemon,
+mcp or ui) takes over from an automatic one.
 
 --embed also chunks and embeds the entries added or changed since they were
 last embedded, with the embeddings endpoint of .ctx0/config.yaml (see ctx0
@@ -164,6 +184,9 @@ few at a time by themselves; this does all of them now.`,
 	cmd.Flags().BoolVar(&opts.rebuild, "rebuild", false, "build the index from nothing")
 	cmd.Flags().BoolVar(&opts.watch, "watch", false, "keep running and follow changes to the files")
 	cmd.Flags().BoolVar(&opts.embed, "embed", false, "also embed what changed, with the configured embeddings endpoint")
+	cmd.Flags().DurationVar(&opts.idle, "idle", 0, "with --watch, stop after this long without a request or a change (default: run until stopped)")
+	cmd.Flags().BoolVar(&opts.auto, "auto", false, "with --watch, mark the watcher as started automatically, for the commands after it")
+	_ = cmd.Flags().MarkHidden("auto")
 	a.jsonFlag(cmd, "print what was done as JSON (one object per line with --watch)")
 	return cmd
 }
@@ -173,8 +196,18 @@ few at a time by themselves; this does all of them now.`,
 // it keeps following the files, printing an event per check, batch or
 // embedding, until ctx ends, and returns no result.
 func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error) {
+	if !opts.watch && (opts.idle != 0 || opts.auto) {
+		return nil, usagef("index: --idle and --auto go with --watch")
+	}
+	if opts.idle < 0 {
+		return nil, usagef("index: --idle %v: want a positive duration such as 10m", opts.idle)
+	}
+	a.ownWatcher = a.ownWatcher || opts.watch
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
+		if opts.auto {
+			_ = recordWatchFailure(a.dir(), err)
+		}
 		return nil, err
 	}
 	var embedder index.Embedder
@@ -189,6 +222,9 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 		rep = ix.LastCheck() // Open just built it
 	case opts.rebuild:
 		rep, err = ix.Rebuild(ctx)
+	case opts.auto:
+		// Watch checks every file first; nobody reads this report, and a
+		// check before it would double the time until readers are served.
 	default:
 		rep, err = ix.Refresh(ctx)
 	}
@@ -216,9 +252,23 @@ func (a *app) runIndex(ctx context.Context, opts indexOptions) (*indexed, error)
 		}
 		_ = out.event(embedded{erep}, func() error { return printEmbedReport(a.stdout, erep) })
 	})
-	print(rep)
+	if !opts.auto {
+		print(rep)
+	}
 	a.note("ctx0: watching %s for changes; stop with Ctrl-C", v.Root())
-	return nil, ix.Watch(ctx, print)
+	wopts := []index.WatchOption{index.WatchIdle(opts.idle)}
+	if opts.auto {
+		wopts = append(wopts, index.WatchAuto(), index.WatchReady(func() { clearWatchFailures(v.Root()) }))
+		print = nil // nobody reads its reports (see autoWatchLog)
+	}
+	err = ix.Watch(ctx, print, wopts...)
+	switch {
+	case opts.auto && errors.Is(err, index.ErrWatching):
+		return nil, nil // started at the same time as another: that one watches
+	case opts.auto && err != nil:
+		_ = recordWatchFailure(v.Root(), err)
+	}
+	return nil, err
 }
 
 // embedder is the embeddings endpoint of the vault's config.

@@ -110,6 +110,7 @@ elsewhere, or a link that leads out of them, is refused.
 // serveMCP runs the server until the client leaves or ctx ends, with the
 // index's watcher keeping the index fresh meanwhile.
 func (a *app) serveMCP(ctx context.Context, addr string, ho mcp.HTTPOptions, sessionDirs []string) error {
+	a.ownWatcher = true // it watches, below
 	s, m, err := a.mcpServer(ctx, sessionDirs)
 	if err != nil {
 		return err

@@ -31,6 +31,12 @@ type app struct {
 	getenv         func(string) string
 	now            func() time.Time
 	noAutoPush     bool // the command syncs itself: no background push after its commits
+	// ownWatcher: the command runs the vault's watcher itself (index
+	// --watch, daemon, mcp, ui), so its reads start none (autowatch.go).
+	ownWatcher bool
+	// watcherFor is the vault for which this command starts a watcher,
+	// for the next commands, when it is done (see startWanted).
+	watcherFor string
 	// anyConfig: the command works whatever the vault's config says
 	// (sync, doctor, status, trust), so that a broken config pulled from
 	// a remote can always be repaired; it warns and uses the defaults.
@@ -63,6 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a.services = &container{a: a}
 	// The daemon puts new services in place when its settings change.
 	defer func() { a.services.close() }()
+	// After the command's output and error: see startWanted.
+	defer a.startWanted()
 	if s := a.getenv("CTX0_NOW"); s != "" {
 		// A fixed clock, for reproducible runs such as tests and demos.
 		t, err := time.Parse(time.RFC3339, s)

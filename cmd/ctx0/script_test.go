@@ -27,9 +27,12 @@ func TestScripts(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		UpdateScripts:       *update,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"repofile": cmdRepofile},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"repofile": cmdRepofile, "watcher": cmdWatcher},
 		Setup: func(env *testscript.Env) error {
 			scriptEnv(env)
+			// A watcher ctx0 started by itself outlives the command that
+			// started it, by design; not the script.
+			env.Defer(func() { stopAutoWatchers(env.WorkDir) })
 			env.Setenv("NOW", "2026-01-28T10:00:00Z")
 			// The ctx0 that exec runs, for scripts that run it with a PATH
 			// where it is not.

@@ -71,6 +71,9 @@ type vaultStatus struct {
 	Hooks  []agentHooks      `json:"hooks"`
 	// Settings says which of the config's settings are not applied.
 	Settings settingsStatus `json:"settings"`
+	// AutoWatch is the record of automatically started watchers that
+	// failed, when the last ones did (see autowatch.go).
+	AutoWatch *autoWatchRecord `json:"autowatch_failed,omitempty"`
 }
 
 // settingsStatus is what ctx0 status says of the vault's config file: the
@@ -133,7 +136,11 @@ func (a *app) runStatus(ctx context.Context) (vaultStatus, error) {
 	if err := v.ConfigError(); err != nil {
 		set.Problem = err.Error()
 	}
-	return vaultStatus{st, last, d, a.installedHooks(), set}, nil
+	vs := vaultStatus{Status: st, Sync: last, Daemon: d, Hooks: a.installedHooks(), Settings: set}
+	if rec := readAutoWatch(v.Root()); rec.Failures > 0 {
+		vs.AutoWatch = &rec
+	}
+	return vs, nil
 }
 
 func (a *app) printStatus(vs vaultStatus) error {
@@ -176,9 +183,15 @@ func (a *app) printStatus(vs vaultStatus) error {
 	ix := st.Index
 	fmt.Fprintf(tw, "index\t%s\t%s, built %s\n", ix.Path, bytesString(ix.Size), ix.Built.Format("2006-01-02 15:04"))
 	fmt.Fprintf(tw, "freshness\t%s\n", freshness(ix.Check))
-	if w := ix.Watcher; w != nil {
+	switch w, f := ix.Watcher, vs.AutoWatch; {
+	case w != nil && w.Auto:
+		fmt.Fprintf(tw, "watcher\tpid %d since %s, started automatically, stops after %v without a request\n", w.PID, w.Started.Format("2006-01-02 15:04"), w.Idle)
+	case w != nil:
 		fmt.Fprintf(tw, "watcher\tpid %d since %s\n", w.PID, w.Started.Format("2006-01-02 15:04"))
-	} else {
+	case f != nil:
+		fmt.Fprintf(tw, "watcher\tnone: starting one automatically failed (%s, %s); next try after %s\n",
+			words.Plural(f.Failures, "time", "times"), f.Error, f.Retry.UTC().Format("2006-01-02 15:04"))
+	default:
 		fmt.Fprintf(tw, "watcher\tnone (reads check every file; ctx0 index --watch saves that)\n")
 	}
 	switch set := vs.Settings; {

@@ -59,6 +59,7 @@ sites are refused. It runs until Ctrl-C, and keeps the index fresh meanwhile
 
 // runUI serves the page until ctx ends.
 func (a *app) runUI(ctx context.Context, o uiOptions) error {
+	a.ownWatcher = true // it watches, below
 	v, ix, err := a.openIndexed(ctx)
 	if err != nil {
 		return err
@@ -84,7 +85,7 @@ func (a *app) runUI(ctx context.Context, o uiOptions) error {
 	defer cancel()
 	// Reads then need no check of every file: the page stays fast on a
 	// large vault, and fresh as files change.
-	if _, running := ix.RunningWatcher(); !running {
+	if w, running := ix.RunningWatcher(); !running || w.Auto { // takes over from an automatic one
 		watched := make(chan struct{})
 		defer func() { cancel(); <-watched }()
 		go func() {

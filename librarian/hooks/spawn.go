@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+
+	"github.com/ctx0/ctx0/internal/proc"
 )
 
 // Background returns a Spawn that runs the ctx0 binary exe with
@@ -27,7 +29,7 @@ func Background(exe, root, stateDir string) func(args []string, stdin []byte) er
 		}
 		cmd := exec.Command(exe, append([]string{"--vault", root}, args...)...)
 		cmd.Stdin = in
-		detach(cmd)
+		proc.Detach(cmd)
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start background run: %w", err)
 		}
