@@ -107,6 +107,15 @@ func lockFile(ctx context.Context, p string, shared bool) (unlock func(), err er
 	return func() { _ = l.Unlock() }, nil
 }
 
+// tryLockFile takes an exclusive advisory lock on p if no one holds it.
+func tryLockFile(p string) (unlock func(), ok bool) {
+	l, ok, err := filelock.TryExclusive(p)
+	if err != nil || !ok {
+		return nil, false
+	}
+	return func() { _ = l.Unlock() }, true
+}
+
 // sameFile reports whether p is still the file fi describes.
 func sameFile(p string, fi os.FileInfo) bool {
 	cur, err := os.Stat(p)

@@ -145,20 +145,45 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	// A watcher that has synced with us has seen every change, so a
 	// folder whose mtime is too recent to trust alone is trusted.
 	suspectFolders := surveyFolders(ix.root, folders, level == CheckWatcher)
-	var suspectNames []string
+	var (
+		suspectNames []string
+		lists        []folderList // folders the full check listed, to record
+	)
 	if level == CheckFull {
-		if suspectNames, rep.Checked, err = surveyFiles(ctx, db, ix.root); err != nil {
+		if suspectNames, rep.Checked, lists, err = surveyFiles(ctx, db, ix.root, ix.now()); err != nil {
 			return rep, err
 		}
 	}
 	if len(suspectFolders) == 0 && len(suspectNames) == 0 {
+		ix.keepLists(ctx, lists)
 		return rep, nil
 	}
 	// The full check stats every file of a folder it lists; the others
 	// compare its names and inode numbers with the index first.
-	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, nil, level != CheckFull)
+	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, lists, nil, level != CheckFull)
 	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
 	return got, err
+}
+
+// keepLists records the listings of folders that a full check which found
+// nothing to update made, so that the next one need not list them again.
+// It is a read's work, so it gives way: if another process holds the
+// write lock, or the index cannot be written, the records are left for a
+// later check to make, and the read has its answer all the same.
+func (ix *Index) keepLists(ctx context.Context, lists []folderList) {
+	if len(lists) == 0 {
+		return
+	}
+	unlock, ok := tryLockFile(ix.writeLock())
+	if !ok {
+		return
+	}
+	defer unlock()
+	db, err := ix.open(ctx, true)
+	if err != nil {
+		return
+	}
+	_ = withTx(ctx, db, func(tx *sql.Tx) error { return putLists(ctx, tx, lists, nil) })
 }
 
 // update brings the given folders and entries up to date, and records the
@@ -167,12 +192,13 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 // seen, if not nil, hears of each entry file read and indexed, as it was
 // read, once the index holds it.
 func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo)) (Report, error) {
-	return ix.updateListing(ctx, folders, names, stamps, seen, false)
+	return ix.updateListing(ctx, folders, names, stamps, nil, seen, false)
 }
 
-// updateListing is update, listing folders by their names and inode
-// numbers first when byNames is set (see reconcile).
-func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
+// updateListing is update, also recording the listings lists (see
+// folderList), and listing folders by their names and inode numbers first
+// when byNames is set (see reconcile).
+func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, lists []folderList, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
 	unlock, err := lockFile(ctx, ix.writeLock(), false)
 	if err != nil {
 		return Report{}, err
@@ -182,7 +208,7 @@ func (ix *Index) updateListing(ctx context.Context, folders, names []string, sta
 	if err != nil {
 		return Report{}, err
 	}
-	return ix.reconcile(ctx, db, folders, names, stamps, seen, byNames)
+	return ix.reconcile(ctx, db, folders, names, stamps, lists, seen, byNames)
 }
 
 // loadFolders reads the folders table.
@@ -221,28 +247,34 @@ func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool
 
 // surveyFiles stats the entry files of every folder that holds entries
 // and returns the entries whose file differs from the index (see
-// folderFiles.changed), and how many files it statted.
-func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, error) {
+// folderFiles.changed), how many files it statted, and the listings it
+// made that may be recorded (see statFolders). now is taken before it
+// starts.
+func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([]string, int, []folderList, error) {
 	sums, err := loadSums(ctx, db)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
+	}
+	lists, err := loadLists(ctx, db)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	folders := slices.Sorted(maps.Keys(sums))
 	defer relaxGC()()
-	disk := statFolders(ctx, root, folders)
+	disk, fresh := statFolders(ctx, root, folders, lists, now)
 	var (
 		suspect []string
 		checked int
 	)
 	for i, f := range folders {
-		checked += len(disk[i].names)
+		checked += len(disk[i].files)
 		changed, err := disk[i].changed(ctx, db, f, sums[f])
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		suspect = append(suspect, changed...)
 	}
-	return suspect, checked, ctx.Err()
+	return suspect, checked, fresh, ctx.Err()
 }
 
 // changed returns the entries of the folder f, whose files are d, that may
@@ -274,11 +306,12 @@ func (d *folderFiles) changed(ctx context.Context, db *sql.DB, f string, sum uin
 		return nil, err
 	}
 	out = out[:0]
-	onDisk := make(map[string]stamp, len(d.names))
-	for j, n := range d.names {
+	onDisk := make(map[string]stamp, len(d.files))
+	for j := range d.files {
 		if !d.ok[j] {
 			continue
 		}
+		n := d.name(j)
 		onDisk[n] = d.stamps[j]
 		if _, ok := rows[n]; !ok {
 			out = append(out, n)
@@ -345,48 +378,84 @@ func loadSums(ctx context.Context, db *sql.DB) (map[string]uint64, error) {
 
 // folderFiles is a folder's entry files and their stamps.
 type folderFiles struct {
-	names  []string // entry names
-	files  []string // their file names in the folder
+	folder string   // the folder, "" for the vault root
+	files  []string // its entry files' names in it, each ending in ".md"
 	stamps []stamp
 	ok     []bool // the file is a regular file, and stamps holds its stamp
 }
 
+// name is the entry name of files[i] (vault.NameOf of its path), made only
+// when needed: the full check sums names without making them.
+func (f *folderFiles) name(i int) string {
+	base := f.files[i][:len(f.files[i])-len(".md")]
+	if f.folder == "" {
+		return base
+	}
+	return f.folder + "/" + base
+}
+
 // sum is the XOR of stampSum over the files that are ok, as settled: what
 // folder_sums holds for the folder when the index agrees with every file.
+// The names are hashed in parts, the folder's once.
 func (f *folderFiles) sum() uint64 {
+	prefix := uint64(fnvOffset)
+	if f.folder != "" {
+		prefix = fnvString(fnvString(prefix, f.folder), "/")
+	}
 	var sum uint64
-	for i, n := range f.names {
+	for i, file := range f.files {
 		if f.ok[i] {
-			sum ^= stampSum(n, f.stamps[i], true)
+			sum ^= stampSumFrom(fnvString(prefix, file[:len(file)-len(".md")]), f.stamps[i], true)
 		}
 	}
 	return sum
 }
 
-// statFolders lists the folders and stats their entry files, on all cores.
-func statFolders(ctx context.Context, root string, folders []string) []folderFiles {
+// statFolders stats the entry files of the folders, on all cores. A folder
+// whose mtime and change time are those of its record in lists is not
+// listed: its files are the record's (see folderList). The others are
+// listed, and those of their listings that listOf keeps, with now taken
+// before any of them, are returned to be recorded.
+func statFolders(ctx context.Context, root string, folders []string, lists map[string]folderList, now time.Time) ([]folderFiles, []folderList) {
 	out := make([]folderFiles, len(folders))
+	fresh := make([]*folderList, len(folders))
 	parallel(ctx, len(folders), func(i int) {
-		// Names alone, unsorted: the stats say which are regular files.
-		d, err := os.Open(filepath.Join(root, filepath.FromSlash(folders[i])))
-		if err != nil {
+		f := &out[i]
+		f.folder = folders[i]
+		abs := filepath.Join(root, filepath.FromSlash(folders[i]))
+		// The folder's times before its listing, as listOf requires.
+		fi, err := os.Lstat(abs)
+		if err != nil || !fi.IsDir() {
 			return // gone: its entries are missing, so suspect
 		}
-		all, _ := d.Readdirnames(-1)
-		d.Close()
-		f := &out[i]
-		for _, file := range all {
-			if name, ok := vault.NameOf(path.Join(folders[i], file)); ok {
-				f.names, f.files = append(f.names, name), append(f.files, file)
+		s := stampOf(fi)
+		st := folderStamp{path: folders[i], mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi)}
+		if l, ok := lists[folders[i]]; ok && l.same(st) {
+			f.files = l.files
+		} else {
+			// Names alone, unsorted: the stats say which are regular files.
+			d, err := os.Open(abs)
+			if err != nil {
+				return
+			}
+			all, err := d.Readdirnames(-1)
+			d.Close()
+			for _, file := range all {
+				if _, ok := vault.NameOf(path.Join(folders[i], file)); ok {
+					f.files = append(f.files, file)
+				}
+			}
+			if l, ok := listOf(st, f.files, now); ok && err == nil {
+				fresh[i] = &l
 			}
 		}
-		f.stamps, f.ok = make([]stamp, len(f.names)), make([]bool, len(f.names))
+		f.stamps, f.ok = make([]stamp, len(f.files)), make([]bool, len(f.files))
 	})
 	type job struct{ folder, lo, hi int }
 	var jobs []job
 	for i, f := range out {
-		for lo := 0; lo < len(f.names); lo += statChunk {
-			jobs = append(jobs, job{i, lo, min(lo+statChunk, len(f.names))})
+		for lo := 0; lo < len(f.files); lo += statChunk {
+			jobs = append(jobs, job{i, lo, min(lo+statChunk, len(f.files))})
 		}
 	}
 	parallel(ctx, len(jobs), func(k int) {
@@ -394,7 +463,13 @@ func statFolders(ctx context.Context, root string, folders []string) []folderFil
 		f := out[j.folder]
 		statIn(filepath.Join(root, filepath.FromSlash(folders[j.folder])), f.files[j.lo:j.hi], f.stamps[j.lo:j.hi], f.ok[j.lo:j.hi])
 	})
-	return out
+	var keep []folderList
+	for _, l := range fresh {
+		if l != nil {
+			keep = append(keep, *l)
+		}
+	}
+	return out, keep
 }
 
 // statChunk is how many files of a folder one core stats at a time: one
@@ -506,7 +581,7 @@ type change struct {
 // only its unsettled rows are compared. A settled file edited in place
 // keeps both, and is found by the full check or the watcher, as the
 // folder's mtime would not have shown it either.
-func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, lists []folderList, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
 	now := ix.now()
 	known, err := loadFolders(ctx, db)
 	if err != nil {
@@ -549,6 +624,9 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			continue
 		}
 		listed = append(listed, l.stamp)
+		if rec, ok := listOf(l.stamp, l.files, now); ok && !same {
+			lists = append(lists, rec)
+		}
 		if same {
 			// Its rows written too recently to trust (an entry a write
 			// just made) are compared by content all the same, as the
@@ -575,7 +653,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			for _, n := range changed {
 				verify[n] = true
 			}
-			statted += len(l.names)
+			statted += len(l.files)
 		}
 		sub := map[string]bool{}
 		for _, s := range l.folders {
@@ -589,6 +667,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 				return rep, err
 			}
 			listed = append(listed, fs...)
+			lists = append(lists, listsOf(fs, files, now)...)
 			for _, file := range files {
 				verify[file.name] = true
 			}
@@ -620,11 +699,14 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	for _, r := range dropped {
 		changes = append(changes, change{row: &r})
 	}
-	if len(changes) == 0 && len(drops) == 0 && !foldersMoved(known, listed) {
+	if lists, err = newLists(ctx, db, lists); err != nil {
+		return rep, err
+	}
+	if len(changes) == 0 && len(drops) == 0 && len(lists) == 0 && !foldersMoved(known, listed) {
 		return rep, nil
 	}
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
-		return apply(ctx, tx, changes, listed, drops, &rep)
+		return apply(ctx, tx, changes, listed, lists, drops, &rep)
 	})
 	if err == nil && seen != nil {
 		for _, c := range changes {
@@ -698,9 +780,10 @@ func compareOne(root, name string, rows map[string]entryRow, now time.Time) (cha
 	return change{row: row, rec: rec}, true
 }
 
-// apply writes changes, folder mtimes and removed folders in one
-// transaction, and resolves again the links they may redirect.
-func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, drops []string, rep *Report) error {
+// apply writes changes, folder mtimes, the records of folders' listings
+// and removed folders in one transaction, and resolves again the links
+// they may redirect.
+func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, lists []folderList, drops []string, rep *Report) error {
 	w := newWriter(tx)
 	defer w.close()
 	// New ids follow mtimes, so that a higher id stays a more recent change.
@@ -768,6 +851,9 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	if err := putFolders(ctx, tx, listed); err != nil {
 		return err
 	}
+	if err := putLists(ctx, tx, lists, drops); err != nil {
+		return err
+	}
 	if rep.Changes() == 0 {
 		// Only stamps moved (a folder listed again after a write, files
 		// touched but not changed): no entry's text changed, so the
@@ -812,7 +898,7 @@ func noteOld(ctx context.Context, tx *sql.Tx, aff *affected, id int64) error {
 // settledness other than recorded.
 func foldersMoved(known map[string]folderStamp, listed []folderStamp) bool {
 	for _, l := range listed {
-		if k, ok := known[l.path]; !ok || k != l {
+		if k, ok := known[l.path]; !ok || k.mtime != l.mtime || k.settled != l.settled {
 			return true
 		}
 	}
