@@ -103,7 +103,8 @@ func hasFolderFiles(ctx context.Context, q querier) (bool, error) {
 	return n > 0, err
 }
 
-// newLists returns those of lists that folder_files does not hold already.
+// newLists returns those of lists that folder_files does not hold already
+// (by the folders' times: a record damaged in its files is not seen).
 func newLists(ctx context.Context, q querier, lists []folderList) ([]folderList, error) {
 	if len(lists) == 0 {
 		return nil, nil
@@ -159,19 +160,14 @@ func listsOf(folders []folderStamp, files []fileStamp, now time.Time) []folderLi
 	return out
 }
 
-// putLists records lists, leaving alone those recorded already, and drops
-// the records of the folders drops and of those in them. It creates the
-// table in an index made before it.
+// putLists records lists, and drops the records of the folders drops and
+// of those in them. It creates the table in an index made before it.
 func putLists(ctx context.Context, tx *sql.Tx, lists []folderList, drops []string) error {
 	if len(lists) == 0 && len(drops) == 0 {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, folderFilesTable); err != nil {
 		return fmt.Errorf("create folder_files: %w", err)
-	}
-	lists, err := newLists(ctx, tx, lists)
-	if err != nil {
-		return err
 	}
 	for _, d := range drops {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM folder_files WHERE path = ?1 OR (path >= ?1 || '/' AND path < ?1 || '0')`, d); err != nil {

@@ -593,7 +593,8 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	}
 	var (
 		drops   []string
-		statted int // entry files statted in the listed folders
+		statted int          // entry files statted in the listed folders
+		own     []folderList // records of this call's listings
 	)
 	listed := stamps
 	slices.Sort(folders)
@@ -625,7 +626,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 		}
 		listed = append(listed, l.stamp)
 		if rec, ok := listOf(l.stamp, l.files, now); ok && !same {
-			lists = append(lists, rec)
+			own = append(own, rec)
 		}
 		if same {
 			// Its rows written too recently to trust (an entry a write
@@ -667,7 +668,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 				return rep, err
 			}
 			listed = append(listed, fs...)
-			lists = append(lists, listsOf(fs, files, now)...)
+			own = append(own, listsOf(fs, files, now)...)
 			for _, file := range files {
 				verify[file.name] = true
 			}
@@ -699,9 +700,14 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	for _, r := range dropped {
 		changes = append(changes, change{row: &r})
 	}
-	if lists, err = newLists(ctx, db, lists); err != nil {
+	// The caller's lists are new (the full check's, of folders whose
+	// record it could not use); this call's own listings may already be
+	// recorded, and recording them again would be a transaction for
+	// nothing.
+	if own, err = newLists(ctx, db, own); err != nil {
 		return rep, err
 	}
+	lists = append(lists, own...)
 	if len(changes) == 0 && len(drops) == 0 && len(lists) == 0 && !foldersMoved(known, listed) {
 		return rep, nil
 	}
