@@ -192,11 +192,11 @@ func BenchmarkFullCheck(b *testing.B) {
 		statFolders(ctx, dir, folders, nil, time.Now())
 		floor = append(floor, time.Since(t0))
 		t0 = time.Now()
-		lists, err := loadLists(ctx, db)
+		recorded, err := recordOf(ctx, db)
 		if err != nil {
 			b.Fatal(err)
 		}
-		statFolders(ctx, dir, folders, lists, time.Now())
+		statFolders(ctx, dir, folders, recorded, time.Now())
 		stats = append(stats, time.Since(t0))
 	}
 	b.StopTimer()

@@ -39,12 +39,6 @@ func listOf(s folderStamp, files []string, now time.Time) (folderList, bool) {
 	return l, s.settled && stamp{mtime: s.ctime}.settledAt(now)
 }
 
-// same reports whether the folder, whose mtime and change time are those of
-// s, still has the files the record l lists.
-func (l folderList) same(s folderStamp) bool {
-	return l.mtime == s.mtime && l.ctime == s.ctime
-}
-
 // folderFilesFormat is the version of folder_files' encoding of the files
 // (their base names, each followed by a NUL, which no file name holds). A
 // record of another version is not read: its folder is listed and its
@@ -63,31 +57,25 @@ const folderFilesTable = `CREATE TABLE IF NOT EXISTS folder_files (
 	files  BLOB NOT NULL
 )`
 
-// loadLists reads the records of folder_files, those of the current format.
-func loadLists(ctx context.Context, db *sql.DB) (map[string]folderList, error) {
+// recordOf returns the function that finds the files of a folder in its
+// record, if folder_files holds one of the folder's times s (see
+// statFolders), or nil if the index has no such table. A record that
+// cannot be read or is damaged is not found: the folder is listed, and its
+// record written again.
+func recordOf(ctx context.Context, db *sql.DB) (func(s folderStamp) ([]string, bool), error) {
 	if ok, err := hasFolderFiles(ctx, db); err != nil || !ok {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT path, mtime, ctime, files FROM folder_files WHERE format = ?`, folderFilesFormat)
-	if err != nil {
-		return nil, fmt.Errorf("read folder_files: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]folderList{}
-	for rows.Next() {
-		var (
-			l     folderList
-			files string // one string: every name is a slice of it
-		)
-		if err := rows.Scan(&l.path, &l.mtime, &l.ctime, &files); err != nil {
-			return nil, fmt.Errorf("read folder_files: %w", err)
+	return func(s folderStamp) ([]string, bool) {
+		var files string // one string: every name is a slice of it
+		err := db.QueryRowContext(ctx, `SELECT files FROM folder_files WHERE path = ? AND mtime = ? AND ctime = ? AND format = ?`,
+			s.path, s.mtime, s.ctime, folderFilesFormat).Scan(&files)
+		if err != nil {
+			return nil, false
 		}
-		if l.files, err = decodeFiles(files); err != nil {
-			continue // damaged: listed again, and written again
-		}
-		out[l.path] = l
-	}
-	return out, rows.Err()
+		out, err := decodeFiles(files)
+		return out, err == nil
+	}, nil
 }
 
 // querier is a database or a transaction.
@@ -122,7 +110,7 @@ func newLists(ctx context.Context, q querier, lists []folderList) ([]folderList,
 	return out, nil
 }
 
-// loadListStamps reads what loadLists does but the files.
+// loadListStamps reads the records of folder_files, but their files.
 func loadListStamps(ctx context.Context, q querier) (map[string]folderList, error) {
 	if ok, err := hasFolderFiles(ctx, q); err != nil || !ok {
 		return nil, err

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"os"
@@ -30,6 +32,33 @@ func settledVault(t *testing.T) (*vault.Vault, *Index) {
 	return v, ix
 }
 
+// loadLists reads the records of folder_files, those of the current format.
+func loadLists(ctx context.Context, db *sql.DB) (map[string]folderList, error) {
+	if ok, err := hasFolderFiles(ctx, db); err != nil || !ok {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT path, mtime, ctime, files FROM folder_files WHERE format = ?`, folderFilesFormat)
+	if err != nil {
+		return nil, fmt.Errorf("read folder_files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]folderList{}
+	for rows.Next() {
+		var (
+			l     folderList
+			files string // one string: every name is a slice of it
+		)
+		if err := rows.Scan(&l.path, &l.mtime, &l.ctime, &files); err != nil {
+			return nil, fmt.Errorf("read folder_files: %w", err)
+		}
+		if l.files, err = decodeFiles(files); err != nil {
+			continue // damaged: listed again, and written again
+		}
+		out[l.path] = l
+	}
+	return out, rows.Err()
+}
+
 // records reads the folders' records from the index.
 func records(t *testing.T, ix *Index) map[string]folderList {
 	t.Helper()
@@ -56,12 +85,20 @@ func listedNow(t *testing.T, ix *Index) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, fresh := statFolders(t.Context(), ix.root, slices.Sorted(maps.Keys(sums)), records(t, ix), ix.now())
+	_, fresh := statFolders(t.Context(), ix.root, slices.Sorted(maps.Keys(sums)), recordIn(records(t, ix)), ix.now())
 	var out []string
 	for _, l := range fresh {
 		out = append(out, l.path)
 	}
 	return out
+}
+
+// recordIn finds records in lists, as recordOf does in the index.
+func recordIn(lists map[string]folderList) func(folderStamp) ([]string, bool) {
+	return func(s folderStamp) ([]string, bool) {
+		l, ok := lists[s.path]
+		return l.files, ok && l.mtime == s.mtime && l.ctime == s.ctime
+	}
 }
 
 // entryFiles is the entry files in the folder dir of the vault, sorted.
