@@ -20,6 +20,7 @@ import (
 type folderList struct {
 	path         string
 	mtime, ctime int64    // the folder's, taken before it was listed
+	ino          uint64   // the folder's inode number, 0 where the system has none
 	files        []string // the base names of its entry files
 }
 
@@ -33,9 +34,11 @@ type folderList struct {
 // listing, would leave the mtime as recorded and the record trusted. The
 // change time is compared too, so that a tool that puts a folder's mtime
 // back after changing its names (tar, rsync -t, touch -d) does not make the
-// record trusted: the kernel moves it with every such change.
+// record trusted: the kernel moves it with every such change. The inode
+// number is compared so that another folder moved into the path is not
+// taken for the one recorded.
 func listOf(s folderStamp, files []string, now time.Time) (folderList, bool) {
-	l := folderList{path: s.path, mtime: s.mtime, ctime: s.ctime, files: files}
+	l := folderList{path: s.path, mtime: s.mtime, ctime: s.ctime, ino: s.ino, files: files}
 	return l, s.settled && stamp{mtime: s.ctime}.settledAt(now)
 }
 
@@ -53,6 +56,7 @@ const folderFilesTable = `CREATE TABLE IF NOT EXISTS folder_files (
 	path   TEXT PRIMARY KEY,
 	mtime  INTEGER NOT NULL,
 	ctime  INTEGER NOT NULL,
+	ino    INTEGER NOT NULL,
 	format INTEGER NOT NULL,
 	files  BLOB NOT NULL
 )`
@@ -68,8 +72,8 @@ func recordOf(ctx context.Context, db *sql.DB) (func(s folderStamp) ([]string, b
 	}
 	return func(s folderStamp) ([]string, bool) {
 		var files string // one string: every name is a slice of it
-		err := db.QueryRowContext(ctx, `SELECT files FROM folder_files WHERE path = ? AND mtime = ? AND ctime = ? AND format = ?`,
-			s.path, s.mtime, s.ctime, folderFilesFormat).Scan(&files)
+		err := db.QueryRowContext(ctx, `SELECT files FROM folder_files WHERE path = ? AND mtime = ? AND ctime = ? AND ino = ? AND format = ?`,
+			s.path, s.mtime, s.ctime, int64(s.ino), folderFilesFormat).Scan(&files)
 		if err != nil {
 			return nil, false
 		}
@@ -103,7 +107,7 @@ func newLists(ctx context.Context, q querier, lists []folderList) ([]folderList,
 	}
 	var out []folderList
 	for _, l := range lists {
-		if k, ok := known[l.path]; !ok || k.mtime != l.mtime || k.ctime != l.ctime {
+		if k, ok := known[l.path]; !ok || k.mtime != l.mtime || k.ctime != l.ctime || k.ino != l.ino {
 			out = append(out, l)
 		}
 	}
@@ -115,7 +119,7 @@ func loadListStamps(ctx context.Context, q querier) (map[string]folderList, erro
 	if ok, err := hasFolderFiles(ctx, q); err != nil || !ok {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT path, mtime, ctime FROM folder_files WHERE format = ?`, folderFilesFormat)
+	rows, err := q.QueryContext(ctx, `SELECT path, mtime, ctime, ino FROM folder_files WHERE format = ?`, folderFilesFormat)
 	if err != nil {
 		return nil, fmt.Errorf("read folder_files: %w", err)
 	}
@@ -123,9 +127,11 @@ func loadListStamps(ctx context.Context, q querier) (map[string]folderList, erro
 	out := map[string]folderList{}
 	for rows.Next() {
 		var l folderList
-		if err := rows.Scan(&l.path, &l.mtime, &l.ctime); err != nil {
+		var ino int64
+		if err := rows.Scan(&l.path, &l.mtime, &l.ctime, &ino); err != nil {
 			return nil, fmt.Errorf("read folder_files: %w", err)
 		}
+		l.ino = uint64(ino)
 		out[l.path] = l
 	}
 	return out, rows.Err()
@@ -163,8 +169,8 @@ func putLists(ctx context.Context, tx *sql.Tx, lists []folderList, drops []strin
 		}
 	}
 	for _, l := range lists {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO folder_files(path, mtime, ctime, format, files) VALUES (?, ?, ?, ?, ?)`,
-			l.path, l.mtime, l.ctime, folderFilesFormat, encodeFiles(l.files)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO folder_files(path, mtime, ctime, ino, format, files) VALUES (?, ?, ?, ?, ?, ?)`,
+			l.path, l.mtime, l.ctime, int64(l.ino), folderFilesFormat, encodeFiles(l.files)); err != nil {
 			return fmt.Errorf("record the files of folder %s: %w", l.path, err)
 		}
 	}

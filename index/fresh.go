@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -448,7 +449,7 @@ func statFolders(ctx context.Context, root string, folders []string, recorded fu
 			return // gone: its entries are missing, so suspect
 		}
 		s := stampOf(fi)
-		st := folderStamp{path: folders[i], mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi)}
+		st := folderStamp{path: folders[i], mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi), ino: inode.Of(fi)}
 		if files, ok := recordedFiles(recorded, st); ok {
 			f.files = files
 		} else {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -21,7 +22,10 @@ type folderStamp struct {
 	path    string // slash-separated, "" for the vault root
 	mtime   int64
 	settled bool
-	ctime   int64 // its change time, where known (for folderList; the folders table has no column for it)
+	// Its change time and inode number, where known, for folderList (the
+	// folders table has no column for them).
+	ctime int64
+	ino   uint64
 }
 
 // fileStamp is an entry file found by a walk.
@@ -63,7 +67,7 @@ func walkTree(ctx context.Context, root, start string, now time.Time) (folders [
 				return filepath.SkipDir
 			}
 			s := stampOf(fi)
-			folders = append(folders, folderStamp{path: rel, mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi)})
+			folders = append(folders, folderStamp{path: rel, mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi), ino: inode.Of(fi)})
 			return nil
 		}
 		name, ok := vault.NameOf(rel)
@@ -103,7 +107,7 @@ func listFolder(ctx context.Context, root, f string, now time.Time) (listing, er
 		return l, err
 	}
 	s := stampOf(fi)
-	l.stamp.mtime, l.stamp.settled, l.stamp.ctime = s.mtime, s.settledAt(now), ctimeOf(fi)
+	l.stamp.mtime, l.stamp.settled, l.stamp.ctime, l.stamp.ino = s.mtime, s.settledAt(now), ctimeOf(fi), inode.Of(fi)
 	d, err := os.Open(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.gone = true
