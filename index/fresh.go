@@ -27,6 +27,8 @@ const (
 	CheckRebuild = "rebuild"
 	// CheckFull compares every file's size and mtime with the index, then
 	// the content of those that differ; it also makes the folder check.
+	// It lists only the folders that changed since their files were
+	// recorded (see folderList).
 	CheckFull = "full"
 	// CheckFolders compares the mtimes of the vault's folders with the
 	// index and lists those that moved: it finds files added, removed,
