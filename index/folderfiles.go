@@ -77,7 +77,7 @@ func recordOf(ctx context.Context, db *sql.DB) (func(s folderStamp) ([]string, b
 		if err != nil {
 			return nil, false
 		}
-		out, err := decodeFiles(files)
+		out, err := decodeFiles(s.path, files)
 		return out, err == nil
 	}, nil
 }
@@ -190,19 +190,27 @@ func encodeFiles(files []string) []byte {
 	return b
 }
 
-// decodeFiles reads the files of a record: each the base name of an entry
-// file, followed by a NUL. A record that holds anything else is damaged.
-func decodeFiles(s string) ([]string, error) {
+// decodeFiles reads the files of the record of the folder f: each the base
+// name of an entry file, followed by a NUL. A record that holds anything
+// else is damaged. Below the root, a base name that ends in ".md" and does
+// not begin with "." is an entry's (vault.NameOf), in a folder that holds
+// entries; at the root, some such names are not (the vault's guide).
+func decodeFiles(f, s string) ([]string, error) {
 	if s == "" {
 		return nil, nil
 	}
 	if !strings.HasSuffix(s, "\x00") {
-		return nil, fmt.Errorf("a record of files does not end with a NUL")
+		return nil, fmt.Errorf("the record of folder %q does not end with a NUL", f)
 	}
 	files := strings.Split(s[:len(s)-1], "\x00")
-	for _, f := range files {
-		if !strings.HasSuffix(f, ".md") || strings.HasPrefix(f, ".") || strings.Contains(f, "/") {
-			return nil, fmt.Errorf("a record of files holds %q, not an entry file's name", f)
+	for _, name := range files {
+		if !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") || strings.Contains(name, "/") {
+			return nil, fmt.Errorf("the record of folder %q holds %q, not an entry file's name", f, name)
+		}
+		if f == "" {
+			if _, ok := vault.NameOf(name); !ok {
+				return nil, fmt.Errorf("the record of the vault's root holds %q, not an entry file's name", name)
+			}
 		}
 	}
 	return files, nil

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,7 +55,7 @@ func loadLists(ctx context.Context, db *sql.DB) (map[string]folderList, error) {
 			return nil, fmt.Errorf("read folder_files: %w", err)
 		}
 		l.ino = uint64(ino)
-		if l.files, err = decodeFiles(files); err != nil {
+		if l.files, err = decodeFiles(l.path, files); err != nil {
 			continue
 		}
 		out[l.path] = l
@@ -403,4 +404,38 @@ func TestFullCheckCountsTheSameWithRecords(t *testing.T) {
 	if recorded.Checked != listed.Checked || recorded.Changes() != 0 {
 		t.Errorf("the check by records = %+v, the one that listed = %+v: want the same count, no change", recorded, listed)
 	}
+}
+
+// FuzzDecodeFiles: a record's files decode only to entry files' base names
+// (at the root, not the vault's guide), which encode back to the same
+// bytes; anything else is refused, never half read.
+func FuzzDecodeFiles(f *testing.F) {
+	f.Add("knowledge", "alpha.md\x00bravo.md\x00")
+	f.Add("", "alpha.md\x00CONTEXT.md\x00")
+	f.Add("knowledge", "alpha.md")
+	f.Add("knowledge", "\x00")
+	f.Add("knowledge", "../x.md\x00")
+	f.Add("knowledge", ".hidden.md\x00")
+	f.Add("knowledge", "")
+	f.Fuzz(func(t *testing.T, folder, s string) {
+		files, err := decodeFiles(folder, s)
+		if err != nil {
+			if files != nil {
+				t.Errorf("decodeFiles(%q, %q) = %q and %v, want no files with the error", folder, s, files, err)
+			}
+			return
+		}
+		for _, name := range files {
+			rel := name
+			if folder != "" {
+				rel = "knowledge/" + name // a folder that holds entries
+			}
+			if _, ok := vault.NameOf(rel); !ok || strings.Contains(name, "/") {
+				t.Errorf("decodeFiles(%q, %q) gave %q, not an entry file's name", folder, s, name)
+			}
+		}
+		if got := string(encodeFiles(files)); got != s {
+			t.Errorf("decodeFiles(%q, %q) = %q, which encodes to %q", folder, s, files, got)
+		}
+	})
 }
