@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/filelock"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -438,4 +439,39 @@ func FuzzDecodeFiles(f *testing.F) {
 			t.Errorf("decodeFiles(%q, %q) = %q, which encodes to %q", folder, s, files, got)
 		}
 	})
+}
+
+// TestFullCheckDoesNotWaitToRecord: a full check that found nothing to
+// update records its listings only if the index's write lock is free: a
+// read does not wait for another process's write to keep them, and the
+// next check keeps them instead.
+func TestFullCheckDoesNotWaitToRecord(t *testing.T) {
+	v, ix := settledVault(t)
+	db, err := ix.handle(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(t.Context(), `DELETE FROM folder_files`); err != nil {
+		t.Fatal(err)
+	}
+	held, err := filelock.Exclusive(t.Context(), ix.writeLock())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ix.check(t.Context(), CheckFull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Changes() != 0 || len(records(t, ix)) != 0 {
+		t.Errorf("with the write lock held elsewhere: %+v and records %v, want no change and no record", rep, records(t, ix))
+	}
+	if err := held.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.check(t.Context(), CheckFull); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, ix)["knowledge"].files; !slices.Equal(slices.Sorted(slices.Values(got)), entryFiles(t, v, "knowledge")) {
+		t.Errorf("the record of knowledge once the lock is free = %q, want its files", got)
+	}
 }
