@@ -137,7 +137,8 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // generated one of 2,000 entries), the full check after one file was edited
 // in place (Refresh, what `ctx0 index` does), beside its floor in the same
 // run: listing every folder and statting every file on all cores, with
-// nothing compared ("floor"). Medians.
+// nothing compared ("floor"), and statting the files that the folders'
+// records name, the records read, no folder listed ("stats"). Medians.
 func BenchmarkFullCheck(b *testing.B) {
 	ctx := b.Context()
 	dir := synthvault.BenchVault(b)
@@ -157,7 +158,7 @@ func BenchmarkFullCheck(b *testing.B) {
 	var edited string
 	for _, f := range folders {
 		if f != "" {
-			d := statFolders(ctx, dir, []string{f})
+			d, _ := statFolders(ctx, dir, []string{f}, nil, time.Now())
 			if len(d[0].files) > 0 {
 				edited = filepath.Join(dir, filepath.FromSlash(f), d[0].files[0])
 				break
@@ -167,7 +168,7 @@ func BenchmarkFullCheck(b *testing.B) {
 	if edited == "" {
 		b.Fatal("no entry file in a folder to edit")
 	}
-	var check, floor []time.Duration
+	var check, floor, stats []time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
@@ -188,14 +189,21 @@ func BenchmarkFullCheck(b *testing.B) {
 			b.Fatalf("the check updated %d entries, want the 1 edited", rep.Updated)
 		}
 		t0 = time.Now()
-		statFolders(ctx, dir, folders)
+		statFolders(ctx, dir, folders, nil, time.Now())
 		floor = append(floor, time.Since(t0))
+		t0 = time.Now()
+		recorded, err := recordOf(ctx, db)
+		if err != nil {
+			b.Fatal(err)
+		}
+		statFolders(ctx, dir, folders, recorded, time.Now())
+		stats = append(stats, time.Since(t0))
 	}
 	b.StopTimer()
 	for _, m := range []struct {
 		name string
 		d    []time.Duration
-	}{{"check", check}, {"floor", floor}} {
+	}{{"check", check}, {"floor", floor}, {"stats", stats}} {
 		slices.Sort(m.d)
 		b.ReportMetric(ms(m.d[len(m.d)/2]), "ms/"+m.name+"-p50")
 	}

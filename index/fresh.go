@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -26,6 +27,8 @@ const (
 	CheckRebuild = "rebuild"
 	// CheckFull compares every file's size and mtime with the index, then
 	// the content of those that differ; it also makes the folder check.
+	// It lists only the folders that changed since their files were
+	// recorded (see folderList).
 	CheckFull = "full"
 	// CheckFolders compares the mtimes of the vault's folders with the
 	// index and lists those that moved: it finds files added, removed,
@@ -152,20 +155,45 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 	// A watcher that has synced with us has seen every change, so a
 	// folder whose mtime is too recent to trust alone is trusted.
 	suspectFolders := surveyFolders(ix.root, folders, level == CheckWatcher)
-	var suspectNames []string
+	var (
+		suspectNames []string
+		lists        []folderList // folders the full check listed, to record
+	)
 	if level == CheckFull {
-		if suspectNames, rep.Checked, err = surveyFiles(ctx, db, ix.root); err != nil {
+		if suspectNames, rep.Checked, lists, err = surveyFiles(ctx, db, ix.root, ix.now()); err != nil {
 			return rep, err
 		}
 	}
 	if len(suspectFolders) == 0 && len(suspectNames) == 0 {
+		ix.keepLists(ctx, lists)
 		return rep, nil
 	}
 	// The full check stats every file of a folder it lists; the others
 	// compare its names and inode numbers with the index first.
-	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, nil, level != CheckFull)
+	got, err := ix.updateListing(ctx, suspectFolders, suspectNames, nil, lists, nil, level != CheckFull)
 	got.Check, got.Checked = level, max(rep.Checked, got.Checked)
 	return got, err
+}
+
+// keepLists records the listings of folders that a full check which found
+// nothing to update made, so that the next one need not list them again.
+// It is a read's work, so it gives way: if another process holds the
+// write lock, or the index cannot be written, the records are left for a
+// later check to make, and the read has its answer all the same.
+func (ix *Index) keepLists(ctx context.Context, lists []folderList) {
+	if len(lists) == 0 {
+		return
+	}
+	unlock, ok := tryLockFile(ix.writeLock())
+	if !ok {
+		return
+	}
+	defer unlock()
+	db, err := ix.open(ctx, true)
+	if err != nil {
+		return
+	}
+	_ = withTx(ctx, db, func(tx *sql.Tx) error { return putLists(ctx, tx, lists, nil) })
 }
 
 // update brings the given folders and entries up to date, and records the
@@ -174,12 +202,13 @@ func (ix *Index) checkOnce(ctx context.Context, level string) (Report, error) {
 // seen, if not nil, hears of each entry file read and indexed, as it was
 // read, once the index holds it.
 func (ix *Index) update(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo)) (Report, error) {
-	return ix.updateListing(ctx, folders, names, stamps, seen, false)
+	return ix.updateListing(ctx, folders, names, stamps, nil, seen, false)
 }
 
-// updateListing is update, listing folders by their names and inode
-// numbers first when byNames is set (see reconcile).
-func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
+// updateListing is update, also recording the listings lists (see
+// folderList), and listing folders by their names and inode numbers first
+// when byNames is set (see reconcile).
+func (ix *Index) updateListing(ctx context.Context, folders, names []string, stamps []folderStamp, lists []folderList, seen func(name string, fi fs.FileInfo), byNames bool) (Report, error) {
 	unlock, err := lockFile(ctx, ix.writeLock(), false)
 	if err != nil {
 		return Report{}, err
@@ -189,7 +218,7 @@ func (ix *Index) updateListing(ctx context.Context, folders, names []string, sta
 	if err != nil {
 		return Report{}, err
 	}
-	return ix.reconcile(ctx, db, folders, names, stamps, seen, byNames)
+	return ix.reconcile(ctx, db, folders, names, stamps, lists, seen, byNames)
 }
 
 // loadFolders reads the folders table.
@@ -228,28 +257,34 @@ func surveyFolders(root string, folders map[string]folderStamp, trustRecent bool
 
 // surveyFiles stats the entry files of every folder that holds entries
 // and returns the entries whose file differs from the index (see
-// folderFiles.changed), and how many files it statted.
-func surveyFiles(ctx context.Context, db *sql.DB, root string) ([]string, int, error) {
+// folderFiles.changed), how many files it statted, and the listings it
+// made that may be recorded (see statFolders). now is taken before it
+// starts.
+func surveyFiles(ctx context.Context, db *sql.DB, root string, now time.Time) ([]string, int, []folderList, error) {
 	sums, err := loadSums(ctx, db)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
+	}
+	recorded, err := recordOf(ctx, db)
+	if err != nil {
+		return nil, 0, nil, err
 	}
 	folders := slices.Sorted(maps.Keys(sums))
 	defer relaxGC()()
-	disk := statFolders(ctx, root, folders)
+	disk, fresh := statFolders(ctx, root, folders, recorded, now)
 	var (
 		suspect []string
 		checked int
 	)
 	for i, f := range folders {
-		checked += len(disk[i].names)
+		checked += len(disk[i].files)
 		changed, err := disk[i].changed(ctx, db, f, sums[f])
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		suspect = append(suspect, changed...)
 	}
-	return suspect, checked, ctx.Err()
+	return suspect, checked, fresh, ctx.Err()
 }
 
 // changed returns the entries of the folder f, whose files are d, that may
@@ -281,11 +316,12 @@ func (d *folderFiles) changed(ctx context.Context, db *sql.DB, f string, sum uin
 		return nil, err
 	}
 	out = out[:0]
-	onDisk := make(map[string]stamp, len(d.names))
-	for j, n := range d.names {
+	onDisk := make(map[string]stamp, len(d.files))
+	for j := range d.files {
 		if !d.ok[j] {
 			continue
 		}
+		n := d.name(j)
 		onDisk[n] = d.stamps[j]
 		if _, ok := rows[n]; !ok {
 			out = append(out, n)
@@ -352,56 +388,128 @@ func loadSums(ctx context.Context, db *sql.DB) (map[string]uint64, error) {
 
 // folderFiles is a folder's entry files and their stamps.
 type folderFiles struct {
-	names  []string // entry names
-	files  []string // their file names in the folder
+	folder string   // the folder, "" for the vault root
+	files  []string // its entry files' names in it, each ending in ".md"
 	stamps []stamp
 	ok     []bool // the file is a regular file, and stamps holds its stamp
+	xor    uint64 // sum(), when summed
+	summed bool
+}
+
+// name is the entry name of files[i] (vault.NameOf of its path), made only
+// when needed: the full check sums names without making them.
+func (f *folderFiles) name(i int) string {
+	base := f.files[i][:len(f.files[i])-len(".md")]
+	if f.folder == "" {
+		return base
+	}
+	return f.folder + "/" + base
 }
 
 // sum is the XOR of stampSum over the files that are ok, as settled: what
 // folder_sums holds for the folder when the index agrees with every file.
 func (f *folderFiles) sum() uint64 {
+	if f.summed {
+		return f.xor
+	}
+	return sumFiles(f.folder, f.files, f.stamps, f.ok)
+}
+
+// sumFiles is the sum of the files of the folder folder that are ok. The
+// names are hashed in parts, the folder's once.
+func sumFiles(folder string, files []string, stamps []stamp, ok []bool) uint64 {
+	prefix := uint64(fnvOffset)
+	if folder != "" {
+		prefix = fnvString(fnvString(prefix, folder), "/")
+	}
 	var sum uint64
-	for i, n := range f.names {
-		if f.ok[i] {
-			sum ^= stampSum(n, f.stamps[i], true)
+	for i, file := range files {
+		if ok[i] {
+			sum ^= stampSumFrom(fnvString(prefix, file[:len(file)-len(".md")]), stamps[i], true)
 		}
 	}
 	return sum
 }
 
-// statFolders lists the folders and stats their entry files, on all cores.
-func statFolders(ctx context.Context, root string, folders []string) []folderFiles {
+// recordedFiles is recorded(s), or nothing if recorded is nil.
+func recordedFiles(recorded func(folderStamp) ([]string, bool), s folderStamp) ([]string, bool) {
+	if recorded == nil {
+		return nil, false
+	}
+	return recorded(s)
+}
+
+// statFolders stats the entry files of the folders, and sums them, on all
+// cores. A folder whose record has its mtime and change time (recorded, if
+// not nil, finds it) is not listed: its files are the record's (see
+// folderList). The others are listed, and those of their listings that
+// listOf keeps, with now taken before any of them, are returned to be
+// recorded.
+func statFolders(ctx context.Context, root string, folders []string, recorded func(folderStamp) ([]string, bool), now time.Time) ([]folderFiles, []folderList) {
 	out := make([]folderFiles, len(folders))
+	fresh := make([]*folderList, len(folders))
 	parallel(ctx, len(folders), func(i int) {
-		// Names alone, unsorted: the stats say which are regular files.
-		d, err := os.Open(filepath.Join(root, filepath.FromSlash(folders[i])))
-		if err != nil {
+		f := &out[i]
+		f.folder = folders[i]
+		abs := filepath.Join(root, filepath.FromSlash(folders[i]))
+		// The folder's times before its listing, as listOf requires.
+		fi, err := os.Lstat(abs)
+		if err != nil || !fi.IsDir() {
 			return // gone: its entries are missing, so suspect
 		}
-		all, _ := d.Readdirnames(-1)
-		d.Close()
-		f := &out[i]
-		for _, file := range all {
-			if name, ok := vault.NameOf(path.Join(folders[i], file)); ok {
-				f.names, f.files = append(f.names, name), append(f.files, file)
+		s := stampOf(fi)
+		st := folderStamp{path: folders[i], mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi), ino: inode.Of(fi)}
+		if files, ok := recordedFiles(recorded, st); ok {
+			f.files = files
+		} else {
+			// Names alone, unsorted: the stats say which are regular files.
+			d, err := os.Open(abs)
+			if err != nil {
+				return
+			}
+			all, err := d.Readdirnames(-1)
+			d.Close()
+			for _, file := range all {
+				if _, ok := vault.NameOf(path.Join(folders[i], file)); ok {
+					f.files = append(f.files, file)
+				}
+			}
+			if l, ok := listOf(st, f.files, now); ok && err == nil {
+				fresh[i] = &l
 			}
 		}
-		f.stamps, f.ok = make([]stamp, len(f.names)), make([]bool, len(f.names))
+		f.stamps, f.ok = make([]stamp, len(f.files)), make([]bool, len(f.files))
 	})
 	type job struct{ folder, lo, hi int }
 	var jobs []job
 	for i, f := range out {
-		for lo := 0; lo < len(f.names); lo += statChunk {
-			jobs = append(jobs, job{i, lo, min(lo+statChunk, len(f.names))})
+		for lo := 0; lo < len(f.files); lo += statChunk {
+			jobs = append(jobs, job{i, lo, min(lo+statChunk, len(f.files))})
 		}
 	}
+	// Each part is summed where it was statted: the XOR of the parts is the
+	// folder's sum, and hashing 100,000 names on one core afterwards took
+	// as long as a tenth of the stats.
+	sums := make([]uint64, len(jobs))
 	parallel(ctx, len(jobs), func(k int) {
 		j := jobs[k]
 		f := out[j.folder]
 		statIn(filepath.Join(root, filepath.FromSlash(folders[j.folder])), f.files[j.lo:j.hi], f.stamps[j.lo:j.hi], f.ok[j.lo:j.hi])
+		sums[k] = sumFiles(f.folder, f.files[j.lo:j.hi], f.stamps[j.lo:j.hi], f.ok[j.lo:j.hi])
 	})
-	return out
+	for k, j := range jobs {
+		out[j.folder].xor ^= sums[k]
+	}
+	for i := range out {
+		out[i].summed = true
+	}
+	var keep []folderList
+	for _, l := range fresh {
+		if l != nil {
+			keep = append(keep, *l)
+		}
+	}
+	return out, keep
 }
 
 // statChunk is how many files of a folder one core stats at a time: one
@@ -513,7 +621,7 @@ type change struct {
 // only its unsettled rows are compared. A settled file edited in place
 // keeps both, and is found by the full check or the watcher, as the
 // folder's mtime would not have shown it either.
-func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
+func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []string, stamps []folderStamp, lists []folderList, seen func(string, fs.FileInfo), byNames bool) (rep Report, err error) {
 	now := ix.now()
 	known, err := loadFolders(ctx, db)
 	if err != nil {
@@ -525,7 +633,8 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	}
 	var (
 		drops   []string
-		statted int // entry files statted in the listed folders
+		statted int          // entry files statted in the listed folders
+		own     []folderList // records of this call's listings
 	)
 	listed := stamps
 	slices.Sort(folders)
@@ -556,6 +665,9 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			continue
 		}
 		listed = append(listed, l.stamp)
+		if rec, ok := listOf(l.stamp, l.files, now); ok && !same {
+			own = append(own, rec)
+		}
 		if same {
 			// Its rows written too recently to trust (an entry a write
 			// just made) are compared by content all the same, as the
@@ -582,7 +694,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 			for _, n := range changed {
 				verify[n] = true
 			}
-			statted += len(l.names)
+			statted += len(l.files)
 		}
 		sub := map[string]bool{}
 		for _, s := range l.folders {
@@ -596,6 +708,7 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 				return rep, err
 			}
 			listed = append(listed, fs...)
+			own = append(own, listsOf(fs, files, now)...)
 			for _, file := range files {
 				verify[file.name] = true
 			}
@@ -627,11 +740,19 @@ func (ix *Index) reconcile(ctx context.Context, db *sql.DB, folders, names []str
 	for _, r := range dropped {
 		changes = append(changes, change{row: &r})
 	}
-	if len(changes) == 0 && len(drops) == 0 && !foldersMoved(known, listed) {
+	// The caller's lists are new (the full check's, of folders whose
+	// record it could not use); this call's own listings may already be
+	// recorded, and recording them again would be a transaction for
+	// nothing.
+	if own, err = newLists(ctx, db, own); err != nil {
+		return rep, err
+	}
+	lists = append(lists, own...)
+	if len(changes) == 0 && len(drops) == 0 && len(lists) == 0 && !foldersMoved(known, listed) {
 		return rep, nil
 	}
 	err = withTx(ctx, db, func(tx *sql.Tx) error {
-		return apply(ctx, tx, changes, listed, drops, &rep)
+		return apply(ctx, tx, changes, listed, lists, drops, &rep)
 	})
 	if err == nil && seen != nil {
 		for _, c := range changes {
@@ -705,9 +826,10 @@ func compareOne(root, name string, rows map[string]entryRow, now time.Time) (cha
 	return change{row: row, rec: rec}, true
 }
 
-// apply writes changes, folder mtimes and removed folders in one
-// transaction, and resolves again the links they may redirect.
-func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, drops []string, rep *Report) error {
+// apply writes changes, folder mtimes, the records of folders' listings
+// and removed folders in one transaction, and resolves again the links
+// they may redirect.
+func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderStamp, lists []folderList, drops []string, rep *Report) error {
 	w := newWriter(tx)
 	defer w.close()
 	// New ids follow mtimes, so that a higher id stays a more recent change.
@@ -775,6 +897,9 @@ func apply(ctx context.Context, tx *sql.Tx, changes []change, listed []folderSta
 	if err := putFolders(ctx, tx, listed); err != nil {
 		return err
 	}
+	if err := putLists(ctx, tx, lists, drops); err != nil {
+		return err
+	}
 	if rep.Changes() == 0 {
 		// Only stamps moved (a folder listed again after a write, files
 		// touched but not changed): no entry's text changed, so the
@@ -819,7 +944,7 @@ func noteOld(ctx context.Context, tx *sql.Tx, aff *affected, id int64) error {
 // settledness other than recorded.
 func foldersMoved(known map[string]folderStamp, listed []folderStamp) bool {
 	for _, l := range listed {
-		if k, ok := known[l.path]; !ok || k != l {
+		if k, ok := known[l.path]; !ok || k.mtime != l.mtime || k.settled != l.settled {
 			return true
 		}
 	}

@@ -190,6 +190,9 @@ func (ix *Index) tryOpen(ctx context.Context) (reason string, err error) {
 		db.Close()
 		return fmt.Sprintf("was made for schema version %d, and this ctx0 uses %d", version, schemaVersion), nil
 	}
+	if wal, err := os.Stat(ix.path + "-wal"); err == nil && wal.Size() > walLimit {
+		foldWAL(ctx, db)
+	}
 	if ix.db != nil {
 		ix.retire(ix.db)
 	}

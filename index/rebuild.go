@@ -157,6 +157,9 @@ func (ix *Index) build(ctx context.Context, tmp, reason string) (n int, err erro
 		if err := putFolders(ctx, tx, folders); err != nil {
 			return err
 		}
+		if err := putLists(ctx, tx, listsOf(folders, files, now), nil); err != nil {
+			return err
+		}
 		return ix.finishTables(ctx, tx)
 	})
 	if err != nil {

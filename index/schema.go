@@ -67,6 +67,9 @@ var schemaTables = []string{
 	// XOR of nameSum (name and inode number) over them: the folder check
 	// compares it with the folder's listing alone (see listNames).
 	`CREATE TABLE folder_sums (path TEXT PRIMARY KEY, sum INTEGER NOT NULL, names INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID`,
+	// folder_files (folderFilesTable), the entry files of each folder as
+	// last listed, is not here: it is created when first written, so that
+	// an index of this version gains it without a rebuild.
 	`CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID`,
 	// Snippets are made in Go, which reads text as this tokenizer does
 	// (index/query/text.go): a change of tokenizer changes both.

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !(linux && (amd64 || arm64 || riscv64 || loong64 || ppc64 || ppc64le || s390x || mips64 || mips64le))
 
 package index
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx0/ctx0/internal/inode"
 	"github.com/ctx0/ctx0/vault"
 )
 
@@ -21,6 +22,10 @@ type folderStamp struct {
 	path    string // slash-separated, "" for the vault root
 	mtime   int64
 	settled bool
+	// Its change time and inode number, where known, for folderList (the
+	// folders table has no column for them).
+	ctime int64
+	ino   uint64
 }
 
 // fileStamp is an entry file found by a walk.
@@ -62,7 +67,7 @@ func walkTree(ctx context.Context, root, start string, now time.Time) (folders [
 				return filepath.SkipDir
 			}
 			s := stampOf(fi)
-			folders = append(folders, folderStamp{path: rel, mtime: s.mtime, settled: s.settledAt(now)})
+			folders = append(folders, folderStamp{path: rel, mtime: s.mtime, settled: s.settledAt(now), ctime: ctimeOf(fi), ino: inode.Of(fi)})
 			return nil
 		}
 		name, ok := vault.NameOf(rel)
@@ -91,7 +96,7 @@ type listing struct {
 // listFolder reads the folder f of the vault and stats its entry files.
 func listFolder(ctx context.Context, root, f string, now time.Time) (listing, error) {
 	abs := filepath.Join(root, filepath.FromSlash(f))
-	l := listing{stamp: folderStamp{path: f}}
+	l := listing{folderFiles: folderFiles{folder: f}, stamp: folderStamp{path: f}}
 	fi, err := os.Lstat(abs)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && !fi.IsDir()) || vault.CheckPath(root, f) != nil {
 		// Gone, or not a folder, or under a link: no entries of the vault.
@@ -102,7 +107,7 @@ func listFolder(ctx context.Context, root, f string, now time.Time) (listing, er
 		return l, err
 	}
 	s := stampOf(fi)
-	l.stamp.mtime, l.stamp.settled = s.mtime, s.settledAt(now)
+	l.stamp.mtime, l.stamp.settled, l.stamp.ctime, l.stamp.ino = s.mtime, s.settledAt(now), ctimeOf(fi), inode.Of(fi)
 	d, err := os.Open(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		l.gone = true
@@ -125,8 +130,8 @@ func listFolder(ctx context.Context, root, f string, now time.Time) (listing, er
 			l.folders = append(l.folders, rel)
 			continue
 		}
-		if name, ok := vault.NameOf(rel); ok && d.Type().IsRegular() {
-			l.names, l.files = append(l.names, name), append(l.files, d.Name())
+		if _, ok := vault.NameOf(rel); ok && d.Type().IsRegular() {
+			l.files = append(l.files, d.Name())
 		}
 	}
 	l.stamps, l.ok = make([]stamp, len(l.files)), make([]bool, len(l.files))

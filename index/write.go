@@ -3,9 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"hash/fnv"
 	"strings"
 
 	"github.com/ctx0/ctx0/index/query"
@@ -219,17 +217,26 @@ func nameSumFrom(h, ino uint64) uint64 {
 // file's size and mtime, and whether the row is settled. The files on disk
 // are summed as settled, so a folder with an unsettled row never matches.
 func stampSum(name string, s stamp, settled bool) uint64 {
-	h := fnv.New64a()
-	var b [17]byte
-	binary.LittleEndian.PutUint64(b[0:], uint64(s.size))
-	binary.LittleEndian.PutUint64(b[8:], uint64(s.mtime))
-	if settled {
-		b[16] = 1
+	return stampSumFrom(fnvString(fnvOffset, name), s, settled)
+}
+
+// stampSumFrom is stampSum of a name whose FNV-1a hash is h: FNV-1a over
+// the name, a NUL, the size and mtime (eight bytes each, little endian) and
+// a byte for settled, as hash/fnv computed it for indexes already written.
+// The full check hashes a folder's names in parts, as the folder check does.
+func stampSumFrom(h uint64, s stamp, settled bool) uint64 {
+	h *= fnvPrime // h ^= 0, the name's terminator
+	for _, v := range [2]uint64{uint64(s.size), uint64(s.mtime)} {
+		for range 8 {
+			h ^= v & 0xff
+			h *= fnvPrime
+			v >>= 8
+		}
 	}
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(b[:])
-	return h.Sum64()
+	if settled {
+		h ^= 1
+	}
+	return h * fnvPrime
 }
 
 // trimRecent keeps fts_recent from growing past twice recentSize: it then

@@ -65,17 +65,21 @@ echo "ratio rebuild / bare insert         $(echo "scale=2; $rb/$bt" | bc)"
 # 2. and 3. The full check (no watcher runs), whole process: ctx0 index
 # after one file changed, ctx0 search, beside the floor of any check that
 # trusts no watcher (scripts/bench-stat-floor: list every folder and stat
-# every file, nothing else), process start, and rg, alternating so that
+# every file, nothing else; and its stats alone, the names read from one
+# file as the full check reads a folder's names from the index when the
+# folder's mtime has not moved), process start, and rg, alternating so that
 # the load of the machine falls on all of them alike.
 queries=(deploy kafka sarah rollback critical postgres canary roadmap "staging deploy" "merge review")
 f=$(find "$vault/knowledge" -name '*.md' -print -quit)
-: >"$work/one.t"; : >"$work/full.t"; : >"$work/floor.t"; : >"$work/start.t"; : >"$work/rgfull.t"
+: >"$work/one.t"; : >"$work/full.t"; : >"$work/floor.t"; : >"$work/stats.t"; : >"$work/start.t"; : >"$work/rgfull.t"
+"$work/statfloor" -save "$work/names.list" "$vault" >/dev/null
 for i in $(seq 1 $((runs * 5))); do
 	q=${queries[$((i % ${#queries[@]}))]}
 	echo "Edited again, take $i." >>"$f"
 	stamp t0; ctx0 index >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/one.t"
 	stamp t0; ctx0 search "$q" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/full.t"
 	stamp t0; "$work/statfloor" "$vault" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/floor.t"
+	stamp t0; "$work/statfloor" -names "$work/names.list" "$vault" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/stats.t"
 	stamp t0; "$work/ctx0" --help >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/start.t"
 	stamp t0; rg -l -i -F -- "$q" "$vault" >/dev/null || true; stamp t1; echo $((t1 - t0)) >>"$work/rgfull.t"
 done
@@ -83,6 +87,7 @@ fl=$(median <"$work/floor.t"); nw=$(median <"$work/full.t"); rf=$(median <"$work
 echo "ctx0 index after one file changed   median $(ms "$(median <"$work/one.t")") ms (full check)"
 echo "ctx0 search, no watcher             median $(ms "$nw") ms (full check: stat of every file)"
 echo "floor: list + stat every file       median $(ms "$fl") ms (scripts/bench-stat-floor, whole process)"
+echo "floor: stat every file, no listing   median $(ms "$(median <"$work/stats.t")") ms (bench-stat-floor -names)"
 echo "process start (ctx0 --help)         median $(ms "$(median <"$work/start.t")") ms"
 echo "rg -l -i -F, same queries           median $(ms "$rf") ms"
 echo "ratio rg / ctx0 search, no watcher  $(echo "scale=2; $rf/$nw" | bc)   (rg / floor: $(echo "scale=2; $rf/$fl" | bc))"

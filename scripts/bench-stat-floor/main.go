@@ -6,10 +6,20 @@
 // that trusts no watcher cannot do less than this. It prints the number of
 // files statted.
 //
-//	go run ./scripts/bench-stat-floor VAULT
+// A folder whose mtime has not moved has the names it had, so the full
+// check takes the names of such folders from the index rather than listing
+// them. The floor of that is statting alone: with -save LIST the listing's
+// names are written to the file LIST (each folder's path and its names,
+// each followed by a NUL, an empty name ending the folder), and with -names
+// LIST they are read from it, one read of the file instead of the
+// listings, and statted as before.
+//
+//	go run ./scripts/bench-stat-floor [-save LIST | -names LIST] VAULT
 package main
 
 import (
+	"bytes"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,11 +31,14 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: bench-stat-floor VAULT")
+	save := flag.String("save", "", "write the names listed to this file")
+	names := flag.String("names", "", "stat the names in this file (made by -save) instead of listing")
+	flag.Parse()
+	if flag.NArg() != 1 || (*save != "" && *names != "") {
+		fmt.Fprintln(os.Stderr, "usage: bench-stat-floor [-save LIST | -names LIST] VAULT")
 		os.Exit(2)
 	}
-	n, err := run(os.Args[1])
+	n, err := run(flag.Arg(0), *save, *names)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "bench-stat-floor: %v\n", err)
 		os.Exit(1)
@@ -44,8 +57,9 @@ type job struct {
 
 // run lists the folders (skipping hidden ones, as the vault does) and
 // stats their files relative to a handle on each folder, as the index does.
-func run(root string) (int, error) {
+func run(root, save, names string) (int, error) {
 	jobs := make(chan job, 64)
+	var saved bytes.Buffer
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -72,14 +86,57 @@ func run(root string) (int, error) {
 			}
 		})
 	}
-	err := list(root, jobs)
+	var err error
+	switch {
+	case names != "":
+		err = load(names, jobs)
+	case save != "":
+		err = list(root, func(dir string, names []string) {
+			saved.WriteString(dir + "\x00")
+			for _, n := range names {
+				saved.WriteString(n + "\x00")
+			}
+			saved.WriteString("\x00")
+			send(jobs, dir, names)
+		})
+	default:
+		err = list(root, func(dir string, names []string) { send(jobs, dir, names) })
+	}
 	close(jobs)
 	wg.Wait()
+	if err == nil && save != "" {
+		err = os.WriteFile(save, saved.Bytes(), 0o644)
+	}
 	return count, err
 }
 
-// list sends the entries of dir and of its folders to jobs, depth first.
-func list(dir string, jobs chan<- job) error {
+// send hands the names of dir to the workers in chunks.
+func send(jobs chan<- job, dir string, names []string) {
+	for lo := 0; lo < len(names); lo += chunk {
+		jobs <- job{dir, names[lo:min(lo+chunk, len(names))]}
+	}
+}
+
+// load sends the folders and names of the file p, as -save wrote them.
+func load(p string, jobs chan<- job) error {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	parts := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	for i := 0; i < len(parts); {
+		dir, j := parts[i], i+1
+		for j < len(parts) && parts[j] != "" {
+			j++
+		}
+		send(jobs, dir, parts[i+1:j])
+		i = j + 1
+	}
+	return nil
+}
+
+// list gives the names in dir and in its folders to found, depth first.
+func list(dir string, found func(dir string, names []string)) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err
@@ -95,15 +152,13 @@ func list(dir string, jobs chan<- job) error {
 			continue
 		}
 		if d.IsDir() {
-			if err := list(filepath.Join(dir, d.Name()), jobs); err != nil {
+			if err := list(filepath.Join(dir, d.Name()), found); err != nil {
 				return err
 			}
 			continue
 		}
 		names = append(names, d.Name())
 	}
-	for lo := 0; lo < len(names); lo += chunk {
-		jobs <- job{dir, names[lo:min(lo+chunk, len(names))]}
-	}
+	found(dir, names)
 	return nil
 }
