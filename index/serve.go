@@ -211,4 +211,15 @@ func (ix *Index) TakeQueue(ctx context.Context, queue func() bool) error {
 	return err
 }
 
+// Running reports whether a watcher seems to run in another process: its
+// socket is there (vault.QueueTaker). A watcher that died leaves it, and
+// TakeQueue then finds nobody.
+func (ix *Index) Running() bool {
+	if ix.localWatcher() != nil {
+		return false
+	}
+	fi, err := os.Stat(ix.socketPath())
+	return err == nil && fi.Mode()&os.ModeSocket != 0
+}
+
 var _ vault.QueueTaker = (*Index)(nil)

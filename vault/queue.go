@@ -56,6 +56,11 @@ var queueHook = func(step string) {}
 type queuedRequest struct {
 	Remember *rememberPlan `json:"remember,omitempty"`
 	Add      *addPlan      `json:"add,omitempty"`
+	// Untyped is a remember whose type, and the title that follows from
+	// it, its holder tells from the text (rememberPlan.tell): what a
+	// writer hands to a running taker, warm, rather than tell it itself.
+	// A holder that knows no such field gives it back to its waiter.
+	Untyped *rememberPlan `json:"untyped_remember,omitempty"`
 }
 
 // queuedResult is a holder's answer to a queued write.
@@ -237,6 +242,10 @@ type QueueTaker interface {
 	// the lock; an error when no taker runs (before queue is called), or
 	// it refused, died or did not answer in time.
 	TakeQueue(ctx context.Context, queue func() bool) error
+	// Running reports, cheaply and without reaching it, whether a taker
+	// seems to run: a write it will likely take can then leave to it
+	// what it does faster (see queuedRequest.Untyped).
+	Running() bool
 }
 
 // HandOff makes this process hand its writes that can wait in the queue
@@ -356,6 +365,8 @@ func (q *queuedWrite) settle() (*queuedResult, error) {
 	switch {
 	case q.req.Remember != nil && len(q.req.Remember.Redacted) > 0:
 		res.Commit.Redacted = q.req.Remember.Redacted
+	case q.req.Untyped != nil && len(q.req.Untyped.Redacted) > 0:
+		res.Commit.Redacted = q.req.Untyped.Redacted
 	case q.req.Add != nil && len(q.req.Add.Redacted) > 0:
 		res.Commit.Redacted = q.req.Add.Redacted
 	}
@@ -485,11 +496,18 @@ func (v *Vault) takeQueued(ctx context.Context, group []*pendingWrite) []*pendin
 		case err != nil:
 			q.answer(Commit{}, fmt.Errorf("read queued write %s: %w", id, err))
 			continue
-		case q.req.Remember != nil:
+		case q.req.Remember != nil || q.req.Untyped != nil:
 			// Checked by its waiter; checked again, as anything read from
 			// a file is, for what decides where it goes. (The file's
 			// content is checked on the write path, as every write's is.)
-			plan := *q.req.Remember
+			var plan rememberPlan
+			if q.req.Remember != nil {
+				plan = *q.req.Remember
+			} else {
+				plan = *q.req.Untyped
+				plan.Meta.Type = ""
+				plan.tell()
+			}
 			if err := v.checkMeta(plan.Meta); err != nil || strings.TrimSpace(plan.Text) == "" {
 				q.answer(Commit{}, cmp.Or(err, badRequest(errors.New("remember: nothing to remember: the text is empty"))))
 				continue
