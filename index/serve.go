@@ -123,10 +123,20 @@ func (ix *Index) answer(ctx context.Context, conn net.Conn) {
 	case req.Take:
 		conn.SetDeadline(time.Now().Add(takeTimeout + serveTimeout))
 		tctx, cancel := context.WithTimeout(ctx, takeTimeout)
-		if err := ix.v.MakeQueued(tctx); err != nil {
+		// The writers are told as soon as their writes are answered,
+		// before this watcher indexes them and lets go of the lock.
+		answered := false
+		err := ix.v.MakeQueued(tctx, func() {
+			answered = true
+			json.NewEncoder(conn).Encode(ans)
+		})
+		cancel()
+		if answered {
+			return
+		}
+		if err != nil {
 			ans.Error = err.Error()
 		}
-		cancel()
 	default:
 		res, err := ix.searchHere(ctx, req.Query)
 		if err != nil {

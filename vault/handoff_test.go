@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -288,11 +290,14 @@ func TestHandOffWatcherDies(t *testing.T) {
 
 // queueTaker takes the queue with holder, a vault of its own on the same
 // folder, as a running watcher does, and records the kinds of the requests
-// it finds there. With gone, no taker runs.
+// it finds there. With gone, no taker runs. Like the watcher, it returns
+// once its holder has answered the writes it took in.
 type queueTaker struct {
-	holder *vault.Vault
-	gone   bool
-	kinds  []string
+	holder   *vault.Vault
+	gone     bool
+	kinds    []string
+	answered atomic.Bool    // the holder has answered
+	made     sync.WaitGroup // the holder's takes, until each lets go of the lock
 }
 
 func (k *queueTaker) Running() bool { return true }
@@ -318,7 +323,69 @@ func (k *queueTaker) TakeQueue(ctx context.Context, queue func() bool) error {
 			k.kinds = append(k.kinds, kind)
 		}
 	}
-	return k.holder.MakeQueued(ctx)
+	answered := make(chan struct{})
+	made := make(chan error, 1)
+	k.made.Add(1)
+	go func() {
+		defer k.made.Done()
+		made <- k.holder.MakeQueued(context.WithoutCancel(ctx), func() {
+			k.answered.Store(true)
+			close(answered)
+		})
+	}()
+	select {
+	case <-answered:
+		return nil
+	case err := <-made:
+		return err
+	}
+}
+
+// indexOrder is the holder's index, which records whether its writers were
+// answered when it hears of their writes.
+type indexOrder struct {
+	*index.Index
+	taker *queueTaker
+	late  []bool // for each update, whether the writers had their answers
+}
+
+func (o *indexOrder) Changed(ctx context.Context, paths []string) error {
+	o.late = append(o.late, o.taker.answered.Load())
+	return o.Index.Changed(ctx, paths)
+}
+
+// A holder answers the writes it took in from other processes as soon as
+// their commit is durable and staged: its index hears of them after, and a
+// reader that syncs with it finds them all the same.
+func TestHandedWritesAnsweredBeforeTheIndex(t *testing.T) {
+	dir := vaulttest.New(t).Root()
+	writer, _, err := openIndexed(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, ix, err := openIndexed(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taker := &queueTaker{holder: holder}
+	order := &indexOrder{Index: ix, taker: taker}
+	holder.SetCatalog(order)
+	writer.HandOff(taker)
+	r, err := writer.Remember(t.Context(), vault.RememberOptions{Text: "The release train leaves every second Tuesday."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Commit.Message, "\nCtx0-Write: ") {
+		t.Fatalf("not made by the holder: %+v", r)
+	}
+	taker.made.Wait()
+	if !slices.Equal(order.late, []bool{true}) {
+		t.Errorf("answered before each index update: %v, want [true]", order.late)
+	}
+	if m, err := ix.Lookup(t.Context(), r.Name); err != nil || len(m) != 1 {
+		t.Errorf("lookup of %s in the holder's index: %v, %v", r.Name, m, err)
+	}
+	checkRepo(t, dir)
 }
 
 // A remember handed to a running taker leaves the type, and the title that

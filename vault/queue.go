@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -273,12 +274,23 @@ func (v *Vault) handOff(ctx context.Context, group []*pendingWrite, finish func(
 // MakeQueued makes the writes queued beside the vault lock, as their
 // holder (with this process's own writes waiting, if any): what a taker
 // does when a process hands it its writes (QueueTaker). It returns once
-// every write it took in is answered and the lock let go.
-func (v *Vault) MakeQueued(ctx context.Context) error {
+// every write it took in is answered and the lock let go. answered, if
+// not nil, is called once, as soon as every write it took in is answered:
+// when their commit is durable and staged, before the index hears of it
+// and the lock is let go, so that the taker tells its writers then.
+func (v *Vault) MakeQueued(ctx context.Context, answered func()) error {
 	queueHook("asked")
+	var once sync.Once
+	tell := func() {
+		if answered != nil {
+			once.Do(answered)
+		}
+	}
 	// A write that changes nothing: its group takes the lock, and with it
 	// the queue, as any group does.
-	_, err := v.update(ctx, func() (string, []change, error) { return "", nil, nil })
+	p := &pendingWrite{ctx: ctx, fn: func() (string, []change, error) { return "", nil, nil }, done: make(chan struct{}), answered: tell}
+	_, err := v.updateWrite(p)
+	tell() // nothing was taken in, or it failed before any answer
 	return err
 }
 
