@@ -124,10 +124,20 @@ func (ix *Index) answer(ctx context.Context, conn net.Conn) {
 	case req.Take:
 		conn.SetDeadline(time.Now().Add(takeTimeout + serveTimeout))
 		tctx, cancel := context.WithTimeout(ctx, takeTimeout)
-		if err := ix.v.MakeQueued(tctx); err != nil {
+		// The writers are told as soon as their writes are answered,
+		// before this watcher indexes them and lets go of the lock.
+		answered := false
+		err := ix.v.MakeQueued(tctx, func() {
+			answered = true
+			json.NewEncoder(conn).Encode(ans)
+		})
+		cancel()
+		if answered {
+			return
+		}
+		if err != nil {
 			ans.Error = err.Error()
 		}
-		cancel()
 	default:
 		res, err := ix.searchHere(ctx, req.Query)
 		if err != nil {
@@ -210,6 +220,17 @@ func (ix *Index) TakeQueue(ctx context.Context, queue func() bool) error {
 	}
 	_, err = ask(conn, watcherRequest{Version: serveVersion, Schema: schemaVersion, Take: true})
 	return err
+}
+
+// Running reports whether a watcher seems to run in another process: its
+// socket is there (vault.QueueTaker). A watcher that died leaves it, and
+// TakeQueue then finds nobody.
+func (ix *Index) Running() bool {
+	if ix.localWatcher() != nil {
+		return false
+	}
+	fi, err := os.Stat(ix.socketPath())
+	return err == nil && fi.Mode()&os.ModeSocket != 0
 }
 
 var _ vault.QueueTaker = (*Index)(nil)

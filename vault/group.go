@@ -41,6 +41,9 @@ type pendingWrite struct {
 	// vault lock: this process's, which another may commit, or another
 	// process's, taken in from that queue (queue.go).
 	q *queuedWrite
+	// answered, if set, is called once the writes of other processes
+	// that p's group took in are answered (see MakeQueued).
+	answered func()
 }
 
 const (
@@ -242,15 +245,26 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	}
 	// No write is decided after the last one, so the catalog hears of the
 	// group's files while the commit is made, which needs nothing of the
-	// catalog: the index update and the commit overlap.
+	// catalog: the index update and the commit overlap. A group that holds
+	// other processes' writes answers them first, as soon as their commit
+	// is durable and staged, and the index follows the answer: beside the
+	// commit it would take a core from the commit they wait for. (The
+	// catalog is a derived view: a reader that syncs with the watcher
+	// holding the lock finds the files all the same, and the next group
+	// decides only once the update is over, under the lock.)
 	var indexErr error
 	followed := make(chan struct{})
-	go func() {
+	follow := func() {
 		defer close(followed)
 		if obs != nil {
 			indexErr = obs.Changed(context.WithoutCancel(ctx), paths)
 		}
-	}()
+	}
+	taken := func(w *groupWrite) bool { return w.p.q != nil && w.p.q.remote }
+	remote := slices.ContainsFunc(ws, taken)
+	if !remote {
+		go follow()
+	}
 	msg := queuedTrailers(groupMessage(ws), ws)
 	blobs := map[string]plumbing.Hash{}
 	ss := make([]*staged, len(ws))
@@ -262,9 +276,34 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	}
 	h, err := v.commitStaged(ctx, msg, ss, v.treePlan(ctx, msg, blobs))
 	queuedCommitted(ws)
+	commitOf := func(w *groupWrite) Commit {
+		c := Commit{Hash: h.String(), Message: msg}
+		if len(w.redacted) > 0 {
+			c.Redacted = w.redacted
+		}
+		return c
+	}
+	if remote {
+		if err == nil {
+			for _, w := range ws {
+				if taken(w) {
+					c := commitOf(w)
+					c.Paths = w.s.paths()
+					finish(w.p, c, nil)
+				}
+			}
+			for _, p := range group {
+				if p.answered != nil {
+					p.answered()
+				}
+			}
+		}
+		// After the answer; or, the commit undone, the files put back.
+		follow()
+	}
 	<-followed
 	if err != nil && h.IsZero() {
-		if obs != nil {
+		if obs != nil && !remote {
 			// The files were put back: the catalog follows them.
 			obs.Changed(context.WithoutCancel(ctx), paths)
 		}
@@ -274,10 +313,10 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 		return later
 	}
 	for _, w := range ws {
-		c := Commit{Hash: h.String(), Message: msg}
-		if len(w.redacted) > 0 {
-			c.Redacted = w.redacted
+		if remote && err == nil && taken(w) {
+			continue // answered
 		}
+		c := commitOf(w)
 		if err != nil {
 			finish(w.p, c, err)
 			continue

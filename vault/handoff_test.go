@@ -3,11 +3,15 @@ package vault_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -281,5 +285,174 @@ func TestHandOffWatcherDies(t *testing.T) {
 				t.Errorf("%d remember and add lines in git log, want %d", n, writers)
 			}
 		})
+	}
+}
+
+// queueTaker takes the queue with holder, a vault of its own on the same
+// folder, as a running watcher does, and records the kinds of the requests
+// it finds there. With gone, no taker runs. Like the watcher, it returns
+// once its holder has answered the writes it took in.
+type queueTaker struct {
+	holder   *vault.Vault
+	gone     bool
+	kinds    []string
+	answered atomic.Bool    // the holder has answered
+	made     sync.WaitGroup // the holder's takes, until each lets go of the lock
+}
+
+func (k *queueTaker) Running() bool { return true }
+
+func (k *queueTaker) TakeQueue(ctx context.Context, queue func() bool) error {
+	if k.gone {
+		return errors.New("no taker runs")
+	}
+	if !queue() {
+		return nil
+	}
+	reqs, _ := filepath.Glob(filepath.Join(k.holder.Root(), ".ctx0", "state", "queue", "*.req"))
+	for _, p := range reqs {
+		var req map[string]json.RawMessage
+		data, err := os.ReadFile(p)
+		if err == nil {
+			err = json.Unmarshal(data, &req)
+		}
+		if err != nil {
+			return err
+		}
+		for kind := range req {
+			k.kinds = append(k.kinds, kind)
+		}
+	}
+	answered := make(chan struct{})
+	made := make(chan error, 1)
+	k.made.Add(1)
+	go func() {
+		defer k.made.Done()
+		made <- k.holder.MakeQueued(context.WithoutCancel(ctx), func() {
+			k.answered.Store(true)
+			close(answered)
+		})
+	}()
+	select {
+	case <-answered:
+		return nil
+	case err := <-made:
+		return err
+	}
+}
+
+// indexOrder is the holder's index, which records whether its writers were
+// answered when it hears of their writes.
+type indexOrder struct {
+	*index.Index
+	taker *queueTaker
+	late  []bool // for each update, whether the writers had their answers
+}
+
+func (o *indexOrder) Changed(ctx context.Context, paths []string) error {
+	o.late = append(o.late, o.taker.answered.Load())
+	return o.Index.Changed(ctx, paths)
+}
+
+// A holder answers the writes it took in from other processes as soon as
+// their commit is durable and staged: its index hears of them after, and a
+// reader that syncs with it finds them all the same.
+func TestHandedWritesAnsweredBeforeTheIndex(t *testing.T) {
+	dir := vaulttest.New(t).Root()
+	writer, _, err := openIndexed(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	holder, ix, err := openIndexed(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taker := &queueTaker{holder: holder}
+	order := &indexOrder{Index: ix, taker: taker}
+	holder.SetCatalog(order)
+	writer.HandOff(taker)
+	r, err := writer.Remember(t.Context(), vault.RememberOptions{Text: "The release train leaves every second Tuesday."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Commit.Message, "\nCtx0-Write: ") {
+		t.Fatalf("not made by the holder: %+v", r)
+	}
+	taker.made.Wait()
+	if !slices.Equal(order.late, []bool{true}) {
+		t.Errorf("answered before each index update: %v, want [true]", order.late)
+	}
+	if m, err := ix.Lookup(t.Context(), r.Name); err != nil || len(m) != 1 {
+		t.Errorf("lookup of %s in the holder's index: %v, %v", r.Name, m, err)
+	}
+	checkRepo(t, dir)
+}
+
+// A remember handed to a running taker leaves the type, and the title that
+// follows from it, to the taker, which has its patterns warm: the request
+// in the queue holds only the redacted text and what the writer was told,
+// and the entry, its name and its commit are those of the same remember
+// made by the writer alone. When the taker is gone after all, the writer
+// tells them itself.
+func TestHandedRememberTypedByItsTaker(t *testing.T) {
+	writes := []vault.RememberOptions{
+		{Text: "We decided to use SQLite for the index."},
+		{Text: "Meet Priya Patel, our new designer, she works from Berlin."},
+		{Text: "Sarah prefers email over calls."},
+		{Text: "The deploy token is ghp_abcdefghijklmnopqrstuvwxyz0123456789 for staging."},
+		{Text: "Sarah Chen is our investor.", Title: "Sarah"},
+		{Text: "The build takes ten minutes on the old runners.", Type: "fact"},
+		{Text: "We decided to use SQLite for the index."}, // a duplicate
+	}
+	run := func(t *testing.T, taker *queueTaker) ([]vault.Remembered, map[string]string) {
+		v := vaulttest.New(t)
+		if taker != nil {
+			holder, err := vault.Open(t.Context(), v.Root(), vault.WithClock(func() time.Time { return vaulttest.Now }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			taker.holder = holder
+			v.HandOff(taker)
+		}
+		var rs []vault.Remembered
+		files := map[string]string{}
+		for _, o := range writes {
+			r, err := v.Remember(t.Context(), o)
+			if err != nil {
+				t.Fatalf("remember %q: %v", o.Text, err)
+			}
+			data, err := os.ReadFile(filepath.Join(v.Root(), r.Name+".md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[r.Name] = string(data)
+			r.Commit.Hash, r.Commit.Message = "", ""
+			rs = append(rs, r)
+		}
+		checkRepo(t, v.Root())
+		return rs, files
+	}
+	alone, aloneFiles := run(t, nil)
+	if alone[1].Name != "contacts/priya-patel" || alone[4].Name != "contacts/sarah" || !alone[6].Duplicate || alone[3].Commit.Redacted == nil {
+		t.Fatalf("made alone: %+v", alone)
+	}
+	for _, gone := range []bool{false, true} {
+		taker := &queueTaker{gone: gone}
+		handed, files := run(t, taker)
+		if a, h := fmt.Sprint(alone), fmt.Sprint(handed); a != h {
+			t.Errorf("taker gone %v: results made alone:\n%s\nhanded:\n%s", gone, a, h)
+		}
+		if a, h := fmt.Sprint(aloneFiles), fmt.Sprint(files); a != h {
+			t.Errorf("taker gone %v: entries made alone:\n%s\nhanded:\n%s", gone, a, h)
+		}
+		// Each remember without a type is queued untyped; the one with
+		// its type, typed.
+		want := []string{"untyped_remember", "untyped_remember", "untyped_remember", "untyped_remember", "untyped_remember", "remember", "untyped_remember"}
+		if gone {
+			want = nil
+		}
+		if !slices.Equal(taker.kinds, want) {
+			t.Errorf("taker gone %v: requests queued %v, want %v", gone, taker.kinds, want)
+		}
 	}
 }

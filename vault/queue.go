@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -56,6 +57,11 @@ var queueHook = func(step string) {}
 type queuedRequest struct {
 	Remember *rememberPlan `json:"remember,omitempty"`
 	Add      *addPlan      `json:"add,omitempty"`
+	// Untyped is a remember whose type, and the title that follows from
+	// it, its holder tells from the text (rememberPlan.tell): what a
+	// writer hands to a running taker, warm, rather than tell it itself.
+	// A holder that knows no such field gives it back to its waiter.
+	Untyped *rememberPlan `json:"untyped_remember,omitempty"`
 }
 
 // queuedResult is a holder's answer to a queued write.
@@ -237,6 +243,10 @@ type QueueTaker interface {
 	// the lock; an error when no taker runs (before queue is called), or
 	// it refused, died or did not answer in time.
 	TakeQueue(ctx context.Context, queue func() bool) error
+	// Running reports, cheaply and without reaching it, whether a taker
+	// seems to run: a write it will likely take can then leave to it
+	// what it does faster (see queuedRequest.Untyped).
+	Running() bool
 }
 
 // HandOff makes this process hand its writes that can wait in the queue
@@ -264,12 +274,23 @@ func (v *Vault) handOff(ctx context.Context, group []*pendingWrite, finish func(
 // MakeQueued makes the writes queued beside the vault lock, as their
 // holder (with this process's own writes waiting, if any): what a taker
 // does when a process hands it its writes (QueueTaker). It returns once
-// every write it took in is answered and the lock let go.
-func (v *Vault) MakeQueued(ctx context.Context) error {
+// every write it took in is answered and the lock let go. answered, if
+// not nil, is called once, as soon as every write it took in is answered:
+// when their commit is durable and staged, before the index hears of it
+// and the lock is let go, so that the taker tells its writers then.
+func (v *Vault) MakeQueued(ctx context.Context, answered func()) error {
 	queueHook("asked")
+	var once sync.Once
+	tell := func() {
+		if answered != nil {
+			once.Do(answered)
+		}
+	}
 	// A write that changes nothing: its group takes the lock, and with it
 	// the queue, as any group does.
-	_, err := v.update(ctx, func() (string, []change, error) { return "", nil, nil })
+	p := &pendingWrite{ctx: ctx, fn: func() (string, []change, error) { return "", nil, nil }, done: make(chan struct{}), answered: tell}
+	_, err := v.updateWrite(p)
+	tell() // nothing was taken in, or it failed before any answer
 	return err
 }
 
@@ -356,6 +377,8 @@ func (q *queuedWrite) settle() (*queuedResult, error) {
 	switch {
 	case q.req.Remember != nil && len(q.req.Remember.Redacted) > 0:
 		res.Commit.Redacted = q.req.Remember.Redacted
+	case q.req.Untyped != nil && len(q.req.Untyped.Redacted) > 0:
+		res.Commit.Redacted = q.req.Untyped.Redacted
 	case q.req.Add != nil && len(q.req.Add.Redacted) > 0:
 		res.Commit.Redacted = q.req.Add.Redacted
 	}
@@ -485,11 +508,18 @@ func (v *Vault) takeQueued(ctx context.Context, group []*pendingWrite) []*pendin
 		case err != nil:
 			q.answer(Commit{}, fmt.Errorf("read queued write %s: %w", id, err))
 			continue
-		case q.req.Remember != nil:
+		case q.req.Remember != nil || q.req.Untyped != nil:
 			// Checked by its waiter; checked again, as anything read from
 			// a file is, for what decides where it goes. (The file's
 			// content is checked on the write path, as every write's is.)
-			plan := *q.req.Remember
+			var plan rememberPlan
+			if q.req.Remember != nil {
+				plan = *q.req.Remember
+			} else {
+				plan = *q.req.Untyped
+				plan.Meta.Type = ""
+				plan.tell()
+			}
 			if err := v.checkMeta(plan.Meta); err != nil || strings.TrimSpace(plan.Text) == "" {
 				q.answer(Commit{}, cmp.Or(err, badRequest(errors.New("remember: nothing to remember: the text is empty"))))
 				continue

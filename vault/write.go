@@ -172,15 +172,6 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 	if err := checkText("remember", "text", text); err != nil {
 		return Remembered{}, err
 	}
-	if o.Type == "" {
-		// Told from the text, as the offline librarian types what a
-		// conversation says.
-		o.Type = kind.Of(text)
-	}
-	if o.Type == "contact" && strings.TrimSpace(o.Title) == "" {
-		// A person introduced is named for the person (contacts/priya-patel).
-		o.Title = kind.PersonIntroduced(text)
-	}
 	if o.Source == "" {
 		o.Source = "agent"
 	}
@@ -193,24 +184,39 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 			return Remembered{}, err
 		}
 	}
-	title := strings.TrimSpace(o.Title)
-	if title == "" {
-		title = titleFromText(text)
+	meta := Meta{Title: strings.TrimSpace(o.Title), Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source, Links: links}
+	plan := rememberPlan{Text: text, Redacted: redacted, Meta: meta}
+	var r Remembered
+	if o.Type == "" && v.taker != nil && v.taker.Running() {
+		// A running taker will most likely make this write: it tells the
+		// type and builds the entry, warm, rather than this process,
+		// whose first use of the patterns costs more than the rest of
+		// the request. What the type does not decide is checked here.
+		checked := meta
+		checked.Type = "note"
+		if err := v.checkMeta(checked); err != nil {
+			return Remembered{}, err
+		}
+		p := &pendingWrite{
+			ctx: ctx, fn: v.rememberWrite(ctx, plan, nil, &r), done: make(chan struct{}),
+			q: v.ownQueued(queuedRequest{Untyped: &plan}, &r),
+		}
+		c, err := v.updateWrite(p)
+		r.Commit = c
+		return r, err
 	}
-	meta := Meta{Title: title, Type: o.Type, Tags: o.Tags, Project: o.Project, Pinned: o.Pinned, Source: o.Source, Links: links}
-	if err := v.checkMeta(meta); err != nil {
+	plan.tell()
+	if err := v.checkMeta(plan.Meta); err != nil {
 		return Remembered{}, err
 	}
-	plan := rememberPlan{Text: text, Redacted: redacted, Meta: meta}
 	// The entry does not depend on its name: it is built, and its blob
 	// stored, here in the caller's goroutine, beside the other writers,
 	// rather than by the group's leader, which decides writes in turn.
-	ch, err := v.newEntryChange("", meta, text+"\n", redacted)
+	ch, err := v.newEntryChange("", plan.Meta, text+"\n", redacted)
 	if err != nil {
 		return Remembered{}, err
 	}
 	v.preStore(ch.data)
-	var r Remembered
 	p := &pendingWrite{
 		ctx: ctx, fn: v.rememberWrite(ctx, plan, &ch, &r), done: make(chan struct{}),
 		q: v.ownQueued(queuedRequest{Remember: &plan}, &r),
@@ -226,13 +232,33 @@ func (v *Vault) Remember(ctx context.Context, o RememberOptions) (Remembered, er
 type rememberPlan struct {
 	Text     string         `json:"text"` // redacted
 	Redacted map[string]int `json:"redacted,omitempty"`
-	Meta     Meta           `json:"meta"`
+	// Meta has no Type while the text is still to be typed (tell).
+	Meta Meta `json:"meta"`
+}
+
+// tell completes what plan leaves to be told from its text: the type, and
+// for a person introduced, named for the person, the title; a title left
+// empty is the text's first sentence.
+func (plan *rememberPlan) tell() {
+	m := &plan.Meta
+	if m.Type == "" {
+		// Told from the text, as the offline librarian types what a
+		// conversation says.
+		m.Type = kind.Of(plan.Text)
+	}
+	if m.Type == "contact" && m.Title == "" {
+		// A person introduced is named for the person (contacts/priya-patel).
+		m.Title = kind.PersonIntroduced(plan.Text)
+	}
+	if m.Title == "" {
+		m.Title = titleFromText(plan.Text)
+	}
 }
 
 // rememberWrite decides plan's write under the vault lock: the entry that
 // already holds the text, or a new entry under a free name. built is the
-// entry made before queueing, nil for a write taken from the queue, which
-// is made here. r gets the name.
+// entry made before queueing, nil for a write taken from the queue, or
+// whose type was left to tell, which is made here. r gets the name.
 func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, built *change, r *Remembered) func() (string, []change, error) {
 	return func() (string, []change, error) {
 		dups, err := v.sameBody(ctx, BodySum(plan.Text))
@@ -243,6 +269,12 @@ func (v *Vault) rememberWrite(ctx context.Context, plan rememberPlan, built *cha
 			slices.Sort(dups)
 			*r = Remembered{Name: dups[0], Duplicate: true}
 			return "", nil, nil
+		}
+		if plan.Meta.Type == "" {
+			plan.tell()
+			if err := v.checkMeta(plan.Meta); err != nil {
+				return "", nil, err
+			}
 		}
 		meta := plan.Meta
 		name, err := v.freeName(v.folderFor(meta.Type) + "/" + cmp.Or(SlugFromTitle(meta.Title), "memory"))
