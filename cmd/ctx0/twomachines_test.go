@@ -451,10 +451,26 @@ func (m *machines) converge() {
 		}
 		last = state
 		if time.Now().After(deadline) {
-			m.t.Fatalf("not converged %v after the writes stopped:\n%s", time.Since(start).Round(time.Second), last)
+			m.t.Fatalf("not converged %v after the writes stopped:\n%s%s", time.Since(start).Round(time.Second), last, m.logTails())
 		}
 		time.Sleep(m.interval / 10)
 	}
+}
+
+// logTails is the end of each service's log, which says why a vault
+// stopped following the others; the logs go with the test's folder.
+func (m *machines) logTails() string {
+	logs, _ := filepath.Glob(filepath.Join(m.dir, "logs", "*.log"))
+	var b strings.Builder
+	for _, p := range logs {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		fmt.Fprintf(&b, "--- %s, last %d of %d lines:\n%s\n", filepath.Base(p), min(len(lines), 30), len(lines), strings.Join(lines[max(0, len(lines)-30):], "\n"))
+	}
+	return b.String()
 }
 
 // state says where the three trees stand, and whether they are one with
