@@ -19,8 +19,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
-
-	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // ErrUnrelated is returned when a remote's branch shares no commit with the
@@ -306,7 +304,11 @@ func (v *Vault) pickRemote(name string) (Remote, error) {
 
 func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
 	spec := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, tracking))
-	err := v.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	remote, err := v.remote(ctx, r.Name)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	err = remote.FetchContext(ctx, &git.FetchOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return nil
@@ -360,10 +362,11 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 	if kept {
 		return nil
 	}
-	// Put back through a temporary file: go-git's own ref write truncates
-	// the file first, and a kill there would leave it empty.
-	refPath := filepath.Join(v.gitDir, filepath.FromSlash(tracking.String()))
-	if err := atomicfile.WriteFile(refPath, []byte(old.Hash().String()+"\n"), 0o644); err != nil {
+	rs, err := v.refStore(ctx)
+	if err == nil {
+		err = rs.SetReference(old)
+	}
+	if err != nil {
 		return fmt.Errorf("restore %s: %w", tracking, err)
 	}
 	newHash := "deleted"
@@ -376,7 +379,12 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 
 func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) (sent bool, err error) {
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", branch, branch))
-	err = v.repo.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	remote, err := v.remote(ctx, r.Name)
+	if err != nil {
+		return false, fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	// The remote-tracking ref a push moves is written through its lock.
+	err = remote.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	switch {
 	case err == nil:
 		return true, nil
