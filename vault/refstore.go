@@ -40,6 +40,18 @@ func (v *Vault) refStore(ctx context.Context) (*refStore, error) {
 	return &refStore{sharedStorage: s, v: v, ctx: ctx}, nil
 }
 
+// newRepoStore is the storage of a git repository to be made at root (by
+// git init or a clone), with its refs written through lock files as a
+// vault's are.
+func newRepoStore(ctx context.Context, root string) (*refStore, error) {
+	dot := filepath.Join(root, ".git")
+	if err := os.MkdirAll(dot, 0o755); err != nil {
+		return nil, err
+	}
+	raw := &Vault{root: root, gitDir: dot, gitLockWait: defaultGitLockWait}
+	return &refStore{sharedStorage: newSharedStorage(dot), v: raw, ctx: ctx}, nil
+}
+
 // remote is the vault's remote name, fetching and pushing through a
 // refStore.
 func (v *Vault) remote(ctx context.Context, name string) (*git.Remote, error) {

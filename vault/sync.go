@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -630,7 +631,12 @@ func Clone(ctx context.Context, url, dir string, opts ...Option) (*Vault, error)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch, NoCheckout: true})
+	rs, err := newRepoStore(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("clone %s: %w", url, err)
+	}
+	// Its refs, and the branch checkoutTakeable sets, go through lock files.
+	repo, err := git.CloneContext(ctx, rs, osfs.New(dir), &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch, NoCheckout: true})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("clone %s: %w", url, err)
