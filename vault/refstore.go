@@ -21,23 +21,27 @@ import (
 // broken. Every go-git call of ctx0 that sets references (fetch, push,
 // clone) goes through one.
 //
-// Its locks are recorded in no journal: a fetch or a push runs outside the
-// vault lock. A lock a killed one left is removed by the next write once
-// stale, by the rules for git's lock files (createGitLockAs).
+// Its locks are recorded in h, the fetch lock's journal for a fetch or a
+// push (lockFetch), which run outside the vault lock: the next holder
+// removes those a killed one left. Without a journal (a repository being
+// made), a lock left is removed by the next write once stale, by the rules
+// for git's lock files (createGitLockAs).
 type refStore struct {
 	*sharedStorage
 	v   *Vault
+	h   *held
 	ctx context.Context
 }
 
 // refStore returns the repository's storage with references written
-// through lock files, waiting for a ref's lock until ctx ends.
-func (v *Vault) refStore(ctx context.Context) (*refStore, error) {
+// through lock files recorded in h, waiting for a ref's lock until ctx
+// ends.
+func (v *Vault) refStore(ctx context.Context, h *held) (*refStore, error) {
 	s, ok := v.repo.Storer.(*sharedStorage)
 	if !ok {
 		return nil, fmt.Errorf("vault %s: storage %T is not the vault's own", v.root, v.repo.Storer)
 	}
-	return &refStore{sharedStorage: s, v: v, ctx: ctx}, nil
+	return &refStore{sharedStorage: s, v: v, h: h, ctx: ctx}, nil
 }
 
 // newRepoStore is the storage of a git repository to be made at root (by
@@ -53,13 +57,13 @@ func newRepoStore(ctx context.Context, root string) (*refStore, error) {
 }
 
 // remote is the vault's remote name, fetching and pushing through a
-// refStore.
-func (v *Vault) remote(ctx context.Context, name string) (*git.Remote, error) {
+// refStore whose locks h records.
+func (v *Vault) remote(ctx context.Context, h *held, name string) (*git.Remote, error) {
 	r, err := v.repo.Remote(name)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", name, err)
 	}
-	s, err := v.refStore(ctx)
+	s, err := v.refStore(ctx, h)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +106,7 @@ func (s *refStore) CheckAndSetReference(r, old *plumbing.Reference) error {
 		}
 		return nil
 	}
-	return s.v.writeRefAs(s.ctx, nil, name, value, check, nil)
+	return s.v.writeRefAs(s.ctx, s.h, name, value, check, nil)
 }
 
 // RemoveReference removes the ref's loose file and its packed entry
@@ -117,7 +121,7 @@ func (s *refStore) RemoveReference(name plumbing.ReferenceName) error {
 		// can hold it, which go-git rewrites through a temporary file.
 		return s.sharedStorage.RemoveReference(name)
 	}
-	f, err := s.v.createGitLockAs(s.ctx, nil, lockPath, s.v.gitLockWait)
+	f, err := s.v.createGitLockAs(s.ctx, s.h, lockPath, s.v.gitLockWait)
 	if err != nil {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}

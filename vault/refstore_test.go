@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestRefStoreWritesThroughALock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := v.refStore(ctx)
+	rs, err := v.refStore(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestRefStoreCheckAndSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, err := v.refStore(ctx)
+	rs, err := v.refStore(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,5 +154,92 @@ func wantRef(t *testing.T, v *Vault, name plumbing.ReferenceName, h plumbing.Has
 	t.Helper()
 	if got := strings.TrimSpace(runGit(t, v, "rev-parse", "--verify", name.String())); got != h.String() {
 		t.Errorf("git reads %s as %s, want %s", name, got, h)
+	}
+}
+
+// TestKilledFetchRefLockIsCleared: a fetch killed holding a ref's lock
+// file left it recorded in the fetch lock's journal, and the next holder
+// of the fetch lock, or the next command to open the vault, removes it at
+// once, the ref keeping its old value; a lock file the journal does not
+// name (a person's git fetch) is left.
+func TestKilledFetchRefLockIsCleared(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		recover func(t *testing.T, v *Vault)
+	}{
+		{"next fetch", func(t *testing.T, v *Vault) {
+			unlock, _, removed, err := v.lockFetch(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlock()
+			if want := []string{".git/refs/remotes/origin/main.lock"}; !slices.Equal(removed, want) {
+				t.Errorf("removed %q, want %q", removed, want)
+			}
+		}},
+		{"next command", func(t *testing.T, v *Vault) {
+			if _, err := Open(t.Context(), v.root); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := testVault(t)
+			ctx := t.Context()
+			head, err := v.head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := plumbing.NewRemoteReferenceName("origin", "main")
+			tag := filepath.Join(v.gitDir, "refs", "tags", "person.lock")
+			unlock, h, _, err := v.lockFetch(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := v.refStore(ctx, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rs.SetReference(plumbing.NewHashReference(name, head.hash)); err != nil {
+				t.Fatal(err)
+			}
+			lockPath := filepath.Join(v.gitDir, "refs", "remotes", "origin", "main.lock")
+			// Killed after filling the lock file, before the rename: the
+			// journal names the lock, and the process no longer removes it.
+			f, err := v.createGitLockAs(ctx, h, lockPath, v.gitLockWait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(strings.Repeat("0", 40) + "\n")
+			f.Close()
+			journal, err := os.ReadFile(h.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			unlock()
+			if err := os.WriteFile(h.path, journal, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Dir(tag), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(tag, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantRef(t, v, name, head.hash)
+
+			tc.recover(t, v)
+			if _, err := os.Lstat(lockPath); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the killed fetch's lock is still there: %v", err)
+			}
+			if _, err := os.Lstat(tag); err != nil {
+				t.Errorf("a lock the journal does not name was removed: %v", err)
+			}
+			if _, err := os.Lstat(h.path); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("fetch journal left: %v", err)
+			}
+			wantRef(t, v, name, head.hash)
+			runGit(t, v, "fsck", "--strict")
+		})
 	}
 }

@@ -303,9 +303,10 @@ func (v *Vault) pickRemote(name string) (Remote, error) {
 	return Remote{}, fmt.Errorf("sync: no remote named %q (see ctx0 remote list)", name)
 }
 
-func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
+// fetch fetches branch into tracking; h is the fetch lock's journal.
+func (v *Vault) fetch(ctx context.Context, h *held, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
 	spec := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, tracking))
-	remote, err := v.remote(ctx, r.Name)
+	remote, err := v.remote(ctx, h, r.Name)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", r.Name, err)
 	}
@@ -323,16 +324,16 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 // does not contain what it held before: the remote-tracking branch is put
 // back, so every later sync refuses it too until a person decides.
 func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod, refuseRewrite bool) error {
-	unlock, _, err := v.lockFetch(ctx)
+	unlock, h, _, err := v.lockFetch(ctx)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", r.Name, err)
 	}
 	defer unlock()
 	old, err := v.repo.Storer.Reference(tracking)
 	if !refuseRewrite || err != nil {
-		return v.fetch(ctx, r, branch, tracking, auth)
+		return v.fetch(ctx, h, r, branch, tracking, auth)
 	}
-	if err := v.fetch(ctx, r, branch, tracking, auth); err != nil {
+	if err := v.fetch(ctx, h, r, branch, tracking, auth); err != nil {
 		return err
 	}
 	now, err := v.repo.Storer.Reference(tracking)
@@ -363,7 +364,7 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 	if kept {
 		return nil
 	}
-	rs, err := v.refStore(ctx)
+	rs, err := v.refStore(ctx, h)
 	if err == nil {
 		err = rs.SetReference(old)
 	}
@@ -380,11 +381,18 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 
 func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) (sent bool, err error) {
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", branch, branch))
-	remote, err := v.remote(ctx, r.Name)
+	// A push moves the remote-tracking branch as a fetch does: under the
+	// fetch lock, so that a killed push's ref lock is cleared as a killed
+	// fetch's is.
+	unlock, h, _, err := v.lockFetch(ctx)
 	if err != nil {
 		return false, fmt.Errorf("sync %s: %w", r.Name, err)
 	}
-	// The remote-tracking ref a push moves is written through its lock.
+	defer unlock()
+	remote, err := v.remote(ctx, h, r.Name)
+	if err != nil {
+		return false, fmt.Errorf("sync %s: %w", r.Name, err)
+	}
 	err = remote.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	switch {
 	case err == nil:
