@@ -50,7 +50,7 @@ func (v *Vault) refStore(ctx context.Context, h *held) (*refStore, error) {
 func newRepoStore(ctx context.Context, root string) (*refStore, error) {
 	dot := filepath.Join(root, ".git")
 	if err := os.MkdirAll(dot, 0o755); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("make %s: %w", dot, err)
 	}
 	raw := &Vault{root: root, gitDir: dot, gitLockWait: defaultGitLockWait}
 	return &refStore{sharedStorage: newSharedStorage(dot), v: raw, ctx: ctx}, nil
