@@ -875,13 +875,20 @@ func (v *Vault) updateRef(ctx context.Context, head headState, next plumbing.Has
 // durable, if not nil, is waited for between the fsync and the rename: a
 // caller whose commit must not stand before its files are on disk syncs
 // them meanwhile, and its error leaves the ref as it was.
-func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next plumbing.Hash, check func() error, durable func() error) (err error) {
+func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next plumbing.Hash, check func() error, durable func() error) error {
+	return v.writeRefAs(ctx, v.held, ref, next.String(), check, durable)
+}
+
+// writeRefAs is writeRef for a ref whose file holds value (a hash, or
+// "ref: " and a name), with its lock recorded in h's journal (none when h
+// is nil: a writer outside the vault lock, such as a fetch).
+func (v *Vault) writeRefAs(ctx context.Context, h *held, ref plumbing.ReferenceName, value string, check func() error, durable func() error) (err error) {
 	refPath := filepath.Join(v.gitDir, filepath.FromSlash(ref.String()))
 	if err := os.MkdirAll(filepath.Dir(refPath), 0o755); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	lockPath := refPath + ".lock"
-	f, err := v.createGitLock(ctx, lockPath, v.gitLockWait)
+	f, err := v.createGitLockAs(ctx, h, lockPath, v.gitLockWait)
 	if err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
@@ -894,7 +901,7 @@ func (v *Vault) writeRef(ctx context.Context, ref plumbing.ReferenceName, next p
 	if err := check(); err != nil {
 		return err
 	}
-	if _, err := f.WriteString(next.String() + "\n"); err != nil {
+	if _, err := f.WriteString(value + "\n"); err != nil {
 		return fmt.Errorf("update %s: %w", ref, err)
 	}
 	if err := f.Sync(); err != nil {

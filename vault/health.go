@@ -269,7 +269,7 @@ func (v *Vault) checkFetches() []GitProblem {
 // repairFetches, under the fetch lock, removes what killed fetches left
 // and rebuilds the pack indexes that cannot be read from their packs.
 func (v *Vault) repairFetches(ctx context.Context) ([]string, error) {
-	unlock, removed, err := v.lockFetch(ctx)
+	unlock, _, removed, err := v.lockFetch(ctx)
 	if err != nil {
 		return nil, err
 	}

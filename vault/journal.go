@@ -214,7 +214,12 @@ func (v *Vault) gitLockRel(p string) string {
 // accounts for (a git command, or a ctx0 from before the journal, that was
 // killed) is removed when abandoned says so.
 func (v *Vault) createGitLock(ctx context.Context, p string, wait time.Duration) (*os.File, error) {
-	h := v.held
+	return v.createGitLockAs(ctx, v.held, p, wait)
+}
+
+// createGitLockAs is createGitLock recording the lock in h's journal, or
+// in none when h is nil.
+func (v *Vault) createGitLockAs(ctx context.Context, h *held, p string, wait time.Duration) (*os.File, error) {
 	var own *os.File
 	if h != nil {
 		f, err := os.CreateTemp(v.gitDir, "ctx0-lock-*")

@@ -15,6 +15,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
 	"github.com/ctx0/ctx0/internal/atomicfile"
+	"github.com/ctx0/ctx0/internal/filelock"
+	"github.com/ctx0/ctx0/internal/proc"
 )
 
 // A fetch is go-git's, and go-git writes two of its files in place rather
@@ -32,8 +34,15 @@ import (
 // Both are cleared before each fetch, under a lock that all of ctx0's
 // fetches take, so what is found then is no running fetch's work. Git
 // itself never leaves either: it writes a pack's index last and each ref
-// through a lock file it renames.
+// through a lock file it renames, and so does ctx0 now (refStore); these
+// are what an older ctx0 left.
 const fetchLockFile = ".ctx0/state/fetch.lock"
+
+// fetchJournalFile is the fetch lock's journal, as journalFile is the vault
+// lock's: the ref lock files the holder's fetch or push creates, so that
+// the next holder removes those a killed one left (removeDeadGitLocks)
+// and not a person's git fetch's.
+const fetchJournalFile = ".ctx0/state/fetch-journal"
 
 // tempPackAge is the age past which a temporary pack file is a killed
 // fetch's: git names its own the same way, and one that a person's git
@@ -41,23 +50,36 @@ const fetchLockFile = ".ctx0/state/fetch.lock"
 const tempPackAge = time.Hour
 
 // lockFetch waits until ctx ends for the fetch lock, then clears what a
-// killed fetch left (fetchLeftovers). It returns what it removed, each as
-// a path relative to the vault root.
-func (v *Vault) lockFetch(ctx context.Context) (unlock func(), removed []string, err error) {
+// killed fetch or push left (its journal's ref locks, fetchLeftovers). It
+// returns the journal in which this holder's ref locks are recorded (see
+// remote), and what it removed, each as a path relative to the vault root.
+func (v *Vault) lockFetch(ctx context.Context) (unlock func(), h *held, removed []string, err error) {
 	l, err := v.waitLock(ctx, filepath.Join(v.root, filepath.FromSlash(fetchLockFile)), "another ctx0 process fetching from a remote")
 	if err != nil {
-		return nil, nil, fmt.Errorf("lock fetches: %w", err)
+		return nil, nil, nil, fmt.Errorf("lock fetches: %w", err)
 	}
-	unlock = func() { l.Unlock() }
+	h = &held{path: filepath.Join(v.root, filepath.FromSlash(fetchJournalFile)), j: journal{Holder: proc.Self().String()}}
+	unlock = func() {
+		h.done()
+		l.Unlock()
+	}
+	prev, found, err := readJournal(h.path)
+	if err != nil {
+		unlock()
+		return nil, nil, nil, err
+	}
+	if found {
+		removed = append(removed, v.removeDeadGitLocks(prev.GitLocks)...)
+	}
 	left, err := v.fetchLeftovers()
 	if err != nil {
 		unlock()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, p := range left {
 		if err := os.Remove(filepath.Join(v.root, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			unlock()
-			return nil, removed, fmt.Errorf("remove what a killed fetch left: %w", err)
+			return nil, nil, removed, fmt.Errorf("remove what a killed fetch left: %w", err)
 		}
 		removed = append(removed, p)
 	}
@@ -66,7 +88,30 @@ func (v *Vault) lockFetch(ctx context.Context) (unlock func(), removed []string,
 		// whose file is gone.
 		v.reloadPacks()
 	}
-	return unlock, removed, nil
+	return unlock, h, removed, nil
+}
+
+// recoverFetch removes the ref lock files a killed fetch or push left, if
+// its journal is there and no fetch holds the fetch lock now, so that a
+// person's git fetch does not find them before ctx0's next fetch would
+// remove them. It costs one stat when there is nothing to do. A fetch
+// that takes the lock meanwhile does the same itself (lockFetch).
+func (v *Vault) recoverFetch() {
+	p := filepath.Join(v.root, filepath.FromSlash(fetchJournalFile))
+	if _, err := os.Stat(p); err != nil {
+		return
+	}
+	l, ok, err := filelock.TryExclusive(filepath.Join(v.root, filepath.FromSlash(fetchLockFile)))
+	if err != nil || !ok {
+		return
+	}
+	defer l.Unlock()
+	prev, found, err := readJournal(p)
+	if err != nil || !found {
+		return
+	}
+	v.removeDeadGitLocks(prev.GitLocks)
+	os.Remove(p)
 }
 
 // fetchLeftovers lists, relative to the vault root, the files a killed

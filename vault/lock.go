@@ -102,6 +102,7 @@ func (v *Vault) takeLock(ctx context.Context, wait bool) (unlock func(), ok bool
 // on opening the vault, so that it never shows a half-made write. It costs
 // one stat when there is nothing to do.
 func (v *Vault) recoverPending(ctx context.Context) error {
+	v.recoverFetch()
 	if _, err := os.Stat(filepath.Join(v.root, filepath.FromSlash(journalFile))); err != nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestWaitingForALockIsTold(t *testing.T) {
 			return err
 		}},
 		{"fetch", fetchLockFile, "fetching from a remote", func(ctx context.Context, v *Vault) error {
-			unlock, _, err := v.lockFetch(ctx)
+			unlock, _, _, err := v.lockFetch(ctx)
 			if err == nil {
 				unlock()
 			}

@@ -21,9 +21,13 @@ func openRepo(root, dot string) (*git.Repository, error) {
 	if fi, err := os.Stat(dot); err != nil || !fi.IsDir() {
 		return nil, git.ErrRepositoryNotExists
 	}
+	return git.Open(newSharedStorage(dot), osfs.New(root))
+}
+
+// newSharedStorage is the storage of the git folder dot.
+func newSharedStorage(dot string) *sharedStorage {
 	st := filesystem.NewStorage(osfs.New(dot), cache.NewObjectLRUDefault())
-	shared := &sharedStorage{Storage: st, objects: filepath.Join(dot, "objects"), loose: cache.NewObjectLRU(looseCache)}
-	return git.Open(shared, osfs.New(root))
+	return &sharedStorage{Storage: st, objects: filepath.Join(dot, "objects"), loose: cache.NewObjectLRU(looseCache)}
 }
 
 // sharedStorage is a repository's storage shared by the goroutines of one

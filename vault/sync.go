@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -19,8 +20,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 	"github.com/go-git/go-git/v5/utils/merkletrie"
-
-	"github.com/ctx0/ctx0/internal/atomicfile"
 )
 
 // ErrUnrelated is returned when a remote's branch shares no commit with the
@@ -304,9 +303,14 @@ func (v *Vault) pickRemote(name string) (Remote, error) {
 	return Remote{}, fmt.Errorf("sync: no remote named %q (see ctx0 remote list)", name)
 }
 
-func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
+// fetch fetches branch into tracking; h is the fetch lock's journal.
+func (v *Vault) fetch(ctx context.Context, h *held, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod) error {
 	spec := config.RefSpec(fmt.Sprintf("+refs/heads/%s:%s", branch, tracking))
-	err := v.repo.FetchContext(ctx, &git.FetchOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	remote, err := v.remote(ctx, h, r.Name)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	err = remote.FetchContext(ctx, &git.FetchOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	switch {
 	case err == nil, errors.Is(err, git.NoErrAlreadyUpToDate), errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return nil
@@ -320,16 +324,16 @@ func (v *Vault) fetch(ctx context.Context, r Remote, branch string, tracking plu
 // does not contain what it held before: the remote-tracking branch is put
 // back, so every later sync refuses it too until a person decides.
 func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, tracking plumbing.ReferenceName, auth transport.AuthMethod, refuseRewrite bool) error {
-	unlock, _, err := v.lockFetch(ctx)
+	unlock, h, _, err := v.lockFetch(ctx)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", r.Name, err)
 	}
 	defer unlock()
 	old, err := v.repo.Storer.Reference(tracking)
 	if !refuseRewrite || err != nil {
-		return v.fetch(ctx, r, branch, tracking, auth)
+		return v.fetch(ctx, h, r, branch, tracking, auth)
 	}
-	if err := v.fetch(ctx, r, branch, tracking, auth); err != nil {
+	if err := v.fetch(ctx, h, r, branch, tracking, auth); err != nil {
 		return err
 	}
 	now, err := v.repo.Storer.Reference(tracking)
@@ -360,10 +364,11 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 	if kept {
 		return nil
 	}
-	// Put back through a temporary file: go-git's own ref write truncates
-	// the file first, and a kill there would leave it empty.
-	refPath := filepath.Join(v.gitDir, filepath.FromSlash(tracking.String()))
-	if err := atomicfile.WriteFile(refPath, []byte(old.Hash().String()+"\n"), 0o644); err != nil {
+	rs, err := v.refStore(ctx, h)
+	if err == nil {
+		err = rs.SetReference(old)
+	}
+	if err != nil {
 		return fmt.Errorf("restore %s: %w", tracking, err)
 	}
 	newHash := "deleted"
@@ -376,7 +381,19 @@ func (v *Vault) fetchChecked(ctx context.Context, r Remote, branch string, track
 
 func (v *Vault) push(ctx context.Context, r Remote, branch plumbing.ReferenceName, auth transport.AuthMethod) (sent bool, err error) {
 	spec := config.RefSpec(fmt.Sprintf("%s:%s", branch, branch))
-	err = v.repo.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	// A push moves the remote-tracking branch as a fetch does: under the
+	// fetch lock, so that a killed push's ref lock is cleared as a killed
+	// fetch's is.
+	unlock, h, _, err := v.lockFetch(ctx)
+	if err != nil {
+		return false, fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	defer unlock()
+	remote, err := v.remote(ctx, h, r.Name)
+	if err != nil {
+		return false, fmt.Errorf("sync %s: %w", r.Name, err)
+	}
+	err = remote.PushContext(ctx, &git.PushOptions{RemoteName: r.Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
 	switch {
 	case err == nil:
 		return true, nil
@@ -622,7 +639,12 @@ func Clone(ctx context.Context, url, dir string, opts ...Option) (*Vault, error)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := git.PlainCloneContext(ctx, dir, false, &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch, NoCheckout: true})
+	rs, err := newRepoStore(ctx, dir)
+	if err != nil {
+		return nil, fmt.Errorf("clone %s: %w", url, err)
+	}
+	// Its refs, and the branch checkoutTakeable sets, go through lock files.
+	repo, err := git.CloneContext(ctx, rs, osfs.New(dir), &git.CloneOptions{URL: url, Auth: auth, ReferenceName: branch, NoCheckout: true})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("clone %s: %w", url, err)

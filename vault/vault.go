@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -153,9 +154,11 @@ func Init(ctx context.Context, dir string, opts ...Option) (*Vault, Commit, erro
 		return nil, Commit{}, fmt.Errorf("init vault %s: %w", root, err)
 	}
 	if _, err := git.PlainOpen(root); errors.Is(err, git.ErrRepositoryNotExists) {
-		_, err = git.PlainInitWithOptions(root, &git.PlainInitOptions{
-			InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
-		})
+		var rs *refStore
+		rs, err = newRepoStore(ctx, root)
+		if err == nil {
+			_, err = git.InitWithOptions(rs, osfs.New(root), git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")})
+		}
 		if err != nil {
 			return nil, Commit{}, fmt.Errorf("init vault %s: git init: %w", root, err)
 		}
