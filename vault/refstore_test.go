@@ -13,29 +13,34 @@ import (
 	"github.com/go-git/go-git/v5/storage"
 )
 
+// refStoreOfTwoCommits is a vault of two commits, its HEAD before and
+// after the second, and the ref store of its fetches.
+func refStoreOfTwoCommits(t *testing.T) (v *Vault, rs *refStore, first, second headState) {
+	t.Helper()
+	v = testVault(t)
+	var err error
+	if first, err = v.head(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Remember(t.Context(), RememberOptions{Text: "A second commit for the ref to move to."}); err != nil {
+		t.Fatal(err)
+	}
+	if second, err = v.head(); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err = v.refStore(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return v, rs, first, second
+}
+
 // TestRefStoreWritesThroughALock: a ref write interrupted between filling
 // its lock file and the rename (a stale "<ref>.lock" left behind) leaves
 // the ref at its old value for git; a live writer's lock is waited for
 // and honoured; a stale one is recovered by the next write, as the rules
 // for git's lock files say.
 func TestRefStoreWritesThroughALock(t *testing.T) {
-	v := testVault(t)
-	ctx := t.Context()
-	first, err := v.head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.Remember(ctx, RememberOptions{Text: "A second commit for the ref to move to."}); err != nil {
-		t.Fatal(err)
-	}
-	second, err := v.head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := v.refStore(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rs, first, second := refStoreOfTwoCommits(t)
 	name := plumbing.NewRemoteReferenceName("origin", "main")
 	if err := rs.SetReference(plumbing.NewHashReference(name, first.hash)); err != nil {
 		t.Fatal(err)
@@ -49,7 +54,7 @@ func TestRefStoreWritesThroughALock(t *testing.T) {
 	wantRef(t, v, name, first.hash)
 
 	v.gitLockWait = 50 * time.Millisecond
-	err = rs.SetReference(plumbing.NewHashReference(name, second.hash))
+	err := rs.SetReference(plumbing.NewHashReference(name, second.hash))
 	if !errors.Is(err, os.ErrExist) {
 		t.Fatalf("write beside a fresh lock: %v, want it refused as held", err)
 	}
@@ -73,23 +78,7 @@ func TestRefStoreWritesThroughALock(t *testing.T) {
 // compared under the lock, a loose ref or a packed one, and a refused
 // write leaves the ref and no lock file.
 func TestRefStoreCheckAndSet(t *testing.T) {
-	v := testVault(t)
-	ctx := t.Context()
-	first, err := v.head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := v.Remember(ctx, RememberOptions{Text: "Another commit for compare and swap."}); err != nil {
-		t.Fatal(err)
-	}
-	second, err := v.head()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := v.refStore(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, rs, first, second := refStoreOfTwoCommits(t)
 	name := plumbing.ReferenceName("refs/tags/kept")
 	// Packed only, as git gc leaves it.
 	runGit(t, v, "update-ref", name.String(), first.hash.String())
