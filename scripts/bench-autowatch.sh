@@ -78,13 +78,7 @@ for r in $(seq 1 "$rounds"); do
 		stamp t0; "$work/statfloor" "$vault" >/dev/null; stamp t1; echo $((t1 - t0)) >>"$work/floor.t"
 	done
 	for i in $(seq 1 "$runs"); do
-		w="zqauto${r}x${i}x$RANDOM"
-		stamp t0
-		echo "Edited in place: $w." >>"$f"
-		out=$(ctx0 search --json "$w")
-		stamp t1
-		grep -q "$fname" <<<"$out" || { echo "bench-autowatch: search $w after the edit did not find $fname" >&2; exit 1; }
-		echo $((t1 - t0)) >>"$work/edit.t"
+		edit_and_find bench-autowatch "zqauto${r}x${i}x$RANDOM" "$f" "$fname" "$work/edit.t"
 	done
 	echo "round $r: watcher pid $(cut -d' ' -f1 "$vault/.ctx0/index.db-watch"), $(cut -d' ' -f3- "$vault/.ctx0/index.db-watch"); load $(cut -d' ' -f1-3 /proc/loadavg)"
 done

@@ -103,13 +103,7 @@ for i in $(seq 1 "$runs"); do
 	grep -q "inbox/catchup-s$i" <<<"$out" || { echo "bench-catchup: search $w right after the write did not find it" >&2; exit 1; }
 	echo $((t1 - t0)) >>"$work/new.t"
 
-	w="zqedit${i}x$RANDOM"
-	stamp t0
-	echo "Edited in place: $w." >>"$f"
-	out=$(ctx0 search --json "$w")
-	stamp t1
-	grep -q "$fname" <<<"$out" || { echo "bench-catchup: search $w right after the edit did not find it" >&2; exit 1; }
-	echo $((t1 - t0)) >>"$work/edit.t"
+	edit_and_find bench-catchup "zqedit${i}x$RANDOM" "$f" "$fname" "$work/edit.t"
 	sleep 0.6 # the watcher's batches of these writes are over (maxDelay 500 ms)
 done
 : >"$work/start.t"

@@ -26,3 +26,17 @@ _tus() {
 	local sec=${rest%.*} frac=${rest#*.}
 	echo $(( (10#$m * 60 + 10#$sec) * 1000000 + 10#${frac}000 ))
 }
+
+# edit_and_find SCRIPT WORD FILE NAME TIMES: appends a line holding WORD to
+# FILE (an edit in place, which no folder's mtime shows), runs `ctx0 search
+# WORD` at once and appends to TIMES the nanoseconds from the edit until
+# the search exits; the search must find NAME, or SCRIPT says so and exits.
+edit_and_find() {
+	local t0 t1 out
+	stamp t0
+	echo "Edited in place: $2." >>"$3"
+	out=$(ctx0 search --json "$2")
+	stamp t1
+	grep -q "$4" <<<"$out" || { echo "$1: search $2 right after the edit did not find $4" >&2; exit 1; }
+	echo $((t1 - t0)) >>"$5"
+}
