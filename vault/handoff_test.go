@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ctx0/ctx0/index"
+	"github.com/ctx0/ctx0/internal/gittest"
 	"github.com/ctx0/ctx0/vault"
 	"github.com/ctx0/ctx0/vaulttest"
 )
@@ -142,24 +143,12 @@ func startWatcherProcess(t *testing.T, dir, die string) (*exec.Cmd, <-chan struc
 	return cmd, vaulttest.StartProcess(t, cmd, filepath.Join(dir, filepath.FromSlash(index.File))+"-sock")
 }
 
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // checkRepo asserts what every ctx0 write promises: git fsck is clean,
 // the work tree matches HEAD, and nothing is left in the queue.
 func checkRepo(t *testing.T, dir string) {
 	t.Helper()
-	git(t, dir, "fsck", "--strict")
-	if st := git(t, dir, "status", "--porcelain"); st != "" {
+	gittest.Run(t, dir, "fsck", "--strict")
+	if st := gittest.Run(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("git status not clean:\n%s", st)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, ".ctx0", "state", "queue", "*")); len(left) > 0 {
@@ -186,7 +175,7 @@ func TestHandOffToWatcher(t *testing.T) {
 		if watch {
 			startWatcherProcess(t, dir, "")
 		}
-		base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+		base := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
 		for _, w := range writes {
 			cmd, out := w.start(t, dir)
 			r := result(t, w, cmd, out)
@@ -198,7 +187,7 @@ func TestHandOffToWatcher(t *testing.T) {
 			results = append(results, r)
 		}
 		checkRepo(t, dir)
-		return results, git(t, dir, "log", "--format=%s", base+"..HEAD"), dir
+		return results, gittest.Run(t, dir, "log", "--format=%s", base+"..HEAD"), dir
 	}
 	alone, aloneLog, _ := run(false)
 	handed, handedLog, dir := run(true)
@@ -234,7 +223,7 @@ func TestHandOffWatcherDies(t *testing.T) {
 		t.Run(die, func(t *testing.T) {
 			dir := vaulttest.New(t).Root()
 			watcher, exited := startWatcherProcess(t, dir, die)
-			base := strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+			base := strings.TrimSpace(gittest.Run(t, dir, "rev-parse", "HEAD"))
 			ws := make([]handoffWrite, writers)
 			cmds := make([]*exec.Cmd, writers)
 			outs := make([]*strings.Builder, writers)
@@ -252,7 +241,7 @@ func TestHandOffWatcherDies(t *testing.T) {
 					t.Fatalf("writer of %q: result %+v", w.text, r)
 				}
 				names[r.Name] = true
-				if got := git(t, dir, "show", r.Commit.Hash+":"+r.Name+".md"); !strings.Contains(got, w.text) {
+				if got := gittest.Run(t, dir, "show", r.Commit.Hash+":"+r.Name+".md"); !strings.Contains(got, w.text) {
 					t.Errorf("%s in %s does not hold %q:\n%s", r.Name, r.Commit.Hash, w.text, got)
 				}
 			}
@@ -276,7 +265,7 @@ func TestHandOffWatcherDies(t *testing.T) {
 				}
 			}
 			n := 0
-			for _, line := range strings.Split(git(t, dir, "log", "--format=%B", base+"..HEAD"), "\n") {
+			for _, line := range strings.Split(gittest.Run(t, dir, "log", "--format=%B", base+"..HEAD"), "\n") {
 				if strings.HasPrefix(line, "remember ") || strings.HasPrefix(line, "add ") {
 					n++
 				}

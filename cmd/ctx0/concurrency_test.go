@@ -46,19 +46,17 @@ func newVault(t *testing.T) string {
 	return dir
 }
 
-// TestConcurrentRemember: 8 writer processes x 100 remembers each, all at
-// once. Every one must land as its own entry, with its own line in a
-// commit's message, and git must find the repository sound.
-func TestConcurrentRemember(t *testing.T) {
-	const writers, each = 8, 100
-	dir := newVault(t)
+// rememberAtOnce starts writers ctx0 processes at once, each making each
+// remembers in turn, of fmt.Sprintf(text, writer, i), and fails t for each
+// that failed.
+func rememberAtOnce(t *testing.T, dir string, writers, each int, text string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
 	for w := range writers {
 		wg.Go(func() {
 			for i := range each {
-				text := fmt.Sprintf("Writer %d remembers fact number %d about the system.", w, i)
-				if out, err := ctx0Cmd(t, dir, "remember", text).CombinedOutput(); err != nil {
+				if out, err := ctx0Cmd(t, dir, "remember", fmt.Sprintf(text, w, i)).CombinedOutput(); err != nil {
 					errs <- fmt.Errorf("writer %d, fact %d: %v: %s", w, i, err, out)
 				}
 			}
@@ -69,6 +67,15 @@ func TestConcurrentRemember(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestConcurrentRemember: 8 writer processes x 100 remembers each, all at
+// once. Every one must land as its own entry, with its own line in a
+// commit's message, and git must find the repository sound.
+func TestConcurrentRemember(t *testing.T) {
+	const writers, each = 8, 100
+	dir := newVault(t)
+	rememberAtOnce(t, dir, writers, each, "Writer %d remembers fact number %d about the system.")
 	gitOut(t, dir, "fsck", "--strict")
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 		t.Errorf("git status not clean:\n%s", st)

@@ -2,11 +2,9 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ctx0/ctx0/vaulttest"
@@ -57,23 +55,7 @@ func TestWritesHandedToWatcher(t *testing.T) {
 	}
 
 	const writers, each = 4, 3
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*each)
-	for w := range writers {
-		wg.Go(func() {
-			for i := range each {
-				text := fmt.Sprintf("Writer %d hands fact number %d to the watcher.", w, i)
-				if out, err := ctx0Cmd(t, dir, "remember", text).CombinedOutput(); err != nil {
-					errs <- fmt.Errorf("writer %d, fact %d: %v: %s", w, i, err, out)
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	rememberAtOnce(t, dir, writers, each, "Writer %d hands fact number %d to the watcher.")
 
 	watcher.Process.Kill()
 	<-exited
