@@ -390,17 +390,23 @@ func (m *machines) write(v *machine, args ...string) (string, error) {
 	return w.Name, nil
 }
 
+// takeRemoteAway cuts both machines off from the remote, as a network
+// that goes down does: their origin names a path where there is none. The
+// remote itself stays where it is: a git-receive-pack running in it names
+// its lock files by absolute path, and moving the repository while one
+// holds its ref locks leaves them there, refusing every push after (no
+// client can clear a lock on the remote).
 func (m *machines) takeRemoteAway() {
 	m.t.Helper()
-	if err := os.Rename(m.remote, m.remote+".away"); err != nil {
-		m.t.Fatal(err)
+	for _, v := range m.vaults {
+		gitOut(m.t, v.dir, "remote", "set-url", "origin", m.remote+".away")
 	}
 }
 
 func (m *machines) bringRemoteBack() {
 	m.t.Helper()
-	if err := os.Rename(m.remote+".away", m.remote); err != nil {
-		m.t.Fatal(err)
+	for _, v := range m.vaults {
+		gitOut(m.t, v.dir, "remote", "set-url", "origin", m.remote)
 	}
 }
 
