@@ -135,7 +135,10 @@ func (s *sharedStorage) HashesWithPrefix(prefix []byte) ([]plumbing.Hash, error)
 
 // PackfileWriter is the writer a fetch stores its pack with: go-git adds
 // the pack's index to the map when the writer is closed, so the close
-// holds mu alone.
+// holds mu alone, and fills the map first: another goroutine may have
+// emptied it (Reindex, as every write lock does) while the pack came in,
+// and go-git adds to the map without looking (a nil map: the daemon's
+// sync crashed there).
 func (s *sharedStorage) PackfileWriter() (io.WriteCloser, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -155,5 +158,6 @@ type packfileWriter struct {
 func (w *packfileWriter) Close() error {
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
+	w.s.fill()
 	return w.WriteCloser.Close()
 }

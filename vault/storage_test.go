@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/revlist"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 func mustTree(t *testing.T, c *object.Commit) *object.Tree {
@@ -88,6 +91,57 @@ func TestObjectsReadWhilePacksReload(t *testing.T) {
 	for err := range errs {
 		t.Errorf("read HEAD while the packs reload: %v", err)
 	}
+}
+
+// A fetch writes its pack through the storage's pack writer while the
+// other goroutines of the process go on (the daemon's worker and index,
+// the MCP server's requests), and any of them taking the write lock makes
+// the storage list its packs again. A pack closed after that must neither
+// crash the process (go-git adds it to a map that is gone: the daemon's
+// sync died there) nor be missing from the objects read next.
+func TestPackClosedAfterPacksReload(t *testing.T) {
+	ctx := t.Context()
+	a := testVault(t)
+	for i := range 3 {
+		if _, err := a.Remember(ctx, RememberOptions{Text: fmt.Sprintf("Fact %d, fetched in a pack.", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head, err := a.head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pack a fetch of a's branch brings: every object of its history.
+	hashes, err := revlist.Objects(a.repo.Storer, []plumbing.Hash{head.hash}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pack bytes.Buffer
+	if _, err := packfile.NewEncoder(&pack, a.repo.Storer, false).Encode(hashes, 10); err != nil {
+		t.Fatal(err)
+	}
+	b := testVault(t)
+	w, err := b.repo.Storer.(storer.PackfileWriter).PackfileWriter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(w, &pack); err != nil {
+		t.Fatal(err)
+	}
+	b.reloadPacks() // another goroutine's write lock, while the pack comes in
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hashes {
+		if err := b.repo.Storer.HasEncodedObject(h); err != nil {
+			t.Errorf("object %s of the pack just written: %v", h, err)
+		}
+	}
+	if _, err := object.GetCommit(b.repo.Storer, head.hash); err != nil {
+		t.Errorf("read the fetched commit: %v", err)
+	}
+	runGit(t, b, "cat-file", "-e", head.hash.String())
+	runGit(t, b, "fsck", "--no-dangling")
 }
 
 // A write reads HEAD's commit and the trees on its paths, which the writes

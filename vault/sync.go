@@ -191,6 +191,7 @@ func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 		return res, err
 	}
 	tracking := plumbing.NewRemoteReferenceName(remote.Name, res.Branch)
+	var raced error // the last push refused as a race, said when giving up
 	for res.Attempts = 1; res.Attempts <= maxSyncAttempts; res.Attempts++ {
 		// Another process's sync may have fetched since this one last
 		// read the repository (see reloadPacks).
@@ -231,8 +232,12 @@ func (v *Vault) sync(ctx context.Context, o SyncOptions) (SyncResult, error) {
 			}
 			return res, err
 		}
+		raced = err
 	}
-	return res, fmt.Errorf("sync %s: the remote kept changing; gave up after %d attempts", remote.Name, maxSyncAttempts)
+	// The last refusal says why: a remote that moves on each time, or a
+	// ref lock no push can take (a git process on the remote killed while
+	// it held it), which a person must remove there.
+	return res, fmt.Errorf("sync %s: the remote kept changing; gave up after %d attempts: %w", remote.Name, maxSyncAttempts, raced)
 }
 
 // syncLocal commits external edits and merges the fetched branch, under the

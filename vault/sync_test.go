@@ -317,3 +317,32 @@ func TestSyncSeesPacksOtherProcessesFetched(t *testing.T) {
 	}
 	checkClean(t, b1)
 }
+
+// A push that the remote refuses because the ref's lock is taken is
+// retried as a race; when the lock stays (a git process on the remote was
+// killed holding it, or its repository moved under it), the sync that
+// gives up says how the remote refused, not only that it kept changing.
+func TestSyncGivingUpSaysTheLastRefusal(t *testing.T) {
+	ctx := t.Context()
+	a, url := sharedVault(t)
+	if _, err := a.Remember(ctx, RememberOptions{Text: "A fact the remote cannot take."}); err != nil {
+		t.Fatal(err)
+	}
+	head, err := a.head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(url, filepath.FromSlash(head.ref.String())) + ".lock"
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Sync(ctx, SyncOptions{})
+	if err == nil {
+		t.Fatalf("sync pushed past the remote's %s", lock)
+	}
+	// The remote's report says only that the update failed (the lock's
+	// name goes to its stderr): that much must reach the person.
+	if !strings.Contains(err.Error(), "gave up") || !strings.Contains(err.Error(), "failed to update ref") {
+		t.Errorf("sync's error does not say how the remote refused the last push: %v", err)
+	}
+}

@@ -390,17 +390,23 @@ func (m *machines) write(v *machine, args ...string) (string, error) {
 	return w.Name, nil
 }
 
+// takeRemoteAway cuts both machines off from the remote, as a network
+// that goes down does: their origin names a path where there is none. The
+// remote itself stays where it is: a git-receive-pack running in it names
+// its lock files by absolute path, and moving the repository while one
+// holds its ref locks leaves them there, refusing every push after (no
+// client can clear a lock on the remote).
 func (m *machines) takeRemoteAway() {
 	m.t.Helper()
-	if err := os.Rename(m.remote, m.remote+".away"); err != nil {
-		m.t.Fatal(err)
+	for _, v := range m.vaults {
+		gitOut(m.t, v.dir, "remote", "set-url", "origin", m.remote+".away")
 	}
 }
 
 func (m *machines) bringRemoteBack() {
 	m.t.Helper()
-	if err := os.Rename(m.remote+".away", m.remote); err != nil {
-		m.t.Fatal(err)
+	for _, v := range m.vaults {
+		gitOut(m.t, v.dir, "remote", "set-url", "origin", m.remote)
 	}
 }
 
@@ -451,14 +457,31 @@ func (m *machines) converge() {
 		}
 		last = state
 		if time.Now().After(deadline) {
-			m.t.Fatalf("not converged %v after the writes stopped:\n%s%s", time.Since(start).Round(time.Second), last, m.logTails())
+			m.t.Fatalf("not converged %v after the writes stopped:\n%s%s%s", time.Since(start).Round(time.Second), last, m.services(), m.logTails())
 		}
 		time.Sleep(m.interval / 10)
 	}
 }
 
+// services says whether each machine's service still runs: one that died
+// syncs no more, and its log ends with why.
+func (m *machines) services() string {
+	var b strings.Builder
+	for _, v := range m.vaults {
+		select {
+		case <-v.svcDone:
+			fmt.Fprintf(&b, "%s: %s exited: %v\n", v.name, m.svc.name, v.svc.ProcessState)
+		default:
+			fmt.Fprintf(&b, "%s: %s running (pid %d)\n", v.name, m.svc.name, v.svc.Process.Pid)
+		}
+	}
+	return b.String()
+}
+
 // logTails is the end of each service's log, which says why a vault
-// stopped following the others; the logs go with the test's folder.
+// stopped following the others; the logs go with the test's folder. A log
+// with a panic shows it from its first line instead, since the end of a
+// stack trace names no cause.
 func (m *machines) logTails() string {
 	logs, _ := filepath.Glob(filepath.Join(m.dir, "logs", "*.log"))
 	var b strings.Builder
@@ -468,7 +491,15 @@ func (m *machines) logTails() string {
 			continue
 		}
 		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-		fmt.Fprintf(&b, "--- %s, last %d of %d lines:\n%s\n", filepath.Base(p), min(len(lines), 30), len(lines), strings.Join(lines[max(0, len(lines)-30):], "\n"))
+		from, what := max(0, len(lines)-30), "last"
+		for i, l := range lines {
+			if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+				from, what = i, "from the panic,"
+				break
+			}
+		}
+		to := min(len(lines), from+30)
+		fmt.Fprintf(&b, "--- %s, %s %d of %d lines:\n%s\n", filepath.Base(p), what, to-from, len(lines), strings.Join(lines[from:to], "\n"))
 	}
 	return b.String()
 }
