@@ -173,7 +173,7 @@ var errLater = errors.New("a file of this write is in the commit being made")
 // returns the writes that must wait for the next commit.
 func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	ctx, stop := groupContext(group)
-	defer stop()
+	defer func() { stop() }()
 	// Each caller hears of its write only once the lock is released and
 	// its journal removed: a process that exits as soon as its write
 	// returns (the CLI) would otherwise leave the journal behind, and the
@@ -211,6 +211,12 @@ func (v *Vault) commitGroup(group []*pendingWrite) (later []*pendingWrite) {
 	if len(group) == 0 {
 		return nil
 	}
+	// The writes taken in from the queue wait for this commit as well: the
+	// group's context now ends only once all of theirs have too, so that a
+	// leader whose caller gave up (a sync that timed out, a request that
+	// ended) does not cancel another process's write half made.
+	stop()
+	ctx, stop = groupContext(group)
 	// The writes' checks (a duplicate, an alias taken) ask the catalog as
 	// the group found it, and see the group's earlier writes in the view;
 	// the catalog hears of all of them once, as the commit is made.

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -347,4 +348,53 @@ func TestQueuedErrorReachesItsWaiter(t *testing.T) {
 		t.Errorf("left in the queue: %v", left)
 	}
 	checkClean(t, v)
+}
+
+// A holder whose own caller gives up once it has taken another process's
+// write in (a watcher's request that timed out, a sync that ended) still
+// makes that write: its waiter gets the commit, not the holder's "context
+// canceled". The taker is a second handle of the vault, as a watcher
+// process's, whose request context ends as soon as it has claimed the
+// write.
+func TestQueuedWriteOutlivesItsHoldersCaller(t *testing.T) {
+	v := testVault(t)
+	watcher, err := Open(t.Context(), v.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.HandOff(givingUpTaker{watcher})
+	queueHook = func(step string) {
+		if step == "claimed" {
+			givingUp.Load().(context.CancelFunc)()
+		}
+	}
+	defer func() { queueHook = func(string) {} }()
+	r, err := v.Remember(t.Context(), RememberOptions{Text: "Taken in by a holder whose caller gave up."})
+	if err != nil {
+		t.Fatalf("the handed write: %v, want it made", err)
+	}
+	if out := runGit(t, v, "show", "--stat", r.Commit.Hash); !strings.Contains(out, r.Name) {
+		t.Errorf("commit %s does not hold %s:\n%s", r.Commit.Hash, r.Name, out)
+	}
+	checkClean(t, v)
+}
+
+// givingUp is the cancel of the request context of givingUpTaker's last
+// TakeQueue.
+var givingUp atomic.Value
+
+// givingUpTaker takes the queue in through another handle of the vault,
+// with a request context its test ends once the queue is claimed.
+type givingUpTaker struct{ v *Vault }
+
+func (g givingUpTaker) Running() bool { return true }
+
+func (g givingUpTaker) TakeQueue(ctx context.Context, queue func() bool) error {
+	if !queue() {
+		return nil
+	}
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	givingUp.Store(context.CancelFunc(cancel))
+	return g.v.MakeQueued(rctx, nil)
 }
